@@ -1,0 +1,16 @@
+"""rummy-env: the rummy family of card games as PettingZoo AEC environments.
+
+```python
+import rummy_env
+env = rummy_env.env("basic", num_players=2)
+```
+See the README for the observation and action tables.
+"""
+
+from rummy_env import cards
+from rummy_env.engine import IllegalActionError
+from rummy_env.env import env, raw_env
+from rummy_env.rules import PRESETS, RuleSet, make_rules
+
+__all__ = ["IllegalActionError", "PRESETS", "RuleSet", "cards", "env", "make_rules", "raw_env"]
+__version__ = "0.1.0"

@@ -1,0 +1,790 @@
+"""Game state and transitions: pure game logic, no RL API.
+
+The engine works on integer actions laid out by :class:`Layout` (the
+``Move`` classes of :mod:`rummy_env.moves` are a readable view of the same
+ints). Its functions:
+
+* :func:`new_game` deals a round (seeded) or sets up a crafted deal;
+* :func:`legal_actions` lists the legal action ids of the player to act;
+* :func:`apply_action` checks an action and applies it;
+* :func:`is_terminal`, :func:`returns` and ``GameState.to_dict`` /
+  :func:`from_dict` for saving and restoring.
+
+A turn is several actions: draw (``Phase.DRAW``), then any number of melds,
+lay-offs and joker swaps and finally a discard (``Phase.PLAY``). The round ends
+the moment a player has no cards, or when the stock runs out for good (D-8).
+Every shuffle derives from the state's ``seed``, so a game replays exactly
+from (seed, actions) and a restored state continues identically.
+
+Rule decisions taken here (documented in the README too):
+
+* No dead ends (DESIGN.md invariant 2). A meld or lay-off that would leave
+  only cards that may not be discarded this turn is not legal; taking the top
+  discard is not legal when every card in hand is a copy of it (two decks).
+* A natural ace laid off on a run 2..K is placed high.
+* Stock rebuilds happen when a player is to draw and the stock is empty. When
+  the stock cannot be rebuilt (limit reached, or too few discards) the round
+  ends and the lowest hand wins it (D-8).
+* A player who goes out wins the round; hand sizes stay those of the rule set
+  when players are eliminated from a match.
+"""
+
+from __future__ import annotations
+
+import random
+from enum import IntEnum
+from typing import Any
+
+from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, card_str, deck_faces, parse_card
+from rummy_env.melds import ACE_HIGH_POS, Catalogue, catalogue_for, classify, popcount, run_face
+from rummy_env.rules import RuleSet
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state (the state is unchanged)."""
+
+
+class Phase(IntEnum):
+    DRAW = 0  # take one card (stock or discard)
+    PLAY = 1  # meld / lay off / swap any number of times, then discard
+    GAME_OVER = 2  # the episode is over (round, or match with match=True)
+
+
+# ------------------------------------------------------------------ layout
+class Layout:
+    """The flat action space of one rule set (ids are documented in moves.py)."""
+
+    def __init__(self, rules: RuleSet):
+        cat = catalogue_for(rules)
+        self.max_melds = rules.max_melds
+        self.layoff_width = NUM_NATURAL + (2 if rules.wilds else 0)
+        self.discard_width = NUM_NATURAL + (1 if rules.wilds else 0)
+        self.DRAW_STOCK = 0
+        self.DRAW_DISCARD = 1
+        self.MELD = self.DRAW_DISCARD + 1
+        self.LAYOFF = self.MELD + cat.size
+        self.SWAP = self.LAYOFF + self.max_melds * self.layoff_width
+        self.DISCARD = self.SWAP + (self.max_melds * NUM_NATURAL if rules.wilds else 0)
+        self.size = self.DISCARD + self.discard_width
+
+
+# ------------------------------------------------------------- table melds
+class TableMeld:
+    """One meld on the table. Immutable: a lay-off or swap makes a new one.
+
+    ``accepts`` maps a lay-off slot ``k`` (0..51 a natural card, 52 a joker on a
+    set or the low end of a run, 53 a joker on the high end) to the face laid.
+    ``swaps`` lists the natural faces that may replace a wild card in it.
+    """
+
+    __slots__ = ("owner", "is_run", "key", "lo", "hi", "wild", "nat_mask", "n_wild", "cards",
+                 "accepts", "swaps")
+
+    def __init__(self, owner: int, is_run: bool, key: int, lo: int, hi: int, wild: int,
+                 nat_mask: int, n_wild: int, cat: Catalogue):
+        # key: suit (run) or rank (set); wild: run position mask of wild cards;
+        # nat_mask: set suit mask of natural cards.
+        self.owner = owner
+        self.is_run = is_run
+        self.key = key
+        self.lo = lo
+        self.hi = hi
+        self.wild = wild
+        self.nat_mask = nat_mask
+        self.n_wild = n_wild
+        accepts: dict[int, int] = {}
+        if is_run:
+            self.cards = tuple(JOKER if wild >> p & 1 else run_face(key, p) for p in range(lo, hi + 1))
+            nat = hi - lo + 1 - n_wild
+            add_wild = cat.wilds and cat.wild_ok(nat, n_wild + 1)
+            if lo > 0 and hi - lo < 12:
+                accepts[run_face(key, lo - 1)] = run_face(key, lo - 1)
+                if add_wild:
+                    accepts[NUM_NATURAL] = JOKER
+            if hi < cat.max_pos and hi - lo < 12:
+                accepts[run_face(key, hi + 1)] = run_face(key, hi + 1)  # ace both ends: high
+                if add_wild:
+                    accepts[NUM_NATURAL + 1] = JOKER
+            self.swaps = tuple(run_face(key, p) for p in range(lo, hi + 1) if wild >> p & 1)
+        else:
+            nat = popcount(nat_mask)
+            self.cards = tuple(key + s * NUM_RANKS for s in range(4) if nat_mask >> s & 1) + (JOKER,) * n_wild
+            missing = tuple(key + s * NUM_RANKS for s in range(4) if not nat_mask >> s & 1)
+            if nat + n_wild < 4:
+                for f in missing:
+                    accepts[f] = f
+                if cat.wilds and cat.wild_ok(nat, n_wild + 1):
+                    accepts[NUM_NATURAL] = JOKER
+            self.swaps = missing if n_wild else ()
+        self.accepts = accepts
+
+    def laid_off(self, k: int, cat: Catalogue) -> TableMeld:
+        """The meld after laying off into slot ``k`` of :attr:`accepts`."""
+        if self.is_run:
+            if k == NUM_NATURAL or (k < NUM_NATURAL and self.lo > 0 and k == run_face(self.key, self.lo - 1)
+                                    and not (self.hi < cat.max_pos and k == run_face(self.key, self.hi + 1))):
+                lo, hi = self.lo - 1, self.hi
+                pos = lo
+            else:
+                lo, hi = self.lo, self.hi + 1
+                pos = hi
+            is_w = k >= NUM_NATURAL
+            return TableMeld(self.owner, True, self.key, lo, hi, self.wild | (is_w << pos),
+                             0, self.n_wild + is_w, cat)
+        if k == NUM_NATURAL:
+            return TableMeld(self.owner, False, self.key, 0, 0, 0, self.nat_mask, self.n_wild + 1, cat)
+        return TableMeld(self.owner, False, self.key, 0, 0, 0,
+                         self.nat_mask | 1 << (k // NUM_RANKS), self.n_wild, cat)
+
+    def swapped(self, face: int, cat: Catalogue) -> TableMeld:
+        """The meld after natural ``face`` replaces the wild card standing for it."""
+        if self.is_run:
+            pos = next(p for p in range(self.lo, self.hi + 1) if self.wild >> p & 1 and run_face(self.key, p) == face)
+            return TableMeld(self.owner, True, self.key, self.lo, self.hi, self.wild & ~(1 << pos),
+                             0, self.n_wild - 1, cat)
+        return TableMeld(self.owner, False, self.key, 0, 0, 0,
+                         self.nat_mask | 1 << (face // NUM_RANKS), self.n_wild - 1, cat)
+
+
+# -------------------------------------------------------------- game state
+class GameState:
+    """Everything about one game in progress (mutated in place; ``copy()`` is cheap).
+
+    Hands are count vectors over the 53 faces; ``smask[p][s]`` is the bit mask of
+    ranks of suit ``s`` and ``rmask[p][r]`` the suit mask of rank ``r`` in
+    player ``p``'s hand (kept in step with the counts). The stock is a list with
+    its top at the end; the discard pile lists bottom to top.
+    """
+
+    __slots__ = ("rules", "layout", "cat", "values", "hands", "nhand", "smask", "rmask", "known",
+                 "stock", "discard", "table", "current", "phase", "dealer", "forbidden",
+                 "turn_played", "played", "rebuilds", "seed", "round", "totals", "round_scores",
+                 "active", "winner", "reason", "step_count", "match_winner", "last_result", "_legal")
+
+    def copy(self) -> GameState:
+        c = GameState.__new__(GameState)
+        c.rules, c.layout, c.cat, c.values = self.rules, self.layout, self.cat, self.values
+        c.hands = [h[:] for h in self.hands]
+        c.nhand = self.nhand[:]
+        c.smask = [m[:] for m in self.smask]
+        c.rmask = [m[:] for m in self.rmask]
+        c.known = [k[:] for k in self.known]
+        c.stock = self.stock[:]
+        c.discard = self.discard[:]
+        c.table = self.table[:]
+        c.current, c.phase, c.dealer = self.current, self.phase, self.dealer
+        c.forbidden, c.turn_played = self.forbidden, self.turn_played
+        c.played = self.played[:]
+        c.rebuilds, c.seed, c.round = self.rebuilds, self.seed, self.round
+        c.totals = self.totals[:]
+        c.round_scores = self.round_scores[:]
+        c.active = self.active[:]
+        c.winner, c.reason, c.step_count = self.winner, self.reason, self.step_count
+        c.match_winner, c.last_result, c._legal = self.match_winner, self.last_result, self._legal
+        return c
+
+    # ------------------------------------------------------------ card moves
+    def _add(self, p: int, f: int) -> None:
+        h = self.hands[p]
+        if h[f] == 0 and f < NUM_NATURAL:
+            r, s = f % NUM_RANKS, f // NUM_RANKS
+            self.smask[p][s] |= 1 << r
+            self.rmask[p][r] |= 1 << s
+        h[f] += 1
+        self.nhand[p] += 1
+
+    def _remove(self, p: int, f: int) -> None:
+        h = self.hands[p]
+        h[f] -= 1
+        self.nhand[p] -= 1
+        if h[f] == 0 and f < NUM_NATURAL:
+            r, s = f % NUM_RANKS, f // NUM_RANKS
+            self.smask[p][s] &= ~(1 << r)
+            self.rmask[p][r] &= ~(1 << s)
+        # every removal is public (meld, lay-off, swap, discard): a card known to be
+        # held is assumed to be the one played, so 'known' never reveals hidden copies
+        if self.known[p][f]:
+            self.known[p][f] -= 1
+
+    def hand_cards(self, p: int) -> list[int]:
+        """Player ``p``'s cards as a sorted list of faces (copies repeated)."""
+        return [f for f, c in enumerate(self.hands[p]) for _ in range(c)]
+
+    def hand_value(self, p: int) -> int:
+        v = self.values
+        return sum(c * v[f] for f, c in enumerate(self.hands[p]) if c)
+
+    # ------------------------------------------------------------ save/load
+    def to_dict(self) -> dict[str, Any]:
+        """The full state as JSON-able data; ``from_dict`` restores it exactly."""
+        return {
+            "rules": {k: getattr(self.rules, k) for k in self.rules.__dataclass_fields__},
+            "hands": [[card_str(f) for f in self.hand_cards(p)] for p in range(len(self.hands))],
+            "stock": [card_str(f) for f in reversed(self.stock)],
+            "discard": [card_str(f) for f in self.discard],
+            "table": [{"owner": m.owner, "kind": "run" if m.is_run else "set",
+                       "cards": [card_str(f) for f in m.cards]} for m in self.table],
+            "current_player": self.current,
+            "phase": self.phase.name.lower(),
+            "dealer": self.dealer,
+            "forbidden": card_str(self.forbidden) if self.forbidden >= 0 else None,
+            "turn_played": self.turn_played,
+            "played": list(self.played),
+            "known": [[card_str(f) for f, c in enumerate(k) for _ in range(c)] for k in self.known],
+            "rebuilds": self.rebuilds,
+            "seed": self.seed,
+            "round": self.round,
+            "round_scores": list(self.round_scores),
+            "totals": list(self.totals),
+            "active": list(self.active),
+            "winner": self.winner,
+            "match_winner": self.match_winner,
+            "reason": self.reason,
+            "step_count": self.step_count,
+        }
+
+
+def card_values(rules: RuleSet) -> list[int]:
+    """Value of each face left in hand (RULES.md 4: penalty values)."""
+    vals = []
+    for f in range(NUM_NATURAL):
+        r = f % NUM_RANKS
+        vals.append(rules.ace_penalty if r == 0 else min(r + 1, 10))
+    vals.append(rules.joker_penalty)
+    return vals
+
+
+def _blank(rules: RuleSet) -> GameState:
+    s = GameState.__new__(GameState)
+    n = rules.num_players
+    s.rules = rules
+    s.layout = Layout(rules)
+    s.cat = catalogue_for(rules)
+    s.values = card_values(rules)
+    s.hands = [[0] * 53 for _ in range(n)]
+    s.nhand = [0] * n
+    s.smask = [[0] * 4 for _ in range(n)]
+    s.rmask = [[0] * NUM_RANKS for _ in range(n)]
+    s.known = [[0] * 53 for _ in range(n)]
+    s.stock, s.discard, s.table = [], [], []
+    s.current, s.phase, s.dealer = 0, Phase.DRAW, n - 1
+    s.forbidden, s.turn_played = -1, False
+    s.played = [False] * n
+    s.rebuilds, s.seed, s.round = 0, 0, 0
+    s.totals = [0] * n
+    s.round_scores = [0] * n
+    s.active = [True] * n
+    s.winner, s.reason, s.step_count, s.match_winner = None, None, 0, None
+    s.last_result, s._legal = None, None
+    return s
+
+
+def _next_active(s: GameState, p: int) -> int:
+    n = len(s.active)
+    q = (p + 1) % n
+    while not s.active[q]:
+        q = (q + 1) % n
+    return q
+
+
+def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) -> None:
+    """Deal a round: from ``deal`` (validated) or shuffled from the seed."""
+    rules = s.rules
+    n = rules.num_players
+    s.dealer = dealer
+    for p in range(n):
+        s.hands[p] = [0] * 53
+        s.nhand[p] = 0
+        s.smask[p] = [0] * 4
+        s.rmask[p] = [0] * NUM_RANKS
+        s.known[p] = [0] * 53
+    s.table = []
+    s.played = [False] * n
+    s.turn_played = False
+    s.forbidden = -1
+    s.rebuilds = 0
+    s.round_scores = [0] * n
+    s.winner = s.reason = None
+    if deal is None:
+        pack = deck_faces(rules.decks, rules.jokers)
+        random.Random(s.seed * 1_000_003 + s.round).shuffle(pack)
+        hands, order = [], []
+        p = _next_active(s, dealer)
+        while len(order) < sum(s.active):
+            order.append(p)
+            p = _next_active(s, p)
+        for p in range(n):
+            hands.append([])
+        for _ in range(rules.hand_size):
+            for p in order:
+                hands[p].append(pack.pop())
+        discard = [pack.pop()]
+        stock = pack  # top at the end
+    else:
+        hands, discard, stock = deal["hands"], deal["discard"], deal["stock"]
+    for p in range(n):
+        for f in hands[p]:
+            s._add(p, f)
+    s.discard = list(discard)
+    s.stock = list(stock)
+    s.current = _next_active(s, dealer)
+    s.phase = Phase.DRAW
+    s._legal = None
+    _begin_draw(s)
+
+
+def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> dict[str, Any]:
+    n = rules.num_players
+    if "hands" not in options:
+        raise ValueError("a crafted deal needs 'hands' (a list of card lists, one per seat)")
+    hands_in = options["hands"]
+    if not isinstance(hands_in, (list, tuple)) or len(hands_in) != n:
+        raise ValueError(f"'hands' must be a list of {n} card lists (one per seat), got {hands_in!r}")
+    hands = []
+    for p, h in enumerate(hands_in):
+        if isinstance(h, str):
+            h = h.split()
+        cards = [parse_card(c) for c in h]
+        if len(cards) != rules.hand_size:
+            raise ValueError(f"hand of seat {p} has {len(cards)} cards (allowed: exactly {rules.hand_size})")
+        hands.append(cards)
+    discard_in = options.get("discard", [])
+    if isinstance(discard_in, str):
+        discard_in = discard_in.split()
+    discard = [parse_card(c) for c in discard_in]
+    pack = deck_faces(rules.decks, rules.jokers)
+    left = [0] * 53
+    for f in pack:
+        left[f] += 1
+    used = [f for h in hands for f in h] + discard
+    if "stock" in options and options["stock"] is not None:
+        stock_in = options["stock"]
+        if isinstance(stock_in, str):
+            stock_in = stock_in.split()
+        stock_top_first = [parse_card(c) for c in stock_in]
+        used = used + stock_top_first
+    else:
+        stock_top_first = None
+    for f in used:
+        left[f] -= 1
+    over = sorted({card_str(f) for f in range(53) if left[f] < 0})
+    if over:
+        raise ValueError(f"cards dealt more often than the pack holds them: {', '.join(over)} "
+                         f"(pack: {rules.decks} deck(s), {rules.jokers * rules.decks} joker(s))")
+    if stock_top_first is None:
+        rest = [f for f in range(53) for _ in range(left[f])]
+        random.Random(rng_seed).shuffle(rest)
+        stock = rest
+    else:
+        missing = sorted({card_str(f) for f in range(53) if left[f] > 0})
+        if missing:
+            raise ValueError(f"cards missing from the deal (hands + discard + stock must be the whole pack): "
+                             f"{', '.join(missing)}")
+        stock = stock_top_first[::-1]
+    return {"hands": hands, "discard": discard, "stock": stock}
+
+
+def new_game(rules: RuleSet, seed: int = 0, options: dict[str, Any] | None = None) -> GameState:
+    """A new game: a seeded deal, or the deal/state given in ``options``.
+
+    Args:
+        rules: the rule set.
+        seed: fixes every shuffle of the game (deals and stock rebuilds).
+        options: ``{"hands", "discard", "stock", "dealer"}`` for a crafted deal
+            (cards as strings or ids; ``stock`` top first, shuffled from the
+            seed when omitted) or ``{"state": d}`` to restore ``to_dict()`` data.
+
+    Raises:
+        ValueError: a malformed deal, naming what is wrong.
+    """
+    options = options or {}
+    if options.get("state") is not None:
+        return from_dict(options["state"], rules)
+    s = _blank(rules)
+    s.seed = int(seed)
+    dealer = options.get("dealer", rules.num_players - 1)
+    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < rules.num_players:
+        raise ValueError(f"dealer={dealer!r} is not allowed (allowed: 0..{rules.num_players - 1})")
+    deal = _validate_deal(rules, options, s.seed) if "hands" in options else None
+    _start_round(s, dealer, deal)
+    return s
+
+
+# ------------------------------------------------------------ legal moves
+def legal_actions(s: GameState) -> list[int]:
+    """Legal action ids of the player to act, ascending (cached until the next action)."""
+    if s._legal is None:
+        if s.phase == Phase.PLAY:
+            s._legal = _legal_play(s)
+        elif s.phase == Phase.DRAW:
+            s._legal = _legal_draw(s)
+        else:
+            s._legal = []
+    return s._legal
+
+
+def _legal_draw(s: GameState) -> list[int]:
+    acts = []
+    if s.stock:
+        acts.append(0)
+    if s.discard:
+        top = s.discard[-1]
+        # D: masked when every card in hand is a copy of the top (nothing discardable after)
+        if s.nhand[s.current] > s.hands[s.current][top]:
+            acts.append(1)
+    return acts
+
+
+def _legal_play(s: GameState) -> list[int]:
+    p = s.current
+    hand = s.hands[p]
+    n = s.nhand[p]
+    w = hand[JOKER]
+    cat = s.cat
+    L = s.layout
+    forb = s.forbidden
+    nforb = hand[forb] if forb >= 0 else 0
+    can_out = not s.rules.go_out_requires_discard
+    acts: list[int] = []
+    # --- melds: sets then runs (ids ascend in this order)
+    rmask = s.rmask[p]
+    nshapes = len(cat.set_shapes)
+    shapes = cat.set_shapes
+    base = L.MELD
+    for r in range(NUM_RANKS):
+        rm = rmask[r]
+        if rm and (rm & (rm - 1)):  # at least two naturals
+            fr = forb >= 0 and forb < NUM_NATURAL and forb % NUM_RANKS == r
+            for k, wu in cat.sets_for(rm, w):
+                mask = shapes[k][0]
+                size = popcount(mask) + wu
+                rest = n - size
+                if rest == 0:
+                    if not can_out:
+                        continue
+                elif forb >= 0:
+                    used_f = wu if forb == JOKER else (1 if fr and mask >> (forb // NUM_RANKS) & 1 else 0)
+                    if rest <= nforb - used_f:
+                        continue
+                acts.append(base + r * nshapes + k)
+    smask = s.smask[p]
+    nseg = len(cat.segments)
+    base = L.MELD + cat.n_sets
+    ace_high = cat.ace_high
+    segs = cat.segments
+    for su in range(4):
+        pm = smask[su]
+        if not pm:
+            continue
+        if ace_high and pm & 1:
+            pm |= 1 << ACE_HIGH_POS
+        for k, wu in cat.runs_for(pm, w):
+            lo, hi = segs[k]
+            rest = n - (hi - lo + 1)
+            if rest == 0:
+                if not can_out:
+                    continue
+            elif forb >= 0:
+                if forb == JOKER:
+                    used_f = wu
+                elif forb // NUM_RANKS == su:
+                    fp = forb % NUM_RANKS
+                    used_f = 1 if (lo <= fp <= hi or (fp == 0 and hi == ACE_HIGH_POS)) else 0
+                else:
+                    used_f = 0
+                if rest <= nforb - used_f:
+                    continue
+            acts.append(base + su * nseg + k)
+    # --- lay-offs and swaps
+    if s.table:
+        lw = L.layoff_width
+        rest = n - 1
+        for mi, m in enumerate(s.table):
+            b = L.LAYOFF + mi * lw
+            for k, f in m.accepts.items():
+                if hand[f]:
+                    if rest == 0:
+                        if not can_out:
+                            continue
+                    elif forb >= 0 and rest <= nforb - (f == forb):
+                        continue
+                    acts.append(b + k)
+        if L.SWAP < L.DISCARD:
+            for mi, m in enumerate(s.table):
+                if m.swaps:
+                    b = L.SWAP + mi * NUM_NATURAL
+                    for f in m.swaps:
+                        if hand[f]:
+                            acts.append(b + f)
+        acts.sort()
+    # --- discards
+    b = L.DISCARD
+    for f in range(L.discard_width):
+        if hand[f] and f != forb:
+            acts.append(b + f)
+    return acts
+
+
+# ------------------------------------------------------------- transitions
+def apply_action(s: GameState, a: int) -> bool:
+    """Apply legal action ``a`` for the player to act.
+
+    Returns:
+        True when this action ended a round (``s.last_result`` describes it).
+
+    Raises:
+        IllegalActionError: ``a`` is not legal now; the state is unchanged.
+    """
+    legal = s._legal if s._legal is not None else legal_actions(s)
+    if a not in legal:
+        raise IllegalActionError(_illegal_message(s, a))
+    s._legal = None
+    s.step_count += 1
+    L = s.layout
+    p = s.current
+    if a < L.MELD:  # draw
+        if a == 0:
+            f = s.stock.pop()
+            s._add(p, f)
+            s.forbidden = -1
+        else:
+            f = s.discard.pop()
+            s._add(p, f)
+            s.known[p][f] += 1
+            s.forbidden = f
+        s.phase = Phase.PLAY
+        return False
+    if a < L.LAYOFF:
+        _apply_meld(s, p, a - L.MELD)
+    elif a < L.SWAP:
+        mi, k = divmod(a - L.LAYOFF, L.layoff_width)
+        m = s.table[mi]
+        s._remove(p, m.accepts[k])
+        s.table[mi] = m.laid_off(k, s.cat)
+        s.turn_played = True
+    elif a < L.DISCARD:
+        mi, f = divmod(a - L.SWAP, NUM_NATURAL)
+        m = s.table[mi]
+        s._remove(p, f)
+        s._add(p, JOKER)
+        s.known[p][JOKER] += 1
+        s.table[mi] = m.swapped(f, s.cat)
+        s.turn_played = True
+    else:
+        f = a - L.DISCARD
+        s._remove(p, f)
+        s.discard.append(f)
+        if s.nhand[p] == 0:
+            return _end_round(s, p, "went_out")
+        _end_turn(s, p)
+        return False
+    if s.nhand[p] == 0:
+        return _end_round(s, p, "went_out")
+    return False
+
+
+def _apply_meld(s: GameState, p: int, mid: int) -> None:
+    cat = s.cat
+    if mid < cat.n_sets:
+        rank, k = divmod(mid, len(cat.set_shapes))
+        mask, w = cat.set_shapes[k]
+        for su in range(4):
+            if mask >> su & 1:
+                s._remove(p, rank + su * NUM_RANKS)
+        for _ in range(w):
+            s._remove(p, JOKER)
+        s.table.append(TableMeld(p, False, rank, 0, 0, 0, mask, w, cat))
+    else:
+        su, k = divmod(mid - cat.n_sets, len(cat.segments))
+        lo, hi = cat.segments[k]
+        hand = s.hands[p]
+        wild = 0
+        nw = 0
+        for pos in range(lo, hi + 1):
+            f = run_face(su, pos)
+            if hand[f]:
+                s._remove(p, f)
+            else:
+                s._remove(p, JOKER)
+                wild |= 1 << pos
+                nw += 1
+        s.table.append(TableMeld(p, True, su, lo, hi, wild, 0, nw, cat))
+    s.turn_played = True
+
+
+def _end_turn(s: GameState, p: int) -> None:
+    if s.turn_played:
+        s.played[p] = True
+    s.turn_played = False
+    s.forbidden = -1
+    s.current = _next_active(s, p)
+    s.phase = Phase.DRAW
+    _begin_draw(s)
+
+
+def _begin_draw(s: GameState) -> None:
+    """Rebuild an empty stock, or end the round when it cannot be (D-8)."""
+    if s.stock:
+        return
+    rules = s.rules
+    if s.rebuilds < rules.max_stock_rebuilds:
+        if rules.rebuild_keeps_top and len(s.discard) >= 2:
+            top = s.discard[-1]
+            new = s.discard[:-1]
+            random.Random(s.seed * 1_000_003 + s.round * 101 + s.rebuilds + 7).shuffle(new)
+            s.stock = new
+            s.discard = [top]
+            s.rebuilds += 1
+            return
+        if not rules.rebuild_keeps_top and len(s.discard) >= 2:
+            # turned over: the first discard becomes the top of the stock (list end)
+            s.stock = s.discard[::-1]
+            s.discard = [s.stock.pop()]
+            s.rebuilds += 1
+            return
+    # lowest hand wins; ties to the player nearest in turn order to the drawer
+    best, bv = s.current, s.hand_value(s.current)
+    q = _next_active(s, s.current)
+    while q != s.current:
+        v = s.hand_value(q)
+        if v < bv:
+            best, bv = q, v
+        q = _next_active(s, q)
+    _end_round(s, best, "stock_exhausted")
+
+
+def _end_round(s: GameState, winner: int, reason: str) -> bool:
+    rules = s.rules
+    n = rules.num_players
+    rummy = reason == "went_out" and not s.played[winner]
+    vals = [s.hand_value(p) if s.active[p] else 0 for p in range(n)]
+    vals[winner] = 0
+    rewards = [0] * n
+    scores = [0] * n
+    if rules.scoring == "standard":
+        for p in range(n):
+            scores[p] = vals[p]
+            rewards[p] = -vals[p]
+    else:  # winner_takes_all
+        mult = rules.rummy_multiplier if rummy else 1
+        for p in range(n):
+            rewards[p] = -vals[p] * mult
+        scores[winner] = sum(vals) * mult
+        rewards[winner] = scores[winner]
+    for p in range(n):
+        s.totals[p] += scores[p]
+    s.round_scores = scores
+    s.winner = winner
+    s.reason = reason
+    eliminated: list[int] = []
+    over = True
+    if rules.match:
+        if rules.scoring == "standard":
+            for p in range(n):
+                if s.active[p] and s.totals[p] > rules.penalty_limit:
+                    s.active[p] = False
+                    eliminated.append(p)
+            left = [p for p in range(n) if s.active[p]]
+            over = len(left) <= 1
+            if over:
+                s.match_winner = left[0] if left else winner
+        else:
+            top = max(s.totals)
+            over = top >= rules.target
+            if over:
+                s.match_winner = winner if s.totals[winner] == top else s.totals.index(top)
+    else:
+        s.match_winner = winner
+    s.last_result = {
+        "round": s.round,
+        "round_scores": list(scores),
+        "totals": list(s.totals),
+        "winner": winner,
+        "reason": reason,
+        "rummy": rummy,
+        "rewards": rewards,
+        "eliminated": eliminated,
+        "match_over": over,
+        "match_winner": s.match_winner if over else None,
+    }
+    if over:
+        s.phase = Phase.GAME_OVER
+        s._legal = []
+    else:
+        s.round += 1
+        _start_round(s, _next_active(s, s.dealer))
+    return True
+
+
+def is_terminal(s: GameState) -> bool:
+    return s.phase == Phase.GAME_OVER
+
+
+def returns(s: GameState) -> list[int]:
+    """Rewards of the last finished round, per seat (zeros before any)."""
+    if s.last_result is None:
+        return [0] * s.rules.num_players
+    return list(s.last_result["rewards"])
+
+
+def _illegal_message(s: GameState, a: int) -> str:
+    from_phase = s.phase.name.lower()
+    if s.phase == Phase.GAME_OVER:
+        return f"action {a} after the game is over (call reset() to start a new one)"
+    return f"action {a} is not legal for player {s.current} in phase {from_phase!r} (legal: {legal_actions(s)})"
+
+
+# --------------------------------------------------------------- restoring
+def from_dict(d: dict[str, Any], rules: RuleSet) -> GameState:
+    """Restore a state written by :meth:`GameState.to_dict`.
+
+    Raises:
+        ValueError: the data does not describe a state of these rules.
+    """
+    try:
+        saved = d.get("rules")
+        if saved is not None:
+            mine = {k: getattr(rules, k) for k in rules.__dataclass_fields__}
+            diff = sorted(k for k in mine if k in saved and saved[k] != mine[k])
+            if diff:
+                raise ValueError(f"saved state was made with other rules: {', '.join(diff)} differ")
+        s = _blank(rules)
+        n = rules.num_players
+        for p in range(n):
+            for c in d["hands"][p]:
+                s._add(p, parse_card(c))
+        s.stock = [parse_card(c) for c in d["stock"]][::-1]
+        s.discard = [parse_card(c) for c in d["discard"]]
+        for m in d["table"]:
+            cards = [parse_card(c) for c in m["cards"]]
+            desc = classify(cards, s.cat)
+            if desc is None:
+                raise ValueError(f"table meld {m['cards']} is not a valid meld")
+            if desc[0] == "set":
+                s.table.append(TableMeld(m["owner"], False, desc[1], 0, 0, 0, desc[2], desc[3], s.cat))
+            else:
+                _, su, lo, hi = desc
+                wild = sum(1 << (lo + i) for i, c in enumerate(cards) if c == JOKER)
+                s.table.append(TableMeld(m["owner"], True, su, lo, hi, wild, 0, popcount(wild), s.cat))
+        s.current = int(d["current_player"])
+        s.phase = Phase[d["phase"].upper()]
+        s.dealer = int(d["dealer"])
+        s.forbidden = parse_card(d["forbidden"]) if d.get("forbidden") else -1
+        s.turn_played = bool(d.get("turn_played", False))
+        s.played = list(d.get("played", [False] * n))
+        for p, k in enumerate(d.get("known", [[] for _ in range(n)])):
+            for c in k:
+                s.known[p][parse_card(c)] += 1
+        s.rebuilds = int(d.get("rebuilds", 0))
+        s.seed = int(d.get("seed", 0))
+        s.round = int(d.get("round", 0))
+        s.round_scores = list(d.get("round_scores", [0] * n))
+        s.totals = list(d.get("totals", [0] * n))
+        s.active = list(d.get("active", [True] * n))
+        s.winner = d.get("winner")
+        s.match_winner = d.get("match_winner")
+        s.reason = d.get("reason")
+        s.step_count = int(d.get("step_count", 0))
+    except (KeyError, IndexError, TypeError) as e:
+        raise ValueError(f"not a saved state: missing or malformed field ({e!r})") from e
+    return s

@@ -1,0 +1,268 @@
+"""# Rummy
+
+| Import             | `import rummy_env; env = rummy_env.env("basic", num_players=2)` |
+|--------------------|------------------------------------------------------------------|
+| Actions            | Discrete                                                         |
+| Parallel API       | No                                                               |
+| Manual Control     | No                                                               |
+| Agents             | `agents= ['player_0', 'player_1', ...]` (2-6 for basic)          |
+| Agents             | 2-6                                                              |
+| Action Shape       | Discrete(n), n per rule set (basic 2p: 1267)                     |
+| Action Values      | Discrete(n)                                                      |
+| Observation Shape  | (size,) per rule set (basic 2p: 3901)                            |
+| Observation Values | counts, one-hots and raw scores (float32)                        |
+
+The rummy family (RULES.md) on one rules engine configured by a frozen
+`RuleSet`. A turn is several AEC steps by the same agent: draw, then any number
+of melds, lay-offs and joker swaps, then a discard that passes the turn.
+
+### Arguments
+
+`rummy_env.env(preset="basic", num_players=2, render_mode=None, **overrides)`:
+`preset` names a rule set of `rummy_env.PRESETS`; every other keyword is a
+`RuleSet` field (`jokers=2`, `ace="low_or_high"`, `scoring="winner_takes_all"`,
+`match=True`, ...). A bad name or value raises `ValueError`.
+
+### Observation Space
+
+A dict `{"observation": float32 vector, "action_mask": int8 vector}`; the
+layout of the vector is the table in `rummy_env.observation` (what the player
+knows at a real table: own hand, the discard pile in order, every meld with its
+owner, cards known to be in opponents' hands, sizes, phase, scores).
+`rummy_env.observation.decode(obs, rules)` turns it back into a readable dict.
+
+### Action Space
+
+One flat `Discrete(n)`; blocks for draw, meld, lay-off, swap and discard (table
+in `rummy_env.moves`). `env.unwrapped.encode(move)` / `decode(action)` convert
+to and from readable `Move`s; the mask marks exactly the moves `step` accepts.
+
+### Rewards
+
+At the end of each round every seat gets the round's score from its side,
+higher is better: in standard scoring minus the penalty (the winner 0); in
+winner-takes-all the winner gets the sum of the others' hands (doubled for a
+"rummy") and each loser minus what he paid. `infos[agent]` then holds
+`round`, `round_scores`, `totals` (penalties in standard scoring, points in
+winner-takes-all), `winner`, `reason` (`went_out` / `stock_exhausted`) and
+`rummy`.
+
+### Version History
+
+* v0: Basic Rummy with all house rules of RULES.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+
+from rummy_env import engine
+from rummy_env.moves import ActionCodec, Move
+from rummy_env.observation import ObsLayout
+from rummy_env.observation import encode as encode_obs
+from rummy_env.render import render_text
+from rummy_env.rules import make_rules
+
+_OBS_BOUND = 1.0e4  # totals stay far below this
+
+
+class raw_env(AECEnv, EzPickle):
+    """The unwrapped AEC env: illegal actions raise ``IllegalActionError``."""
+
+    metadata = {"name": "rummy_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    #: env() sets this: behave like PettingZoo's classic wrapper stack
+    _classic = False
+
+    def __init__(self, preset: str = "basic", num_players: int = 2, render_mode: str | None = None,
+                 **overrides: Any):
+        EzPickle.__init__(self, preset, num_players, render_mode, **overrides)
+        super().__init__()
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode={render_mode!r} is not allowed (allowed: None, 'ansi', 'human')")
+        self.rules = make_rules(preset, num_players, **overrides)
+        self.render_mode = render_mode
+        self.codec = ActionCodec(self.rules)
+        self.obs_layout = ObsLayout(self.rules)
+        n = self.rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        na = self.codec.num_actions
+        self._action_space = spaces.Discrete(na)
+        self._obs_space = spaces.Dict({
+            "observation": spaces.Box(-_OBS_BOUND, _OBS_BOUND, (self.obs_layout.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (na,), np.int8),
+        })
+        self.state: engine.GameState | None = None
+        self._zero_mask = np.zeros(na, dtype=np.int8)
+        self._illegal_end = False
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    # ------------------------------------------------------------------- moves
+    def encode(self, move: Move) -> int:
+        """Action id of a ``Move`` (``ValueError`` if it has none in this rule set)."""
+        return self.codec.encode(move)
+
+    def decode(self, action: int) -> Move:
+        """The ``Move`` of an action id (runs show ``JK`` where a wild card would stand)."""
+        return self.codec.decode(action, self.state)
+
+    def legal_moves(self) -> list[Move]:
+        """The legal moves of the agent to act."""
+        return [self.codec.decode(a, self.state) for a in self.legal_actions()]
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids of the agent to act."""
+        self._need_reset("legal_actions")
+        return engine.legal_actions(self.state)
+
+    # --------------------------------------------------------------- AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or not hasattr(self, "_np_random") or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        game_seed = int(self._np_random.integers(0, 2**31 - 1))
+        self.state = engine.new_game(self.rules, game_seed, options)
+        s = self.state
+        self.agents = [a for i, a in enumerate(self.possible_agents) if s.active[i]]
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        done = s.phase == engine.Phase.GAME_OVER
+        self.terminations = {a: done for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._illegal_end = False
+        if done:
+            self._round_infos(s.last_result)
+        self.agent_selection = self.possible_agents[s.current]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._need_reset("observe")
+        i = self.agent_name_mapping[agent]
+        s = self.state
+        obs = encode_obs(s, i, self.obs_layout)
+        if agent == self.agent_selection and s.phase != engine.Phase.GAME_OVER and not self._illegal_end:
+            mask = np.zeros(self.codec.num_actions, dtype=np.int8)
+            mask[engine.legal_actions(s)] = 1
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        if self.state is None:
+            if self._classic:
+                EnvLogger.error_step_before_reset()
+            raise RuntimeError("step() called before reset() (call reset() first)")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        s = self.state
+        if self._classic:
+            if not self._action_space.contains(action):
+                raise AssertionError("action is not in action space")
+            if action not in engine.legal_actions(s):
+                self._terminate_illegal(agent)
+                return
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise engine.IllegalActionError(
+                f"action must be an int in 0..{self.codec.num_actions - 1}, got {action!r}")
+        if s.phase == engine.Phase.GAME_OVER:
+            raise engine.IllegalActionError("step() after the game is over (call reset())")
+        try:
+            ended = engine.apply_action(s, int(action))
+        except engine.IllegalActionError as e:
+            a = int(action)
+            what = str(self.codec.decode(a, s)) if 0 <= a < self.codec.num_actions else "out of range"
+            raise engine.IllegalActionError(f"{agent}: {what} ({e})") from None
+        self._cumulative_rewards[agent] = 0
+        rewards = self.rewards
+        for a in rewards:
+            rewards[a] = 0
+        if ended:
+            res = s.last_result
+            for a in self.agents:
+                rewards[a] = res["rewards"][self.agent_name_mapping[a]]
+            self._round_infos(res)
+            self._accumulate_rewards()
+            if res["match_over"]:
+                for a in self.agents:
+                    self.terminations[a] = True
+            else:
+                for p in res["eliminated"]:
+                    self.terminations[self.possible_agents[p]] = True
+                self.agent_selection = self.possible_agents[s.current]
+                if res["eliminated"]:
+                    self._deads_step_first()
+        else:
+            self.agent_selection = self.possible_agents[s.current]
+        if self.render_mode == "human":
+            self.render()
+
+    def _round_infos(self, res: dict[str, Any] | None) -> None:
+        if res is None:
+            return
+        info = {k: res[k] for k in ("round", "round_scores", "totals", "winner", "reason", "rummy")}
+        if res["match_over"]:
+            info["match_winner"] = res["match_winner"]
+        for a in self.agents:
+            self.infos[a] = dict(info)
+
+    def _terminate_illegal(self, agent: str) -> None:
+        """PettingZoo's TerminateIllegalWrapper(-1) behaviour, built in."""
+        EnvLogger.warn_on_illegal_move()
+        self._cumulative_rewards[agent] = 0
+        self.terminations = {a: True for a in self.agents}
+        self.truncations = {a: True for a in self.agents}
+        self.rewards = {a: 0 for a in self.agents}
+        self.rewards[agent] = -1
+        self._accumulate_rewards()
+        self._illegal_end = True
+        self._deads_step_first()
+
+    def _need_reset(self, what: str) -> None:
+        if self.state is None:
+            raise RuntimeError(f"{what}() called before reset() (call reset() first)")
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            EnvLogger.warn_calling_render_without_render_mode() if hasattr(
+                EnvLogger, "warn_calling_render_without_render_mode") else None
+            return None
+        self._need_reset("render")
+        text = render_text(self.state)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+class _ClassicEnv(raw_env):
+    """``env()``: raw_env with PettingZoo's classic wrapper behaviour built in
+    (an illegal move ends the game with -1 for the offender, an action out of
+    bounds is an error, stepping before reset is an error) without the cost of
+    three wrapper layers."""
+
+    _classic = True
+
+
+def env(preset: str = "basic", num_players: int = 2, render_mode: str | None = None,
+        **overrides: Any) -> raw_env:
+    """The AEC env users get by default (see the module docs)."""
+    return _ClassicEnv(preset, num_players, render_mode, **overrides)

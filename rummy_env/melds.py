@@ -1,0 +1,256 @@
+"""Meld validity, the meld catalogue, and the best-arrangement/deadwood search.
+
+Pure, state-free functions and tables; the engine and the agents both use them.
+
+Run positions. A run of suit ``s`` covers consecutive *positions* ``lo..hi``:
+position ``p`` in ``0..12`` is rank ``p`` (0 = ace low .. 12 = king) and
+position ``13`` is the ace played high (only when ``ace="low_or_high"``). A run
+never holds both position 0 and 13 (no K-A-2 and no A..K..A), so it spans at
+most 13 positions.
+
+The meld catalogue (a fixed id table per :class:`Catalogue`), in this order:
+
+* sets: for rank 0..12, for each natural-suit mask (bits S H D C) and wild
+  count allowed by the wild limits (D-3), in increasing (mask, wilds) order;
+  without wild cards that is the four 3-suit masks and the 4-suit mask;
+* runs: for suit 0..3, for each segment ``(lo, hi)`` in increasing ``lo`` then
+  ``hi`` (length 3..13). A run action names the cards it represents; wild cards
+  fill the positions whose natural card the hand lacks (naturals from hand first).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from rummy_env.cards import JOKER, NUM_RANKS, make_card
+
+ACE_HIGH_POS = 13
+
+
+def run_face(suit: int, pos: int) -> int:
+    """Face id of the card standing at run position ``pos`` of ``suit``."""
+    return suit * NUM_RANKS + (pos % NUM_RANKS)
+
+
+def popcount(x: int) -> int:
+    return bin(x).count("1")
+
+
+class Catalogue:
+    """The meld id table and fast look-ups for one combination of meld rules."""
+
+    def __init__(self, ace_high: bool, wilds: bool, at_most_naturals: bool, max_wilds: int):
+        self.ace_high = ace_high
+        self.wilds = wilds
+        self.max_pos = ACE_HIGH_POS if ace_high else NUM_RANKS - 1
+        min_nat = 2 if at_most_naturals else 1
+        self.min_naturals = min_nat
+        self.at_most_naturals = at_most_naturals
+        self.max_wilds = max_wilds
+
+        def wild_ok(nat: int, w: int) -> bool:
+            if w and not wilds:
+                return False
+            if nat < min_nat:
+                return False
+            if at_most_naturals and w > nat:
+                return False
+            return not (max_wilds and w > max_wilds)
+
+        self.wild_ok = wild_ok
+        # --- sets: per rank the same list of (natural suit mask, wilds)
+        self.set_shapes: list[tuple[int, int]] = []
+        for mask in range(16):
+            nat = popcount(mask)
+            for w in range(0, 3):
+                if 3 <= nat + w <= 4 and wild_ok(nat, w):
+                    self.set_shapes.append((mask, w))
+        self.n_sets = NUM_RANKS * len(self.set_shapes)
+        # --- runs: per suit the same list of segments
+        self.segments: list[tuple[int, int]] = []
+        for lo in range(self.max_pos + 1):
+            for hi in range(lo + 2, self.max_pos + 1):
+                if hi - lo <= 12:
+                    self.segments.append((lo, hi))
+        self.seg_masks = [((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1) for lo, hi in self.segments]
+        self.n_runs = 4 * len(self.segments)
+        self.size = self.n_sets + self.n_runs
+        self._set_cache: dict[int, list[tuple[int, int]]] = {}
+        self._run_cache: dict[int, list[tuple[int, int]]] = {}
+
+    # ------------------------------------------------------------- ids <-> defs
+    def set_id(self, rank: int, mask: int, w: int) -> int:
+        return rank * len(self.set_shapes) + self.set_shapes.index((mask, w))
+
+    def run_id(self, suit: int, lo: int, hi: int) -> int:
+        return self.n_sets + suit * len(self.segments) + self.segments.index((lo, hi))
+
+    def describe(self, meld_id: int) -> tuple:
+        """``("set", rank, suit_mask, wilds)`` or ``("run", suit, lo, hi)``."""
+        if meld_id < self.n_sets:
+            rank, k = divmod(meld_id, len(self.set_shapes))
+            mask, w = self.set_shapes[k]
+            return ("set", rank, mask, w)
+        suit, k = divmod(meld_id - self.n_sets, len(self.segments))
+        lo, hi = self.segments[k]
+        return ("run", suit, lo, hi)
+
+    # ------------------------------------------------------------------ look-ups
+    def sets_for(self, rank_mask: int, w: int) -> list[tuple[int, int]]:
+        """Set shapes (index into ``set_shapes``, wilds used) formable from the
+        natural suits ``rank_mask`` of one rank and ``w`` wild cards."""
+        key = rank_mask | (w << 4)
+        r = self._set_cache.get(key)
+        if r is None:
+            r = [
+                (k, sw)
+                for k, (mask, sw) in enumerate(self.set_shapes)
+                if mask & rank_mask == mask and sw <= w
+            ]
+            self._set_cache[key] = r
+        return r
+
+    def runs_for(self, pos_mask: int, w: int) -> list[tuple[int, int]]:
+        """Segments (index into ``segments``, wilds used) formable from the
+        natural positions ``pos_mask`` of one suit and ``w`` wild cards."""
+        key = pos_mask | (w << 14)
+        r = self._run_cache.get(key)
+        if r is None:
+            r = []
+            for k, (lo, hi) in enumerate(self.segments):
+                nat = popcount(pos_mask & self.seg_masks[k])
+                need = hi - lo + 1 - nat
+                if need <= w and (need == 0 or self.wild_ok(nat, need)):
+                    r.append((k, need))
+            self._run_cache[key] = r
+        return r
+
+
+@lru_cache(maxsize=None)
+def catalogue(ace_high: bool, wilds: bool, at_most_naturals: bool, max_wilds: int) -> Catalogue:
+    """The shared catalogue for these meld rules (built once per process)."""
+    return Catalogue(ace_high, wilds, at_most_naturals, max_wilds)
+
+
+def catalogue_for(rules) -> Catalogue:
+    """The catalogue of a :class:`~rummy_env.rules.RuleSet`."""
+    return catalogue(rules.ace_high, rules.wilds, rules.wilds_at_most_naturals, rules.max_wilds_per_meld)
+
+
+# ---------------------------------------------------------------- validity
+def classify(cards: list[int], cat: Catalogue) -> tuple | None:
+    """Classify cards (face ids, runs in rank order with ``JK`` where a wild card
+    stands) as a meld: ``("set", rank, suit_mask, wilds)``,
+    ``("run", suit, lo, hi)``, or ``None`` if they are not a valid meld."""
+    naturals = [c for c in cards if c != JOKER]
+    w = len(cards) - len(naturals)
+    if not cat.wild_ok(len(naturals), w) or len(cards) < 3:
+        return None
+    ranks = {c % NUM_RANKS for c in naturals}
+    if len(ranks) == 1 and len(cards) <= 4:
+        suits = [c // NUM_RANKS for c in naturals]
+        if len(set(suits)) == len(suits):
+            mask = sum(1 << s for s in suits)
+            return ("set", naturals[0] % NUM_RANKS, mask, w)
+    suits = {c // NUM_RANKS for c in naturals}
+    if len(suits) != 1:
+        return None
+    suit = suits.pop()
+    # find lo so that card i stands at position lo + i
+    first = next(i for i, c in enumerate(cards) if c != JOKER)
+    r0 = cards[first] % NUM_RANKS
+    for base in (r0, ACE_HIGH_POS) if r0 == 0 else (r0,):  # an ace may stand low or high
+        lo = base - first
+        hi = lo + len(cards) - 1
+        if lo < 0 or hi > cat.max_pos or hi - lo > 12:
+            continue
+        if all(c == JOKER or (lo + i) % NUM_RANKS == c % NUM_RANKS for i, c in enumerate(cards)):
+            return ("run", suit, lo, hi)
+    return None
+
+
+def is_set(cards: list[int], cat: Catalogue) -> bool:
+    """Whether the cards form a valid set under the catalogue's rules."""
+    d = classify(cards, cat)
+    return d is not None and d[0] == "set"
+
+
+def is_run(cards: list[int], cat: Catalogue) -> bool:
+    """Whether the cards (in rank order, JK where wild) form a valid run."""
+    d = classify(cards, cat)
+    return d is not None and d[0] == "run"
+
+
+# ------------------------------------------------------ deadwood search
+def natural_melds(counts: list[int], ace_high: bool = False) -> list[tuple[int, ...]]:
+    """Every set and run (naturals only) that can be formed from ``counts``.
+
+    Sets of 3 and 4 (each 3-subset of a 4-set too); runs of every length.
+    """
+    out: list[tuple[int, ...]] = []
+    for r in range(NUM_RANKS):
+        suits = [s for s in range(4) if counts[make_card(r, s)]]
+        if len(suits) >= 3:
+            faces = [make_card(r, s) for s in suits]
+            if len(faces) == 4:
+                out.append(tuple(faces))
+                for skip in range(4):
+                    out.append(tuple(f for i, f in enumerate(faces) if i != skip))
+            else:
+                out.append(tuple(faces))
+    max_pos = ACE_HIGH_POS if ace_high else NUM_RANKS - 1
+    for s in range(4):
+        have = [bool(counts[run_face(s, p)]) for p in range(max_pos + 1)]
+        for lo in range(max_pos + 1):
+            hi = lo
+            while hi <= max_pos and have[hi] and hi - lo <= 12:
+                if hi - lo >= 2:
+                    out.append(tuple(run_face(s, p) for p in range(lo, hi + 1)))
+                hi += 1
+    return out
+
+
+def best_arrangement(
+    counts: list[int], values: list[int], ace_high: bool = False
+) -> tuple[int, list[tuple[int, ...]]]:
+    """Minimum deadwood of a hand (naturals only; wild cards count as deadwood).
+
+    Args:
+        counts: cards in hand, a count per face (53 entries).
+        values: value of each face (53 entries).
+        ace_high: whether Q-K-A runs are allowed.
+
+    Returns:
+        ``(deadwood, melds)``: the least total value of unmelded cards and one
+        set of disjoint melds achieving it.
+    """
+    melds = natural_melds(counts, ace_high)
+    total = sum(c * v for c, v in zip(counts, values))
+    if not melds:
+        return total, []
+    gains = [sum(values[f] for f in m) for m in melds]
+    best = [0, []]
+    avail = list(counts)
+
+    def search(start: int, gained: int, chosen: list[int]) -> None:
+        if gained > best[0]:
+            best[0] = gained
+            best[1] = list(chosen)
+        for i in range(start, len(melds)):
+            m = melds[i]
+            if all(avail[f] for f in m):
+                for f in m:
+                    avail[f] -= 1
+                chosen.append(i)
+                search(i + 1, gained + gains[i], chosen)
+                chosen.pop()
+                for f in m:
+                    avail[f] += 1
+
+    search(0, 0, [])
+    return total - best[0], [melds[i] for i in best[1]]
+
+
+def deadwood(counts: list[int], values: list[int], ace_high: bool = False) -> int:
+    """Minimum deadwood value of a hand (see :func:`best_arrangement`)."""
+    return best_arrangement(counts, values, ace_high)[0]

@@ -1,0 +1,237 @@
+"""Move types and the action layout (Move <-> int).
+
+One flat ``Discrete(n)`` action space per rule set, the same for every seat.
+Ids are laid out in blocks, in this order (``M`` = ``rules.max_melds``, the
+most melds that fit on the table, ``num_cards // 3``; ``C`` = the meld
+catalogue of :mod:`rummy_env.melds`, 65 sets + 264 runs without wild cards
+and with aces low):
+
+| block          | size                         | id within the block                          |
+|----------------|------------------------------|----------------------------------------------|
+| `DrawStock`    | 1                            | -                                            |
+| `DrawDiscard`  | 1                            | depth 0 (the top card)                       |
+| `Meld`         | len(C)                       | catalogue id (sets by rank, then runs by suit)|
+| `LayOff`       | M x (52 + 2 if wild cards)   | meld * width + card; joker: 52 set/low end, 53 high end |
+| `SwapJoker`    | M x 52 if wild cards, else 0 | meld * 52 + natural card                     |
+| `Discard`      | 52 (+1 joker if wild cards)  | card                                         |
+
+For basic with one deck, no jokers and aces low: 1 + 1 + 329 + 17*52 + 0 + 52
+= 1267 actions. A card id is ``suit * 13 + rank`` (:mod:`rummy_env.cards`).
+
+Moves are small frozen dataclasses holding cards as text; ``str(move)`` is
+human readable (``"meld 5H 6H 7H"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from rummy_env.cards import JOKER, NUM_NATURAL, card_str, parse_card
+from rummy_env.engine import GameState, Layout
+from rummy_env.melds import catalogue_for, classify, run_face
+from rummy_env.rules import RuleSet
+
+
+def _norm(card: str | int) -> str:
+    return card_str(parse_card(card))
+
+
+@dataclass(frozen=True)
+class DrawStock:
+    """Take the top card of the stock."""
+
+    def __str__(self) -> str:
+        return "draw stock"
+
+
+@dataclass(frozen=True)
+class DrawDiscard:
+    """Take the discard at ``depth`` (0 = top) and every card above it."""
+
+    depth: int = 0
+
+    def __str__(self) -> str:
+        return "draw discard" if self.depth == 0 else f"draw discard at depth {self.depth}"
+
+
+@dataclass(frozen=True)
+class Meld:
+    """Lay a new meld: runs in rank order, ``JK`` where a wild card stands."""
+
+    cards: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        cards = self.cards.split() if isinstance(self.cards, str) else self.cards
+        object.__setattr__(self, "cards", tuple(_norm(c) for c in cards))
+
+    def __str__(self) -> str:
+        return "meld " + " ".join(self.cards)
+
+
+@dataclass(frozen=True)
+class LayOff:
+    """Add ``card`` to table meld number ``meld``; ``end`` ("low"/"high") for a wild card on a run."""
+
+    card: str
+    meld: int
+    end: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "card", _norm(self.card))
+        if self.end not in (None, "low", "high"):
+            raise ValueError(f"LayOff end={self.end!r} is not allowed (allowed: None, 'low', 'high')")
+
+    def __str__(self) -> str:
+        return f"lay off {self.card} on meld {self.meld}" + (f" ({self.end} end)" if self.end else "")
+
+
+@dataclass(frozen=True)
+class SwapJoker:
+    """Put natural ``card`` in place of the wild card it stands for in meld ``meld``."""
+
+    card: str
+    meld: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "card", _norm(self.card))
+
+    def __str__(self) -> str:
+        return f"swap {self.card} for the joker in meld {self.meld}"
+
+
+@dataclass(frozen=True)
+class Discard:
+    """Discard ``card``, ending the turn."""
+
+    card: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "card", _norm(self.card))
+
+    def __str__(self) -> str:
+        return f"discard {self.card}"
+
+
+@dataclass(frozen=True)
+class Knock:
+    """Gin: discard ``card`` and knock (``None``: big gin, no discard)."""
+
+    card: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.card is not None:
+            object.__setattr__(self, "card", _norm(self.card))
+
+    def __str__(self) -> str:
+        return f"knock discarding {self.card}" if self.card else "knock (big gin)"
+
+
+@dataclass(frozen=True)
+class Pass:
+    """Gin: refuse the first up-card."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True)
+class EndRound:
+    """Rummy 500: end the round when the stock is empty."""
+
+    def __str__(self) -> str:
+        return "end round"
+
+
+Move = Union[DrawStock, DrawDiscard, Meld, LayOff, SwapJoker, Discard, Knock, Pass, EndRound]
+
+
+class ActionCodec:
+    """Encodes moves to action ids and back for one rule set."""
+
+    def __init__(self, rules: RuleSet):
+        self.rules = rules
+        self.layout = Layout(rules)
+        self.cat = catalogue_for(rules)
+        self.num_actions = self.layout.size
+
+    def encode(self, move: Move) -> int:
+        """The action id of ``move``.
+
+        Raises:
+            ValueError: the move does not exist in this rule set's action space.
+        """
+        L = self.layout
+        if isinstance(move, DrawStock):
+            return L.DRAW_STOCK
+        if isinstance(move, DrawDiscard):
+            if move.depth != 0:
+                raise ValueError(f"{move}: only the top discard (depth 0) may be taken in {self.rules.name!r}")
+            return L.DRAW_DISCARD
+        if isinstance(move, Meld):
+            cards = [parse_card(c) for c in move.cards]
+            d = classify(cards, self.cat)
+            if d is None:
+                raise ValueError(f"{move}: not a valid set or run under these rules "
+                                 f"(ace={self.rules.ace!r}, jokers={self.rules.jokers})")
+            if d[0] == "set":
+                return L.MELD + self.cat.set_id(d[1], d[2], d[3])
+            return L.MELD + self.cat.run_id(d[1], d[2], d[3])
+        if isinstance(move, (LayOff, SwapJoker)):
+            if not 0 <= move.meld < L.max_melds:
+                raise ValueError(f"{move}: meld number out of range (allowed: 0..{L.max_melds - 1})")
+            f = parse_card(move.card)
+            if isinstance(move, SwapJoker):
+                if f == JOKER or L.SWAP == L.DISCARD:
+                    raise ValueError(f"{move}: a swap needs a natural card and a rule set with wild cards")
+                return L.SWAP + move.meld * NUM_NATURAL + f
+            if f == JOKER:
+                if not self.rules.wilds:
+                    raise ValueError(f"{move}: this rule set has no jokers")
+                k = NUM_NATURAL + (1 if move.end == "high" else 0)
+            else:
+                k = f
+            return L.LAYOFF + move.meld * L.layoff_width + k
+        if isinstance(move, Discard):
+            f = parse_card(move.card)
+            if f >= L.discard_width:
+                raise ValueError(f"{move}: this rule set has no jokers")
+            return L.DISCARD + f
+        raise ValueError(f"{move!r}: not a move of {self.rules.name!r} "
+                         f"(allowed: DrawStock, DrawDiscard, Meld, LayOff, SwapJoker, Discard)")
+
+    def decode(self, action: int, state: GameState | None = None) -> Move:
+        """The move of action id ``action``. With ``state``, a run meld shows
+        ``JK`` where the player to act would use a wild card."""
+        L = self.layout
+        if isinstance(action, bool) or not 0 <= int(action) < L.size:
+            raise ValueError(f"action {action!r} out of range (allowed: 0..{L.size - 1})")
+        a = int(action)
+        if a == L.DRAW_STOCK:
+            return DrawStock()
+        if a < L.MELD:
+            return DrawDiscard(a - L.DRAW_DISCARD)
+        if a < L.LAYOFF:
+            d = self.cat.describe(a - L.MELD)
+            if d[0] == "set":
+                _, rank, mask, w = d
+                cards = [rank + s * 13 for s in range(4) if mask >> s & 1] + [JOKER] * w
+            else:
+                _, suit, lo, hi = d
+                cards = [run_face(suit, p) for p in range(lo, hi + 1)]
+                if state is not None:
+                    hand = state.hands[state.current]
+                    cards = [f if hand[f] else JOKER for f in cards]
+            return Meld(tuple(card_str(f) for f in cards))
+        if a < L.SWAP:
+            mi, k = divmod(a - L.LAYOFF, L.layoff_width)
+            if k < NUM_NATURAL:
+                return LayOff(card_str(k), mi)
+            end = "high" if k == NUM_NATURAL + 1 else None
+            if state is not None and mi < len(state.table) and state.table[mi].is_run:
+                end = end or "low"
+            return LayOff("JK", mi, end)
+        if a < L.DISCARD:
+            mi, f = divmod(a - L.SWAP, NUM_NATURAL)
+            return SwapJoker(card_str(f), mi)
+        return Discard(card_str(a - L.DISCARD))

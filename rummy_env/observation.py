@@ -1,0 +1,220 @@
+"""Observation encoding for one player, and its decoding to a readable view.
+
+The observation of player ``p`` is one flat ``float32`` vector of what ``p``
+knows at a real table and nothing more. Seats in it are *relative*: offset 0 is
+``p`` itself, offset 1 the next player in turn order, and so on. Card faces are
+indexed as in :mod:`rummy_env.cards` (``suit * 13 + rank``; 52 = joker).
+
+With ``P`` players, ``F = 53`` faces, ``D = rules.num_cards`` (longest
+possible discard pile) and ``M = rules.max_melds`` table slots, the slices, in
+order:
+
+| name          | size          | content                                                            |
+|---------------|---------------|--------------------------------------------------------------------|
+| `hand`        | F             | count of each face in own hand                                     |
+| `known`       | (P-1) x F     | per opponent (offset 1..P-1): cards known to be in his hand (taken from the discard pile, not yet played) |
+| `discard`     | D x F         | discard pile, one-hot per position, row 0 = top card               |
+| `table`       | M x (P+2+F)   | per meld slot (order laid): owner one-hot (P), kind (set, run), cards: 1 = natural card, 2 = a wild card standing for that card in a run; column 52 = wild cards in the meld |
+| `hand_sizes`  | P             | cards in each player's hand                                        |
+| `stock_size`  | 1             | cards in the stock                                                 |
+| `phase`       | 3             | one-hot: draw, play, game over                                     |
+| `to_act`      | P             | one-hot: whose turn it is                                          |
+| `forbidden`   | F             | one-hot: the face that may not be discarded this turn              |
+| `played`      | P             | 1 if the player melded or laid off in an earlier turn this round   |
+| `active`      | P             | 1 if the player is still in the match                              |
+| `totals`      | P             | match totals (variant convention, see the env docs)                |
+| `dealer`      | P             | one-hot: the dealer of this round                                  |
+| `rebuilds`    | 1             | times the stock was rebuilt this round                             |
+
+Size = PF + DF + M(P+2+F) + F + 6P + 5; e.g. basic, 2 players, one deck
+without jokers: 106 + 2756 + 17*57 + 53 + 12 + 5 = 3901.
+
+:func:`decode` turns a vector back into a readable dict (cards as text).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rummy_env.cards import JOKER, NUM_FACES, card_str
+from rummy_env.engine import GameState, Phase
+from rummy_env.melds import run_face
+from rummy_env.rules import RuleSet
+
+F = NUM_FACES
+
+
+class ObsLayout:
+    """Offsets of the named slices for one rule set."""
+
+    def __init__(self, rules: RuleSet):
+        P = rules.num_players
+        self.P = P
+        self.D = rules.num_cards
+        self.M = rules.max_melds
+        self.slot = P + 2 + F
+        sizes = [
+            ("hand", F),
+            ("known", (P - 1) * F),
+            ("discard", self.D * F),
+            ("table", self.M * self.slot),
+            ("hand_sizes", P),
+            ("stock_size", 1),
+            ("phase", 3),
+            ("to_act", P),
+            ("forbidden", F),
+            ("played", P),
+            ("active", P),
+            ("totals", P),
+            ("dealer", P),
+            ("rebuilds", 1),
+        ]
+        self.slices: dict[str, slice] = {}
+        off = 0
+        for name, n in sizes:
+            self.slices[name] = slice(off, off + n)
+            off += n
+        self.size = off
+        for name, sl in self.slices.items():
+            setattr(self, name.upper(), sl.start)
+
+
+def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
+    """The observation vector of ``player`` (reads no hidden card)."""
+    P = layout.P
+    idx: list[int] = []
+    val: list[float] = []
+    ia = idx.append
+    va = val.append
+    for f, c in enumerate(state.hands[player]):
+        if c:
+            ia(f)
+            va(c)
+    for o in range(1, P):
+        q = (player + o) % P
+        b = layout.KNOWN + (o - 1) * F
+        for f, c in enumerate(state.known[q]):
+            if c:
+                ia(b + f)
+                va(c)
+    b = layout.DISCARD
+    pile = state.discard
+    top = len(pile) - 1
+    for i in range(len(pile)):
+        ia(b + i * F + pile[top - i])
+        va(1.0)
+    b = layout.TABLE
+    slot = layout.slot
+    for mi, m in enumerate(state.table):
+        mb = b + mi * slot
+        ia(mb + (m.owner - player) % P)
+        va(1.0)
+        ia(mb + P + m.is_run)
+        va(1.0)
+        cb = mb + P + 2
+        if m.is_run:
+            lo = m.lo
+            for i, f in enumerate(m.cards):
+                if f == JOKER:
+                    ia(cb + run_face(m.key, lo + i))
+                    va(2.0)
+                else:
+                    ia(cb + f)
+                    va(1.0)
+        else:
+            for f in m.cards:
+                if f != JOKER:
+                    ia(cb + f)
+                    va(1.0)
+        if m.n_wild:
+            ia(cb + JOKER)
+            va(m.n_wild)
+    for o in range(P):
+        q = (player + o) % P
+        ia(layout.HAND_SIZES + o)
+        va(state.nhand[q])
+        if state.played[q]:
+            ia(layout.PLAYED + o)
+            va(1.0)
+        if state.active[q]:
+            ia(layout.ACTIVE + o)
+            va(1.0)
+        if state.totals[q]:
+            ia(layout.TOTALS + o)
+            va(state.totals[q])
+    ia(layout.STOCK_SIZE)
+    va(len(state.stock))
+    ia(layout.PHASE + int(state.phase))
+    va(1.0)
+    ia(layout.TO_ACT + (state.current - player) % P)
+    va(1.0)
+    ia(layout.DEALER + (state.dealer - player) % P)
+    va(1.0)
+    if state.forbidden >= 0:
+        ia(layout.FORBIDDEN + state.forbidden)
+        va(1.0)
+    ia(layout.REBUILDS)
+    va(state.rebuilds)
+    obs = np.zeros(layout.size, dtype=np.float32)
+    obs[idx] = val
+    return obs
+
+
+def _cards(counts: np.ndarray) -> list[str]:
+    return [card_str(f) for f in range(len(counts)) for _ in range(int(round(counts[f])))]
+
+
+def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
+    """A readable view of an observation vector (seats as offsets from the observer).
+
+    Returns a dict with ``hand``, ``known`` (per opponent offset 1..P-1),
+    ``discard`` (bottom to top), ``table`` (list of ``{"owner", "kind",
+    "cards"}``, runs in rank order with ``JK`` where a wild card stands),
+    ``hand_sizes``, ``stock_size``, ``phase``, ``to_act``, ``forbidden``,
+    ``played``, ``active``, ``totals``, ``dealer`` and ``rebuilds``.
+    """
+    L = ObsLayout(rules)
+    obs = np.asarray(obs)
+    if obs.shape != (L.size,):
+        raise ValueError(f"observation has shape {obs.shape}, expected ({L.size},) for these rules")
+    s = L.slices
+    P = L.P
+    pile_rows = obs[s["discard"]].reshape(L.D, F)
+    pile = [card_str(int(np.argmax(r))) for r in pile_rows if r.any()]
+    table = []
+    for row in obs[s["table"]].reshape(L.M, L.slot):
+        if not row[:P].any():
+            continue
+        owner = int(np.argmax(row[:P]))
+        is_run = bool(row[P + 1])
+        cards = row[P + 2:]
+        if is_run:
+            faces = [f for f in range(52) if cards[f]]
+            suit = faces[0] // 13
+            ranks = sorted(f % 13 for f in faces)
+            # an ace standing high sits after the king
+            if 0 in ranks and 12 in ranks and 1 not in ranks:
+                ranks = ranks[1:] + [13]
+            out = [("JK" if cards[suit * 13 + r % 13] == 2 else card_str(suit * 13 + r % 13)) for r in ranks]
+        else:
+            out = [card_str(f) for f in range(52) if cards[f]] + ["JK"] * int(cards[JOKER])
+        table.append({"owner": owner, "kind": "run" if is_run else "set", "cards": out})
+    forb = obs[s["forbidden"]]
+    return {
+        "hand": _cards(obs[s["hand"]]),
+        "known": [_cards(r) for r in obs[s["known"]].reshape(P - 1, F)],
+        "discard": pile[::-1],
+        "table": table,
+        "hand_sizes": [int(x) for x in obs[s["hand_sizes"]]],
+        "stock_size": int(obs[s["stock_size"]][0]),
+        "phase": Phase(int(np.argmax(obs[s["phase"]]))).name.lower(),
+        "to_act": int(np.argmax(obs[s["to_act"]])),
+        "forbidden": card_str(int(np.argmax(forb))) if forb.any() else None,
+        "played": [bool(x) for x in obs[s["played"]]],
+        "active": [bool(x) for x in obs[s["active"]]],
+        "totals": [int(x) for x in obs[s["totals"]]],
+        "dealer": int(np.argmax(obs[s["dealer"]])),
+        "rebuilds": int(obs[s["rebuilds"]][0]),
+    }

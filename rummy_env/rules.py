@@ -1,0 +1,175 @@
+"""The frozen :class:`RuleSet` and the named presets.
+
+Every rule knob of every variant is a field of one frozen dataclass; the env's
+keyword arguments map onto it one to one (``rummy_env.env("basic",
+jokers=2)`` is ``make_rules("basic", jokers=2)``). Fields left at ``0`` where
+the docs say "by player count" are resolved in ``__post_init__`` from the
+rule book (RULES.md section 4), so a ``RuleSet`` always holds concrete values.
+Values are checked when the object is built; a bad value raises
+``ValueError`` naming the field and the allowed values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from rummy_env.cards import NUM_NATURAL
+
+#: name -> (description, field overrides, (min players, max players))
+_PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
+    "basic": (
+        "Basic (Standard) Rummy, RULES.md 4 basic: 2-6 players, penalties, elimination at 100",
+        {},
+        (2, 6),
+    ),
+}
+
+#: The named rule sets: preset name -> one-line description.
+PRESETS: dict[str, str] = {name: desc for name, (desc, _, _) in _PRESETS.items()}
+
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "ace": ("low", "low_or_high"),
+    "scoring": ("standard", "winner_takes_all"),
+}
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Every rule of a game of the rummy family (see RULES.md)."""
+
+    name: str = "basic"
+    """Preset this rule set derives from (sets the allowed player counts)."""
+    num_players: int = 2
+    """Seats at the table."""
+    decks: int = 0
+    """52-card decks shuffled together; 0 = by player count (1 for 2-4, 2 for 5+)."""
+    jokers: int = 0
+    """Jokers per deck (wild cards, RULES.md 1); 0 plays without wild cards."""
+    hand_size: int = 0
+    """Cards dealt to each player; 0 = by player count (RULES.md 4 basic)."""
+    ace: str = "low"
+    """Ace placement in runs: "low" (A-2-3 only) or "low_or_high" (also Q-K-A, never K-A-2)."""
+    ace_penalty: int = 1
+    """Value of an ace left in hand (Parlett: 11 when Q-K-A is allowed)."""
+    joker_penalty: int = 15
+    """Value of a joker left in hand."""
+    scoring: str = "standard"
+    """"standard" (hand values are penalties, winner 0) or "winner_takes_all"."""
+    rummy_multiplier: int = 2
+    """winner_takes_all: factor when the winner goes out "rummy" (in one turn, nothing
+    melded or laid off earlier in the round); 1 switches the bonus off."""
+    penalty_limit: int = 100
+    """standard scoring, match: a player whose total exceeds this is eliminated."""
+    target: int = 100
+    """winner_takes_all, match: the first player to reach this total wins."""
+    match: bool = False
+    """False: an episode is one round. True: one episode is the whole match."""
+    rebuild_keeps_top: bool = True
+    """Empty stock: True keeps the top discard and shuffles the rest into the stock
+    (seed 000); False turns the whole pile over unshuffled and turns up its first
+    card (Parlett, seed 001)."""
+    max_stock_rebuilds: int = 2
+    """D-8: after this many rebuilds, the next time the stock runs out the round
+    ends and the lowest hand wins it."""
+    go_out_requires_discard: bool = False
+    """True: the last card must be discarded (melding or laying off the last card
+    is not legal)."""
+    wilds_at_most_naturals: bool = True
+    """D-3: a meld holds at least two naturals and no more wild cards than naturals."""
+    max_wilds_per_meld: int = 0
+    """At most this many wild cards in one meld; 0 = no limit beyond D-3."""
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.type in ("int", int) and (isinstance(v, bool) or not isinstance(v, int)):
+                raise ValueError(f"{f.name} must be an int, got {v!r}")
+            if f.type in ("bool", bool) and not isinstance(v, bool):
+                raise ValueError(f"{f.name} must be True or False, got {v!r}")
+        for key, allowed in _CHOICES.items():
+            if getattr(self, key) not in allowed:
+                raise ValueError(
+                    f"{key}={getattr(self, key)!r} is not allowed (allowed: {', '.join(map(repr, allowed))})"
+                )
+        lo, hi = _PRESETS[self.name][2] if self.name in _PRESETS else (2, 8)
+        if not lo <= self.num_players <= hi:
+            raise ValueError(
+                f"num_players={self.num_players} is not allowed for {self.name!r} (allowed: {lo}-{hi})"
+            )
+        n = self.num_players
+        if self.decks == 0:
+            object.__setattr__(self, "decks", 1 if n <= 4 else 2)
+        if not 1 <= self.decks <= 2:
+            raise ValueError(f"decks={self.decks} is not allowed (allowed: 1, 2, or 0 = by player count)")
+        if not 0 <= self.jokers <= 4:
+            raise ValueError(f"jokers={self.jokers} is not allowed (allowed: 0-4 per deck)")
+        if self.hand_size == 0:
+            size = {2: 10, 3: 7, 4: 7}.get(n, 6 if self.decks == 1 else 10)
+            object.__setattr__(self, "hand_size", size)
+        if self.hand_size < 1:
+            raise ValueError(f"hand_size={self.hand_size} is not allowed (allowed: 1 or more, 0 = by player count)")
+        if n * self.hand_size + 2 > self.num_cards:
+            raise ValueError(
+                f"hand_size={self.hand_size} with {n} players needs {n * self.hand_size + 2} cards "
+                f"(deal, up-card and one stock card) but the pack has {self.num_cards} "
+                f"(allowed: hand_size <= {(self.num_cards - 2) // n})"
+            )
+        for key in ("ace_penalty", "joker_penalty", "max_stock_rebuilds", "max_wilds_per_meld"):
+            if getattr(self, key) < 0:
+                raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
+        for key in ("penalty_limit", "target", "rummy_multiplier"):
+            if getattr(self, key) < 1:
+                raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 1 or more)")
+
+    # ----------------------------------------------------------------- derived
+    @property
+    def num_cards(self) -> int:
+        """Physical cards in the pack."""
+        return self.decks * (NUM_NATURAL + self.jokers)
+
+    @property
+    def wilds(self) -> bool:
+        """Whether the pack holds wild cards."""
+        return self.jokers > 0
+
+    @property
+    def ace_high(self) -> bool:
+        """Whether Q-K-A runs are allowed."""
+        return self.ace == "low_or_high"
+
+    @property
+    def max_melds(self) -> int:
+        """Upper bound on melds on the table at once (every meld holds 3+ cards)."""
+        return self.num_cards // 3
+
+    def replace(self, **changes: Any) -> RuleSet:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+
+RULE_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet))
+
+
+def make_rules(name: str = "basic", num_players: int = 2, **overrides: Any) -> RuleSet:
+    """Build the rule set of preset ``name`` with ``overrides`` applied.
+
+    Raises:
+        ValueError: unknown preset, an override that is not a RuleSet field, or
+            a value out of range; the message names the allowed values.
+    """
+    if isinstance(name, RuleSet):
+        return name.replace(num_players=num_players, **overrides) if overrides else name
+    if name not in _PRESETS:
+        raise ValueError(f"unknown preset {name!r} (allowed: {', '.join(sorted(_PRESETS))})")
+    unknown = sorted(set(overrides) - set(RULE_FIELDS) - {"name"})
+    if unknown or "name" in overrides:
+        bad = unknown or ["name"]
+        raise ValueError(
+            f"unknown rule option(s) {', '.join(map(repr, bad))} "
+            f"(allowed: {', '.join(f for f in RULE_FIELDS if f not in ('name', 'num_players'))})"
+        )
+    fields = dict(_PRESETS[name][1])
+    fields.update(overrides)
+    return RuleSet(name=name, num_players=num_players, **fields)
