@@ -308,13 +308,12 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
     if deal is None:
         pack = deck_faces(rules.decks, rules.jokers)
         random.Random(s.seed * 1_000_003 + s.round).shuffle(pack)
-        hands, order = [], []
+        hands: list[list[int]] = [[] for _ in range(n)]
+        order = []
         p = _next_active(s, dealer)
         while len(order) < sum(s.active):
             order.append(p)
             p = _next_active(s, p)
-        for p in range(n):
-            hands.append([])
         for _ in range(rules.hand_size):
             for p in order:
                 hands[p].append(pack.pop())
@@ -457,8 +456,7 @@ def _legal_play(s: GameState) -> list[int]:
             fr = forb >= 0 and forb < NUM_NATURAL and forb % NUM_RANKS == r
             for k, wu in cat.sets_for(rm, w):
                 mask = shapes[k][0]
-                size = popcount(mask) + wu
-                rest = n - size
+                rest = n - mask.bit_count() - wu
                 if rest == 0:
                     if not can_out:
                         continue
@@ -519,9 +517,7 @@ def _legal_play(s: GameState) -> list[int]:
         acts.sort()
     # --- discards
     b = L.DISCARD
-    for f in range(L.discard_width):
-        if hand[f] and f != forb:
-            acts.append(b + f)
+    acts += [b + f for f, c in enumerate(hand) if c and f != forb]
     return acts
 
 
@@ -576,8 +572,7 @@ def apply_action(s: GameState, a: int) -> bool:
         s.discard.append(f)
         if s.nhand[p] == 0:
             return _end_round(s, p, "went_out")
-        _end_turn(s, p)
-        return False
+        return _end_turn(s, p)
     if s.nhand[p] == 0:
         return _end_round(s, p, "went_out")
     return False
@@ -612,20 +607,22 @@ def _apply_meld(s: GameState, p: int, mid: int) -> None:
     s.turn_played = True
 
 
-def _end_turn(s: GameState, p: int) -> None:
+def _end_turn(s: GameState, p: int) -> bool:
     if s.turn_played:
         s.played[p] = True
     s.turn_played = False
     s.forbidden = -1
     s.current = _next_active(s, p)
     s.phase = Phase.DRAW
-    _begin_draw(s)
+    return _begin_draw(s)
 
 
-def _begin_draw(s: GameState) -> None:
-    """Rebuild an empty stock, or end the round when it cannot be (D-8)."""
+def _begin_draw(s: GameState) -> bool:
+    """Rebuild an empty stock, or end the round when it cannot be (D-8).
+
+    Returns True when the round ended."""
     if s.stock:
-        return
+        return False
     rules = s.rules
     if s.rebuilds < rules.max_stock_rebuilds:
         if rules.rebuild_keeps_top and len(s.discard) >= 2:
@@ -635,13 +632,13 @@ def _begin_draw(s: GameState) -> None:
             s.stock = new
             s.discard = [top]
             s.rebuilds += 1
-            return
+            return False
         if not rules.rebuild_keeps_top and len(s.discard) >= 2:
             # turned over: the first discard becomes the top of the stock (list end)
             s.stock = s.discard[::-1]
             s.discard = [s.stock.pop()]
             s.rebuilds += 1
-            return
+            return False
     # lowest hand wins; ties to the player nearest in turn order to the drawer
     best, bv = s.current, s.hand_value(s.current)
     q = _next_active(s, s.current)
@@ -650,7 +647,7 @@ def _begin_draw(s: GameState) -> None:
         if v < bv:
             best, bv = q, v
         q = _next_active(s, q)
-    _end_round(s, best, "stock_exhausted")
+    return _end_round(s, best, "stock_exhausted")
 
 
 def _end_round(s: GameState, winner: int, reason: str) -> bool:

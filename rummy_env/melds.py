@@ -20,7 +20,7 @@ The meld catalogue (a fixed id table per :class:`Catalogue`), in this order:
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from rummy_env.cards import JOKER, NUM_RANKS, make_card
 
@@ -33,7 +33,7 @@ def run_face(suit: int, pos: int) -> int:
 
 
 def popcount(x: int) -> int:
-    return bin(x).count("1")
+    return x.bit_count()
 
 
 class Catalogue:
@@ -126,7 +126,7 @@ class Catalogue:
         return r
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalogue(ace_high: bool, wilds: bool, at_most_naturals: bool, max_wilds: int) -> Catalogue:
     """The shared catalogue for these meld rules (built once per process)."""
     return Catalogue(ace_high, wilds, at_most_naturals, max_wilds)

@@ -25,7 +25,6 @@ human readable (``"meld 5H 6H 7H"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from rummy_env.cards import JOKER, NUM_NATURAL, card_str, parse_card
 from rummy_env.engine import GameState, Layout
@@ -143,7 +142,7 @@ class EndRound:
         return "end round"
 
 
-Move = Union[DrawStock, DrawDiscard, Meld, LayOff, SwapJoker, Discard, Knock, Pass, EndRound]
+Move = DrawStock | DrawDiscard | Meld | LayOff | SwapJoker | Discard | Knock | Pass | EndRound
 
 
 class ActionCodec:

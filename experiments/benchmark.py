@@ -1,0 +1,199 @@
+"""Decisions per second of random masked play, one core.
+
+Three ways per configuration:
+
+* ``engine``: the rules engine alone (``legal_actions`` + ``apply_action``);
+* ``raw``: the raw AEC env, ``env.last()`` (observation and mask) every
+  decision, then ``step``;
+* ``env``: the same through the ``env()`` users get by default.
+
+A *decision* is an action chosen by a player (not PettingZoo's ``step(None)``
+for a finished agent). Games are played back to back for ``--seconds`` per
+repeat; the median of ``--repeats`` is printed. ``--peers`` also runs the
+RLCard / PettingZoo / OpenSpiel gin rummy scripts of ``../shared/peers`` in the
+same run (needs their venv, ``--peers-python``) and prints one table.
+
+    python -m experiments.benchmark                     # basic, 2 players
+    python -m experiments.benchmark --preset basic --players 4 --seconds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+import rummy_env
+from rummy_env import engine
+
+TARGETS = {"engine": 150_000, "raw": 50_000, "env": 20_000}
+
+
+def bench_engine(rules, seconds: float, seed: int) -> dict:
+    rng = random.Random(seed)
+    legal_actions, apply_action = engine.legal_actions, engine.apply_action
+    games = decisions = 0
+    t0 = time.perf_counter()
+    while True:
+        s = engine.new_game(rules, seed=games + seed * 100_003)
+        while s.phase != engine.Phase.GAME_OVER:
+            acts = legal_actions(s)
+            apply_action(s, acts[rng.randrange(len(acts))])
+            decisions += 1
+        games += 1
+        el = time.perf_counter() - t0
+        if el >= seconds:
+            return {"games": games, "decisions": decisions, "seconds": el}
+
+
+def bench_aec(make, seconds: float, seed: int) -> dict:
+    rng = random.Random(seed)
+    env = make()
+    env.reset(seed=seed)
+    games = decisions = 0
+    t0 = time.perf_counter()
+    while True:
+        env.reset()
+        for _agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.randrange(len(legal))])
+                decisions += 1
+            env.step(action)
+        games += 1
+        el = time.perf_counter() - t0
+        if el >= seconds:
+            return {"games": games, "decisions": decisions, "seconds": el}
+
+
+def run_mode(mode: str, preset: str, players: int, overrides: dict, seconds: float, repeats: int,
+             seed: int) -> dict:
+    rules = rummy_env.make_rules(preset, players, **overrides)
+    if mode == "engine":
+        fn = lambda: bench_engine(rules, seconds, seed)  # noqa: E731
+    else:
+        factory = rummy_env.raw_env if mode == "raw" else rummy_env.env
+        fn = lambda: bench_aec(lambda: factory(preset, players, **overrides), seconds, seed)  # noqa: E731
+    fn_warm = bench_engine(rules, 0.3, seed) if mode == "engine" else None
+    del fn_warm
+    runs = [fn() for _ in range(repeats)]
+    rates = [r["decisions"] / r["seconds"] for r in runs]
+    med = statistics.median(rates)
+    return {
+        "mode": mode, "preset": preset, "players": players, "overrides": overrides,
+        "decisions_per_s": med,
+        "spread": (max(rates) - min(rates)) / med,
+        "decisions_per_game": sum(r["decisions"] for r in runs) / sum(r["games"] for r in runs),
+    }
+
+
+def state_metrics(preset: str, players: int, overrides: dict) -> dict:
+    """Size of a mid-game state (pickled) and the time of ``copy()``."""
+    import pickle
+
+    rules = rummy_env.make_rules(preset, players, **overrides)
+    s = engine.new_game(rules, seed=1)
+    rng = random.Random(1)
+    for _ in range(40):
+        if s.phase == engine.Phase.GAME_OVER:
+            break
+        acts = engine.legal_actions(s)
+        engine.apply_action(s, acts[rng.randrange(len(acts))])
+    d = {k: getattr(s, k) for k in s.__slots__ if k not in ("rules", "layout", "cat", "values", "_legal")}
+    size = len(pickle.dumps(d))
+    n = 20_000
+    t = time.perf_counter()
+    for _ in range(n):
+        s.copy()
+    return {"state_bytes": size, "copy_us": (time.perf_counter() - t) / n * 1e6}
+
+
+PEER_SCRIPTS = [
+    ("PettingZoo gin_rummy_v4 env()", ["bench_pettingzoo_gin.py"]),
+    ("RLCard gin step loop", ["bench_rlcard_gin.py", "--mode", "step"]),
+    ("OpenSpiel gin (C++), no obs", ["bench_openspiel_gin.py"]),
+    ("OpenSpiel gin (C++) + observation_tensor", ["bench_openspiel_gin.py", "--obs"]),
+]
+
+
+def run_peers(python: str, seconds: float, repeats: int, peers_dir: Path) -> list[dict]:
+    out = []
+    for name, argv in PEER_SCRIPTS:
+        jpath = Path("/tmp") / f"peer-{os.getpid()}-{argv[0]}.json"
+        cmd = [python, *argv, "--seconds", str(seconds), "--repeats", str(repeats), "--json", str(jpath)]
+        try:
+            subprocess.run(cmd, cwd=peers_dir, check=True, capture_output=True, timeout=600)
+            data = json.loads(jpath.read_text())
+            med = data.get("median", data)
+            out.append({"name": name, "decisions_per_s": med["decisions_per_s"]})
+        except (subprocess.SubprocessError, OSError, KeyError, ValueError) as e:
+            out.append({"name": name, "decisions_per_s": None, "error": str(e)[:200]})
+    return out
+
+
+def _parse_override(text: str) -> tuple[str, object]:
+    k, _, v = text.partition("=")
+    for conv in (int, float):
+        try:
+            return k, conv(v)
+        except ValueError:
+            pass
+    return k, {"true": True, "false": False}.get(v.lower(), v)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", default="basic", help="preset name, or 'all' for every preset")
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="rule override, e.g. --set jokers=2 (repeatable)")
+    ap.add_argument("--modes", default="engine,raw,env")
+    ap.add_argument("--seconds", type=float, default=5.0, help="wall time per repeat")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cpu", type=int, default=0, help="core to pin to (-1: no pinning)")
+    ap.add_argument("--peers", action="store_true", help="also run the peer gin rummy scripts")
+    ap.add_argument("--peers-python", default=str(Path.home() / ".peers-venv/bin/python"))
+    ap.add_argument("--peers-dir", default=str(Path(__file__).resolve().parents[1] / ".." / "shared" / "peers"))
+    ap.add_argument("--json", default=None, help="write the results to this file")
+    args = ap.parse_args(argv)
+    if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {args.cpu})
+    overrides = dict(_parse_override(t) for t in args.set)
+    presets = sorted(rummy_env.PRESETS) if args.preset == "all" else [args.preset]
+    results = []
+    print(f"{'preset':10s} {'players':>7s} {'mode':7s} {'decisions/s':>12s} {'spread':>7s} "
+          f"{'dec/game':>8s} {'target':>8s}")
+    for preset in presets:
+        for mode in args.modes.split(","):
+            r = run_mode(mode, preset, args.players, overrides, args.seconds, args.repeats, args.seed)
+            results.append(r)
+            tgt = TARGETS.get(mode, 0) if preset == "basic" and args.players == 2 else 0
+            print(f"{preset:10s} {args.players:7d} {mode:7s} {r['decisions_per_s']:12,.0f} "
+                  f"{r['spread']:7.1%} {r['decisions_per_game']:8.1f} {tgt or '':>8}", flush=True)
+        m = state_metrics(preset, args.players, overrides)
+        print(f"{preset:10s} state: {m['state_bytes']} bytes pickled, copy() {m['copy_us']:.2f} us")
+        results.append({"preset": preset, **m})
+    if args.peers:
+        peers = run_peers(args.peers_python, args.seconds, args.repeats, Path(args.peers_dir))
+        print("\npeers (gin rummy, same run):")
+        for p in peers:
+            v = p["decisions_per_s"]
+            print(f"  {p['name']:45s} {v:12,.0f}" if v else f"  {p['name']:45s} unavailable ({p.get('error')})")
+        results.append({"peers": peers})
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
