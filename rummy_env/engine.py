@@ -36,7 +36,16 @@ from enum import IntEnum
 from typing import Any
 
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, card_str, deck_faces, parse_card
-from rummy_env.melds import ACE_HIGH_POS, Catalogue, catalogue_for, classify, popcount, run_face
+from rummy_env.melds import (
+    ACE_HIGH_POS,
+    Catalogue,
+    catalogue_for,
+    classify,
+    deadwood,
+    gin_showdown,
+    popcount,
+    run_face,
+)
 from rummy_env.rules import RuleSet
 
 
@@ -48,6 +57,7 @@ class Phase(IntEnum):
     DRAW = 0  # take one card (stock or discard)
     PLAY = 1  # meld / lay off / swap any number of times, then discard
     GAME_OVER = 2  # the episode is over (round, or match with match=True)
+    UPCARD = 3  # gin: the first up-card is offered (take it or pass)
 
 
 # ------------------------------------------------------------------ layout
@@ -62,10 +72,13 @@ class Layout:
         self.DRAW_STOCK = 0
         self.DRAW_DISCARD = 1
         self.MELD = self.DRAW_DISCARD + 1
-        self.LAYOFF = self.MELD + cat.size
+        self.LAYOFF = self.MELD + (cat.size if rules.meld_during_play else 0)
         self.SWAP = self.LAYOFF + self.max_melds * self.layoff_width
         self.DISCARD = self.SWAP + (self.max_melds * NUM_NATURAL if rules.wilds else 0)
-        self.size = self.DISCARD + self.discard_width
+        self.KNOCK = self.DISCARD + self.discard_width
+        # Knock(card) for each natural card, then Knock(None) (big gin)
+        self.PASS = self.KNOCK + (NUM_NATURAL + 1 if rules.scoring == "gin" else 0)
+        self.size = self.PASS + (1 if rules.upcard_offer else 0)
 
 
 # ------------------------------------------------------------- table melds
@@ -159,7 +172,8 @@ class GameState:
     __slots__ = ("rules", "layout", "cat", "values", "hands", "nhand", "smask", "rmask", "known",
                  "stock", "discard", "table", "current", "phase", "dealer", "forbidden",
                  "turn_played", "played", "rebuilds", "seed", "round", "totals", "round_scores",
-                 "active", "winner", "reason", "step_count", "match_winner", "last_result", "_legal")
+                 "active", "winner", "reason", "step_count", "match_winner", "last_result", "_legal",
+                 "knock_limit", "upcard_stage", "hands_won")
 
     def copy(self) -> GameState:
         c = GameState.__new__(GameState)
@@ -181,6 +195,7 @@ class GameState:
         c.active = self.active[:]
         c.winner, c.reason, c.step_count = self.winner, self.reason, self.step_count
         c.match_winner, c.last_result, c._legal = self.match_winner, self.last_result, self._legal
+        c.knock_limit, c.upcard_stage, c.hands_won = self.knock_limit, self.upcard_stage, self.hands_won[:]
         return c
 
     # ------------------------------------------------------------ card moves
@@ -241,6 +256,9 @@ class GameState:
             "match_winner": self.match_winner,
             "reason": self.reason,
             "step_count": self.step_count,
+            "knock_limit": self.knock_limit,
+            "upcard_stage": self.upcard_stage,
+            "hands_won": list(self.hands_won),
         }
 
 
@@ -276,6 +294,9 @@ def _blank(rules: RuleSet) -> GameState:
     s.active = [True] * n
     s.winner, s.reason, s.step_count, s.match_winner = None, None, 0, None
     s.last_result, s._legal = None, None
+    s.knock_limit = rules.knock_limit
+    s.upcard_stage = -1  # gin: 0 offered to the non-dealer, 1 to the dealer, 2 both passed
+    s.hands_won = [0] * n
     return s
 
 
@@ -329,6 +350,12 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
     s.current = _next_active(s, dealer)
     s.phase = Phase.DRAW
     s._legal = None
+    s.upcard_stage = -1
+    if rules.oklahoma and s.discard:
+        s.knock_limit = s.values[s.discard[-1]]  # the up-card's value (ace 1, faces 10)
+    if rules.upcard_offer and s.discard:
+        s.phase = Phase.UPCARD
+        s.upcard_stage = 0
     _begin_draw(s)
 
 
@@ -414,9 +441,11 @@ def legal_actions(s: GameState) -> list[int]:
     """Legal action ids of the player to act, ascending (cached until the next action)."""
     if s._legal is None:
         if s.phase == Phase.PLAY:
-            s._legal = _legal_play(s)
+            s._legal = _legal_play(s) if s.rules.meld_during_play else _legal_knock_play(s)
         elif s.phase == Phase.DRAW:
             s._legal = _legal_draw(s)
+        elif s.phase == Phase.UPCARD:
+            s._legal = [s.layout.DRAW_DISCARD, s.layout.PASS]
         else:
             s._legal = []
     return s._legal
@@ -426,7 +455,7 @@ def _legal_draw(s: GameState) -> list[int]:
     acts = []
     if s.stock:
         acts.append(0)
-    if s.discard:
+    if s.discard and s.upcard_stage != 2:
         top = s.discard[-1]
         # D: masked when every card in hand is a copy of the top (nothing discardable after)
         if s.nhand[s.current] > s.hands[s.current][top]:
@@ -521,6 +550,60 @@ def _legal_play(s: GameState) -> list[int]:
     return acts
 
 
+def _legal_knock_play(s: GameState) -> list[int]:
+    """Play phase of a knocking game (gin): discard, or discard and knock."""
+    p = s.current
+    hand = s.hands[p]
+    forb = s.forbidden
+    L = s.layout
+    acts = [L.DISCARD + f for f, c in enumerate(hand) if c and f != forb]
+    limit = s.knock_limit
+    vals = s.values
+    faces = [f for f, c in enumerate(hand) if c]
+    total = sum(vals[f] * hand[f] for f in faces)
+    # Lower bound first: cards that sit in no possible meld are deadwood for sure.
+    cover = 0
+    for r, rm in enumerate(s.rmask[p]):
+        if rm.bit_count() >= 3:
+            cover += vals[r] * rm.bit_count()
+    for su, m in enumerate(s.smask[p]):
+        if m:
+            cover += _RUN_COVER_VALUE[m]
+    cand = [f for f in faces if f != forb]
+    exact = s.rules.ace_high or s.rules.ace_penalty != 1  # the bound assumes aces low, worth 1
+    if exact or total - max(vals[f] for f in cand) - cover <= limit:
+        ace_high = s.rules.ace_high
+        for f in cand:
+            hand[f] -= 1
+            ok = deadwood(hand, vals, ace_high) <= limit
+            hand[f] += 1
+            if ok:
+                acts.append(L.KNOCK + f)
+    if s.rules.big_gin_bonus and (exact or total - cover <= 0) and deadwood(hand, vals, s.rules.ace_high) == 0:
+        acts.append(L.KNOCK + NUM_NATURAL)
+    return acts
+
+
+def _run_cover_value(mask: int) -> int:
+    """Value (ace 1, faces 10) of the ranks of ``mask`` lying in a run of 3+ (aces low)."""
+    cover = 0
+    r = 0
+    while r < NUM_RANKS:
+        if mask >> r & 1:
+            q = r
+            while q + 1 < NUM_RANKS and mask >> (q + 1) & 1:
+                q += 1
+            if q - r >= 2:
+                cover += sum(min(x + 1, 10) for x in range(r, q + 1))
+            r = q + 1
+        else:
+            r += 1
+    return cover
+
+
+_RUN_COVER_VALUE = [_run_cover_value(m) for m in range(1 << NUM_RANKS)]
+
+
 # ------------------------------------------------------------- transitions
 def apply_action(s: GameState, a: int) -> bool:
     """Apply legal action ``a`` for the player to act.
@@ -549,7 +632,10 @@ def apply_action(s: GameState, a: int) -> bool:
             s.known[p][f] += 1
             s.forbidden = f
         s.phase = Phase.PLAY
+        s.upcard_stage = -1
         return False
+    if a >= L.DISCARD:
+        return _apply_discard_knock_pass(s, p, a)
     if a < L.LAYOFF:
         _apply_meld(s, p, a - L.MELD)
     elif a < L.SWAP:
@@ -558,7 +644,7 @@ def apply_action(s: GameState, a: int) -> bool:
         s._remove(p, m.accepts[k])
         s.table[mi] = m.laid_off(k, s.cat)
         s.turn_played = True
-    elif a < L.DISCARD:
+    else:
         mi, f = divmod(a - L.SWAP, NUM_NATURAL)
         m = s.table[mi]
         s._remove(p, f)
@@ -566,16 +652,41 @@ def apply_action(s: GameState, a: int) -> bool:
         s.known[p][JOKER] += 1
         s.table[mi] = m.swapped(f, s.cat)
         s.turn_played = True
-    else:
-        f = a - L.DISCARD
-        s._remove(p, f)
-        s.discard.append(f)
-        if s.nhand[p] == 0:
-            return _end_round(s, p, "went_out")
-        return _end_turn(s, p)
     if s.nhand[p] == 0:
         return _end_round(s, p, "went_out")
     return False
+
+
+def _apply_discard_knock_pass(s: GameState, p: int, a: int) -> bool:
+    L = s.layout
+    rules = s.rules
+    if a >= L.PASS:  # gin: refuse the up-card
+        if s.upcard_stage == 0:
+            s.current = s.dealer
+            s.upcard_stage = 1
+        else:
+            s.current = _next_active(s, s.dealer)
+            s.upcard_stage = 2  # the non-dealer must draw from the stock
+            s.phase = Phase.DRAW
+        return False
+    if a >= L.KNOCK:
+        f = a - L.KNOCK
+        if f < NUM_NATURAL:
+            s._remove(p, f)
+            s.discard.append(f)
+        q = _next_active(s, p)
+        res = gin_showdown(s.hands[p], s.hands[q], s.values, s.knock_limit, rules.gin_bonus,
+                           rules.undercut_bonus, rules.big_gin_bonus, rules.ace_high)
+        winner = p if res["points"] > 0 else q
+        return _end_round(s, winner, res["kind"], abs(res["points"]), res)
+    f = a - L.DISCARD
+    s._remove(p, f)
+    s.discard.append(f)
+    if s.nhand[p] == 0:
+        return _end_round(s, p, "went_out")
+    if rules.wall and len(s.stock) <= rules.wall:
+        return _end_round(s, None, "wall")
+    return _end_turn(s, p)
 
 
 def _apply_meld(s: GameState, p: int, mid: int) -> None:
@@ -650,19 +761,33 @@ def _begin_draw(s: GameState) -> bool:
     return _end_round(s, best, "stock_exhausted")
 
 
-def _end_round(s: GameState, winner: int, reason: str) -> bool:
+def _end_round(s: GameState, winner: int | None, reason: str, points: int = 0,
+               showdown: dict | None = None) -> bool:
+    """Score the round that just ended; deal the next one if the match goes on.
+
+    ``winner`` is None for a void hand (gin wall); ``points`` and ``showdown``
+    are the knock result in a knocking game.
+    """
     rules = s.rules
     n = rules.num_players
-    rummy = reason == "went_out" and not s.played[winner]
+    rummy = reason == "went_out" and winner is not None and not s.played[winner]
     vals = [s.hand_value(p) if s.active[p] else 0 for p in range(n)]
-    vals[winner] = 0
     rewards = [0] * n
     scores = [0] * n
-    if rules.scoring == "standard":
+    bonus = [0] * n
+    if rules.scoring == "gin":
+        if winner is not None:
+            scores[winner] = points
+            s.hands_won[winner] += 1
+            for p in range(n):
+                rewards[p] = points if p == winner else -points
+    elif rules.scoring == "standard":
+        vals[winner] = 0
         for p in range(n):
             scores[p] = vals[p]
             rewards[p] = -vals[p]
     else:  # winner_takes_all
+        vals[winner] = 0
         mult = rules.rummy_multiplier if rummy else 1
         for p in range(n):
             rewards[p] = -vals[p] * mult
@@ -689,7 +814,15 @@ def _end_round(s: GameState, winner: int, reason: str) -> bool:
             top = max(s.totals)
             over = top >= rules.target
             if over:
-                s.match_winner = winner if s.totals[winner] == top else s.totals.index(top)
+                s.match_winner = winner if winner is not None and s.totals[winner] == top \
+                    else s.totals.index(top)
+                if rules.scoring == "gin":
+                    # game bonus to the winner, line bonus per hand won to both (zero-sum)
+                    for p in range(n):
+                        bonus[p] = rules.line_bonus * s.hands_won[p]
+                    bonus[s.match_winner] += rules.game_bonus
+                    for p in range(n):
+                        rewards[p] += bonus[p] - sum(bonus[q] for q in range(n) if q != p)
     else:
         s.match_winner = winner
     s.last_result = {
@@ -704,6 +837,10 @@ def _end_round(s: GameState, winner: int, reason: str) -> bool:
         "match_over": over,
         "match_winner": s.match_winner if over else None,
     }
+    if showdown is not None:
+        s.last_result["showdown"] = showdown
+    if rules.scoring == "gin" and rules.match and over:
+        s.last_result["bonuses"] = bonus
     if over:
         s.phase = Phase.GAME_OVER
         s._legal = []
@@ -782,6 +919,9 @@ def from_dict(d: dict[str, Any], rules: RuleSet) -> GameState:
         s.match_winner = d.get("match_winner")
         s.reason = d.get("reason")
         s.step_count = int(d.get("step_count", 0))
+        s.knock_limit = int(d.get("knock_limit", rules.knock_limit))
+        s.upcard_stage = int(d.get("upcard_stage", -1))
+        s.hands_won = list(d.get("hands_won", [0] * n))
     except (KeyError, IndexError, TypeError) as e:
         raise ValueError(f"not a saved state: missing or malformed field ({e!r})") from e
     return s

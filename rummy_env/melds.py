@@ -211,7 +211,8 @@ def natural_melds(counts: list[int], ace_high: bool = False) -> list[tuple[int, 
 
 
 def best_arrangement(
-    counts: list[int], values: list[int], ace_high: bool = False
+    counts: list[int], values: list[int], ace_high: bool = False,
+    extra: list[tuple[int, ...]] | tuple = (),
 ) -> tuple[int, list[tuple[int, ...]]]:
     """Minimum deadwood of a hand (naturals only; wild cards count as deadwood).
 
@@ -219,12 +220,15 @@ def best_arrangement(
         counts: cards in hand, a count per face (53 entries).
         values: value of each face (53 entries).
         ace_high: whether Q-K-A runs are allowed.
+        extra: further card groups that may be taken out of the hand like melds
+            (gin: lay-offs onto the knocker's melds, see :func:`layoff_groups`).
 
     Returns:
-        ``(deadwood, melds)``: the least total value of unmelded cards and one
-        set of disjoint melds achieving it.
+        ``(deadwood, groups)``: the least total value of cards left over and one
+        list of disjoint melds (and extra groups) achieving it.
     """
     melds = natural_melds(counts, ace_high)
+    melds += [g for g in extra if all(counts[f] for f in g)]
     total = sum(c * v for c, v in zip(counts, values))
     if not melds:
         return total, []
@@ -254,3 +258,103 @@ def best_arrangement(
 def deadwood(counts: list[int], values: list[int], ace_high: bool = False) -> int:
     """Minimum deadwood value of a hand (see :func:`best_arrangement`)."""
     return best_arrangement(counts, values, ace_high)[0]
+
+
+def arrangements(counts: list[int], ace_high: bool = False) -> list[list[tuple[int, ...]]]:
+    """Every list of disjoint melds (naturals) that can be laid from ``counts``,
+    the empty one included."""
+    melds = natural_melds(counts, ace_high)
+    out: list[list[tuple[int, ...]]] = []
+    avail = list(counts)
+
+    def search(start: int, chosen: list[tuple[int, ...]]) -> None:
+        out.append(list(chosen))
+        for i in range(start, len(melds)):
+            m = melds[i]
+            if all(avail[f] for f in m):
+                for f in m:
+                    avail[f] -= 1
+                chosen.append(m)
+                search(i + 1, chosen)
+                chosen.pop()
+                for f in m:
+                    avail[f] += 1
+
+    search(0, [])
+    return out
+
+
+def layoff_groups(melds: list[tuple[int, ...]], ace_high: bool = False) -> list[tuple[int, ...]]:
+    """Card groups another player may lay off onto ``melds`` (gin, after a knock):
+    the missing suit of a 3-card set, and for a run every chain of consecutive
+    cards extending it at its low or at its high end."""
+    max_pos = ACE_HIGH_POS if ace_high else NUM_RANKS - 1
+    out: list[tuple[int, ...]] = []
+    for m in melds:
+        ranks = {f % NUM_RANKS for f in m}
+        if len(ranks) == 1:
+            if len(m) == 3:
+                suits = {f // NUM_RANKS for f in m}
+                out += [(make_card(next(iter(ranks)), s),) for s in range(4) if s not in suits]
+            continue
+        suit = m[0] // NUM_RANKS
+        poss = sorted(f % NUM_RANKS for f in m)
+        lo, hi = poss[0], poss[-1]
+        if ace_high and 0 in poss and NUM_RANKS - 1 in poss:  # Q-K-A
+            lo, hi = min(p for p in poss if p != 0), ACE_HIGH_POS
+        chain: list[int] = []
+        for p in range(lo - 1, -1, -1):
+            if hi - p > 12:
+                break
+            chain.append(run_face(suit, p))
+            out.append(tuple(chain))
+        chain = []
+        for p in range(hi + 1, max_pos + 1):
+            if p - lo > 12:
+                break
+            chain.append(run_face(suit, p))
+            out.append(tuple(chain))
+    return out
+
+
+def gin_showdown(
+    knocker: list[int], defender: list[int], values: list[int], limit: int,
+    gin_bonus: int, undercut_bonus: int, big_gin_bonus: int = 0, ace_high: bool = False,
+) -> dict:
+    """Score a knock (RULES.md gin, D-11: both sides arranged optimally).
+
+    The knocker's melds are arranged to minimise his deadwood (RULES.md gin);
+    among arrangements with that least deadwood, the one best for him once the
+    defender has answered with his own best melds and lay-offs (none after
+    gin). ``knocker`` holds 10 cards (11 for big gin).
+
+    Returns:
+        dict with ``points`` (positive: the knocker scores, negative: the
+        defender scores, i.e. an undercut), ``kind`` ("knock", "gin",
+        "big_gin", "undercut"), both deadwoods, the knocker's melds and the
+        defender's melds and lay-offs.
+    """
+    best = None
+    nk = sum(knocker)
+    total = sum(c * v for c, v in zip(knocker, values))
+    arrs = [(total - sum(values[f] for m in arr for f in m), arr) for arr in arrangements(knocker, ace_high)]
+    least = min(kd for kd, _ in arrs)
+    for kd, arr in arrs:
+        used = sum(len(m) for m in arr)
+        if kd > limit or kd != least:
+            continue
+        if kd == 0:
+            dd, dgroups = best_arrangement(defender, values, ace_high)
+            if used == nk and nk == 11 and big_gin_bonus:
+                res = (big_gin_bonus + dd, "big_gin")
+            else:
+                res = (gin_bonus + dd, "gin")
+        else:
+            dd, dgroups = best_arrangement(defender, values, ace_high, layoff_groups(arr, ace_high))
+            res = (dd - kd, "knock") if kd < dd else (-(kd - dd + undercut_bonus), "undercut")
+        if best is None or res[0] > best["points"]:
+            best = {"points": res[0], "kind": res[1], "knocker_deadwood": kd, "defender_deadwood": dd,
+                    "knocker_melds": arr, "defender_groups": dgroups}
+    if best is None:
+        raise ValueError(f"no arrangement of the knocker's hand has deadwood <= {limit}")
+    return best

@@ -17,7 +17,7 @@ order:
 | `table`       | M x (P+2+F)   | per meld slot (order laid): owner one-hot (P), kind (set, run), cards: 1 = natural card, 2 = a wild card standing for that card in a run; column 52 = wild cards in the meld |
 | `hand_sizes`  | P             | cards in each player's hand                                        |
 | `stock_size`  | 1             | cards in the stock                                                 |
-| `phase`       | 3             | one-hot: draw, play, game over                                     |
+| `phase`       | 4             | one-hot: draw, play, game over, up-card offer (gin)                |
 | `to_act`      | P             | one-hot: whose turn it is                                          |
 | `forbidden`   | F             | one-hot: the face that may not be discarded this turn              |
 | `played`      | P             | 1 if the player melded or laid off in an earlier turn this round   |
@@ -25,9 +25,11 @@ order:
 | `totals`      | P             | match totals (variant convention, see the env docs)                |
 | `dealer`      | P             | one-hot: the dealer of this round                                  |
 | `rebuilds`    | 1             | times the stock was rebuilt this round                             |
+| `knock_limit` | 1             | most deadwood a knock allows this round (0: no knocking)           |
 
-Size = PF + DF + M(P+2+F) + F + 6P + 5; e.g. basic, 2 players, one deck
-without jokers: 106 + 2756 + 17*57 + 53 + 12 + 5 = 3901.
+Size = PF + DF + M(P+2+F) + F + 6P + 7; e.g. basic, 2 players, one deck
+without jokers: 106 + 2756 + 17*57 + 53 + 12 + 7 = 3903; gin (no table
+slots): 106 + 2756 + 53 + 12 + 7 = 2934.
 
 :func:`decode` turns a vector back into a readable dict (cards as text).
 """
@@ -63,7 +65,7 @@ class ObsLayout:
             ("table", self.M * self.slot),
             ("hand_sizes", P),
             ("stock_size", 1),
-            ("phase", 3),
+            ("phase", len(Phase)),
             ("to_act", P),
             ("forbidden", F),
             ("played", P),
@@ -71,6 +73,7 @@ class ObsLayout:
             ("totals", P),
             ("dealer", P),
             ("rebuilds", 1),
+            ("knock_limit", 1),
         ]
         self.slices: dict[str, slice] = {}
         off = 0
@@ -138,6 +141,7 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
     if state.forbidden >= 0:
         o[layout.FORBIDDEN + state.forbidden] = 1.0
     o[layout.REBUILDS] = state.rebuilds
+    o[layout.KNOCK_LIMIT] = state.knock_limit
     return np.frombuffer(o, dtype=np.float32)
 
 
@@ -196,4 +200,5 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
         "totals": [int(x) for x in obs[s["totals"]]],
         "dealer": int(np.argmax(obs[s["dealer"]])),
         "rebuilds": int(obs[s["rebuilds"]][0]),
+        "knock_limit": int(obs[s["knock_limit"]][0]),
     }

@@ -24,6 +24,15 @@ _PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
         {},
         (2, 6),
     ),
+    "gin": (
+        "Gin Rummy, RULES.md 4 gin: 2 players, knock at 10, gin 25, undercut 25, match to 100",
+        {
+            "decks": 1, "jokers": 0, "hand_size": 10, "ace": "low", "ace_penalty": 1,
+            "scoring": "gin", "meld_during_play": False, "knock_limit": 10, "upcard_offer": True,
+            "wall": 2, "max_stock_rebuilds": 0,
+        },
+        (2, 2),
+    ),
 }
 
 #: The named rule sets: preset name -> one-line description.
@@ -31,7 +40,7 @@ PRESETS: dict[str, str] = {name: desc for name, (desc, _, _) in _PRESETS.items()
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "ace": ("low", "low_or_high"),
-    "scoring": ("standard", "winner_takes_all"),
+    "scoring": ("standard", "winner_takes_all", "gin"),
 }
 
 
@@ -56,7 +65,8 @@ class RuleSet:
     joker_penalty: int = 15
     """Value of a joker left in hand."""
     scoring: str = "standard"
-    """"standard" (hand values are penalties, winner 0) or "winner_takes_all"."""
+    """"standard" (hand values are penalties, winner 0), "winner_takes_all", or "gin"
+    (knock scoring: the difference of deadwoods, gin and undercut bonuses)."""
     rummy_multiplier: int = 2
     """winner_takes_all: factor when the winner goes out "rummy" (in one turn, nothing
     melded or laid off earlier in the round); 1 switches the bonus off."""
@@ -80,6 +90,29 @@ class RuleSet:
     """D-3: a meld holds at least two naturals and no more wild cards than naturals."""
     max_wilds_per_meld: int = 0
     """At most this many wild cards in one meld; 0 = no limit beyond D-3."""
+    meld_during_play: bool = True
+    """False: nobody melds during play; melds are shown only when a player knocks (gin)."""
+    knock_limit: int = 0
+    """Knocking: a player may discard and knock when his deadwood after the discard is at
+    most this (gin: 10); 0 = no knocking."""
+    oklahoma: bool = False
+    """Gin, Oklahoma: the value of the first up-card sets the knock limit of the round."""
+    upcard_offer: bool = False
+    """Gin: the first up-card is offered to the non-dealer, then the dealer (Pass moves)."""
+    wall: int = 0
+    """Gin: when a discard without a knock leaves this many cards in the stock, the hand is
+    void (no score); 0 = off."""
+    gin_bonus: int = 25
+    """Gin: bonus for knocking with no deadwood."""
+    undercut_bonus: int = 25
+    """Gin: bonus for the defender when the knocker's deadwood is not lower than his."""
+    big_gin_bonus: int = 0
+    """Gin: bonus for big gin (all 11 cards meld after the draw, knock without a discard);
+    0 = big gin is not allowed (31 is the usual value)."""
+    game_bonus: int = 100
+    """Gin, match: bonus for winning the match."""
+    line_bonus: int = 25
+    """Gin, match: bonus per hand won, for both players, when the match ends."""
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -119,6 +152,20 @@ class RuleSet:
         for key in ("ace_penalty", "joker_penalty", "max_stock_rebuilds", "max_wilds_per_meld"):
             if getattr(self, key) < 0:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
+        for key in ("knock_limit", "wall", "gin_bonus", "undercut_bonus", "big_gin_bonus",
+                    "game_bonus", "line_bonus"):
+            if getattr(self, key) < 0:
+                raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
+        if (self.scoring == "gin") != (self.knock_limit > 0 or self.oklahoma):
+            raise ValueError(
+                f"scoring={self.scoring!r} with knock_limit={self.knock_limit} is not allowed "
+                "(allowed: scoring='gin' together with knock_limit > 0 or oklahoma=True)"
+            )
+        if self.scoring == "gin" and self.meld_during_play:
+            raise ValueError("scoring='gin' is not allowed with meld_during_play=True "
+                             "(allowed: meld_during_play=False in a knocking game)")
+        if self.upcard_offer and n != 2:
+            raise ValueError(f"upcard_offer=True is not allowed with {n} players (allowed: 2 players)")
         for key in ("penalty_limit", "target", "rummy_multiplier"):
             if getattr(self, key) < 1:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 1 or more)")
@@ -141,8 +188,9 @@ class RuleSet:
 
     @property
     def max_melds(self) -> int:
-        """Upper bound on melds on the table at once (every meld holds 3+ cards)."""
-        return self.num_cards // 3
+        """Upper bound on melds on the table at once (every meld holds 3+ cards);
+        0 when nobody melds during play."""
+        return self.num_cards // 3 if self.meld_during_play else 0
 
     def replace(self, **changes: Any) -> RuleSet:
         """A copy with some fields changed (validated again)."""
