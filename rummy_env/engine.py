@@ -566,7 +566,7 @@ def _legal_knock_play(s: GameState) -> list[int]:
     for r, rm in enumerate(s.rmask[p]):
         if rm.bit_count() >= 3:
             cover += vals[r] * rm.bit_count()
-    for su, m in enumerate(s.smask[p]):
+    for m in s.smask[p]:
         if m:
             cover += _RUN_COVER_VALUE[m]
     cand = [f for f in faces if f != forb]

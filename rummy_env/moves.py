@@ -14,9 +14,13 @@ and with aces low):
 | `LayOff`       | M x (52 + 2 if wild cards)   | meld * width + card; joker: 52 set/low end, 53 high end |
 | `SwapJoker`    | M x 52 if wild cards, else 0 | meld * 52 + natural card                     |
 | `Discard`      | 52 (+1 joker if wild cards)  | card                                         |
+| `Knock`        | 53 in knocking games (gin)   | card discarded; 52 = big gin (no discard)    |
+| `Pass`         | 1 with the up-card offer     | -                                            |
 
-For basic with one deck, no jokers and aces low: 1 + 1 + 329 + 17*52 + 0 + 52
-= 1267 actions. A card id is ``suit * 13 + rank`` (:mod:`rummy_env.cards`).
+Blocks that a rule set cannot use have size 0 (no melds, lay-offs or swaps in
+gin, no swaps without wild cards). For basic with one deck, no jokers and aces
+low: 1 + 1 + 329 + 17*52 + 0 + 52 = 1267 actions; gin: 1 + 1 + 52 + 53 + 1 =
+108. A card id is ``suit * 13 + rank`` (:mod:`rummy_env.cards`).
 
 Moves are small frozen dataclasses holding cards as text; ``str(move)`` is
 human readable (``"meld 5H 6H 7H"``).
@@ -167,7 +171,7 @@ class ActionCodec:
             if move.depth != 0:
                 raise ValueError(f"{move}: only the top discard (depth 0) may be taken in {self.rules.name!r}")
             return L.DRAW_DISCARD
-        if isinstance(move, Meld):
+        if isinstance(move, Meld) and L.LAYOFF > L.MELD:
             cards = [parse_card(c) for c in move.cards]
             d = classify(cards, self.cat)
             if d is None:
@@ -176,7 +180,7 @@ class ActionCodec:
             if d[0] == "set":
                 return L.MELD + self.cat.set_id(d[1], d[2], d[3])
             return L.MELD + self.cat.run_id(d[1], d[2], d[3])
-        if isinstance(move, (LayOff, SwapJoker)):
+        if isinstance(move, (LayOff, SwapJoker)) and L.max_melds:
             if not 0 <= move.meld < L.max_melds:
                 raise ValueError(f"{move}: meld number out of range (allowed: 0..{L.max_melds - 1})")
             f = parse_card(move.card)
@@ -196,8 +200,26 @@ class ActionCodec:
             if f >= L.discard_width:
                 raise ValueError(f"{move}: this rule set has no jokers")
             return L.DISCARD + f
-        raise ValueError(f"{move!r}: not a move of {self.rules.name!r} "
-                         f"(allowed: DrawStock, DrawDiscard, Meld, LayOff, SwapJoker, Discard)")
+        if isinstance(move, Knock) and L.PASS > L.KNOCK:
+            if move.card is None:
+                return L.KNOCK + NUM_NATURAL
+            f = parse_card(move.card)
+            if f == JOKER:
+                raise ValueError(f"{move}: this rule set has no jokers")
+            return L.KNOCK + f
+        if isinstance(move, Pass) and L.size > L.PASS:
+            return L.PASS
+        allowed = ["DrawStock", "DrawDiscard"]
+        if L.LAYOFF > L.MELD:
+            allowed += ["Meld", "LayOff"]
+        if L.DISCARD > L.SWAP:
+            allowed.append("SwapJoker")
+        allowed.append("Discard")
+        if L.PASS > L.KNOCK:
+            allowed.append("Knock")
+        if L.size > L.PASS:
+            allowed.append("Pass")
+        raise ValueError(f"{move!r}: not a move of {self.rules.name!r} (allowed: {', '.join(allowed)})")
 
     def decode(self, action: int, state: GameState | None = None) -> Move:
         """The move of action id ``action``. With ``state``, a run meld shows
@@ -233,4 +255,9 @@ class ActionCodec:
         if a < L.DISCARD:
             mi, f = divmod(a - L.SWAP, NUM_NATURAL)
             return SwapJoker(card_str(f), mi)
-        return Discard(card_str(a - L.DISCARD))
+        if a < L.KNOCK:
+            return Discard(card_str(a - L.DISCARD))
+        if a < L.PASS:
+            f = a - L.KNOCK
+            return Knock(None if f == NUM_NATURAL else card_str(f))
+        return Pass()
