@@ -43,8 +43,11 @@ from rummy_env.melds import (
     classify,
     deadwood,
     gin_showdown,
+    opening_possible,
     popcount,
     run_face,
+    run_value,
+    set_value,
 )
 from rummy_env.rules import RuleSet
 
@@ -71,14 +74,17 @@ class Layout:
         self.discard_width = NUM_NATURAL + (1 if rules.wilds else 0)
         self.DRAW_STOCK = 0
         self.DRAW_DISCARD = 1
-        self.MELD = self.DRAW_DISCARD + 1
+        # DrawDiscard(depth): only the top, or (digging) any depth of the pile
+        self.max_depth = rules.num_cards if rules.discard_pickup == "any" else 1
+        self.MELD = self.DRAW_DISCARD + self.max_depth
         self.LAYOFF = self.MELD + (cat.size if rules.meld_during_play else 0)
         self.SWAP = self.LAYOFF + self.max_melds * self.layoff_width
         self.DISCARD = self.SWAP + (self.max_melds * NUM_NATURAL if rules.wilds else 0)
         self.KNOCK = self.DISCARD + self.discard_width
         # Knock(card) for each natural card, then Knock(None) (big gin)
         self.PASS = self.KNOCK + (NUM_NATURAL + 1 if rules.scoring == "gin" else 0)
-        self.size = self.PASS + (1 if rules.upcard_offer else 0)
+        self.END_ROUND = self.PASS + (1 if rules.upcard_offer else 0)
+        self.size = self.END_ROUND + (1 if rules.empty_stock == "end_round" else 0)
 
 
 # ------------------------------------------------------------- table melds
@@ -173,7 +179,8 @@ class GameState:
                  "stock", "discard", "table", "current", "phase", "dealer", "forbidden",
                  "turn_played", "played", "rebuilds", "seed", "round", "totals", "round_scores",
                  "active", "winner", "reason", "step_count", "match_winner", "last_result", "_legal",
-                 "knock_limit", "upcard_stage", "hands_won")
+                 "knock_limit", "upcard_stage", "hands_won", "must_use", "opened", "turn_value",
+                 "turn_pure", "credit")
 
     def copy(self) -> GameState:
         c = GameState.__new__(GameState)
@@ -196,6 +203,8 @@ class GameState:
         c.winner, c.reason, c.step_count = self.winner, self.reason, self.step_count
         c.match_winner, c.last_result, c._legal = self.match_winner, self.last_result, self._legal
         c.knock_limit, c.upcard_stage, c.hands_won = self.knock_limit, self.upcard_stage, self.hands_won[:]
+        c.must_use, c.opened, c.turn_value = self.must_use, self.opened[:], self.turn_value
+        c.turn_pure, c.credit = self.turn_pure, self.credit[:]
         return c
 
     # ------------------------------------------------------------ card moves
@@ -259,6 +268,11 @@ class GameState:
             "knock_limit": self.knock_limit,
             "upcard_stage": self.upcard_stage,
             "hands_won": list(self.hands_won),
+            "must_use": card_str(self.must_use) if self.must_use >= 0 else None,
+            "opened": list(self.opened),
+            "turn_value": self.turn_value,
+            "turn_pure": self.turn_pure,
+            "credit": list(self.credit),
         }
 
 
@@ -297,6 +311,11 @@ def _blank(rules: RuleSet) -> GameState:
     s.knock_limit = rules.knock_limit
     s.upcard_stage = -1  # gin: 0 offered to the non-dealer, 1 to the dealer, 2 both passed
     s.hands_won = [0] * n
+    s.must_use = -1  # face the next meld or lay-off must contain (D-5, D-6)
+    s.opened = [not rules.open_points] * n
+    s.turn_value = 0  # opening: value melded this turn by a player not yet opened
+    s.turn_pure = False  # opening: a pure run laid this turn
+    s.credit = [0] * n  # rummy500: value melded and laid off this round
     return s
 
 
@@ -323,6 +342,11 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
     s.played = [False] * n
     s.turn_played = False
     s.forbidden = -1
+    s.must_use = -1
+    s.opened = [not rules.open_points] * n
+    s.turn_value = 0
+    s.turn_pure = False
+    s.credit = [0] * n
     s.rebuilds = 0
     s.round_scores = [0] * n
     s.winner = s.reason = None
@@ -338,7 +362,7 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
         for _ in range(rules.hand_size):
             for p in order:
                 hands[p].append(pack.pop())
-        discard = [pack.pop()]
+        discard = [pack.pop()] if rules.upcard else []
         stock = pack  # top at the end
     else:
         hands, discard, stock = deal["hands"], deal["discard"], deal["stock"]
@@ -452,15 +476,96 @@ def legal_actions(s: GameState) -> list[int]:
 
 
 def _legal_draw(s: GameState) -> list[int]:
+    rules = s.rules
+    p = s.current
     acts = []
     if s.stock:
         acts.append(0)
-    if s.discard and s.upcard_stage != 2:
-        top = s.discard[-1]
-        # D: masked when every card in hand is a copy of the top (nothing discardable after)
-        if s.nhand[s.current] > s.hands[s.current][top]:
-            acts.append(1)
+    pile = s.discard
+    if pile and s.upcard_stage != 2:
+        mode = rules.discard_pickup_must_meld
+        hand = s.hands[p]
+        n = s.nhand[p]
+        depths = range(len(pile)) if rules.discard_pickup == "any" else (0,)
+        for d in depths:
+            c = pile[-1 - d]
+            if mode == "always" or (mode == "below_top" and d > 0):
+                # the card must be used at once: legal only if some meld or lay-off
+                # containing it is legal after the draw (which also rules out dead ends)
+                if _may_use(s, p, d) and _legal_play(_drawn(s, p, d)):
+                    acts.append(1 + d)
+            elif n + d > hand[c] + sum(f == c for f in pile[len(pile) - d:]):
+                acts.append(1 + d)  # something other than the taken face to discard
+    if not s.stock and rules.empty_stock == "end_round":
+        acts.append(s.layout.END_ROUND)
     return acts
+
+
+def _may_use(s: GameState, p: int, d: int) -> bool:
+    """Quick necessary condition for using the card at depth ``d`` after taking it: two
+    other cards related to it (same rank, or same suit within two ranks, or wild) or a
+    table meld accepting it."""
+    pile = s.discard
+    c = pile[-1 - d]
+    hand = s.hands[p]
+    if c == JOKER or hand[JOKER]:
+        return True
+    r, su = c % NUM_RANKS, c // NUM_RANKS
+    sm = s.smask[p][su]
+    rm = s.rmask[p][r]
+    for f in pile[len(pile) - d:]:  # the cards above it come along
+        if f == JOKER:
+            return True
+        if f // NUM_RANKS == su:
+            sm |= 1 << (f % NUM_RANKS)
+        if f % NUM_RANKS == r:
+            rm |= 1 << (f // NUM_RANKS)
+    if (sm & _NEAR[r]).bit_count() + (rm & ~(1 << su)).bit_count() >= 2:
+        return True
+    return s.opened[p] and any(c in m.accepts.values() for m in s.table)
+
+
+# ranks within two of each rank (an ace is near 2, 3 and, for Q-K-A, Q and K)
+_NEAR = [sum(1 << q for q in range(NUM_RANKS) if 0 < min(abs(q - r), NUM_RANKS - abs(q - r)) <= 2)
+         for r in range(NUM_RANKS)]
+
+
+def _drawn(s: GameState, p: int, d: int) -> GameState:
+    t = s.copy()
+    _draw_discard(t, p, d)
+    t._legal = None
+    return t
+
+
+def _draw_discard(s: GameState, p: int, d: int) -> None:
+    """Take the discard at depth ``d`` and every card above it."""
+    rules = s.rules
+    taken = s.discard[len(s.discard) - 1 - d:]
+    del s.discard[len(s.discard) - 1 - d:]
+    for f in taken:
+        s._add(p, f)
+        s.known[p][f] += 1
+    c = taken[0]
+    s.forbidden = c
+    mode = rules.discard_pickup_must_meld
+    s.must_use = c if mode == "always" or (mode == "below_top" and d > 0) else -1
+    s.phase = Phase.PLAY
+    s.upcard_stage = -1
+
+
+def _opening_ok(s: GameState, p: int, nat, wu: int, value: int, pure: bool, forb: int) -> bool:
+    """Whether the opening can still be completed this turn after this meld."""
+    rules = s.rules
+    need = rules.open_points - s.turn_value - value
+    need_pure = rules.open_pure_run and not s.turn_pure and not pure
+    if need <= 0 and not need_pure:
+        return True
+    rest = list(s.hands[p])
+    for f in nat:
+        rest[f] -= 1
+    rest[JOKER] -= wu
+    return opening_possible(s.cat, tuple(rest), need, need_pure, forb, rules.ace_meld_value,
+                            rules.joker_meld_value, not rules.go_out_requires_discard)
 
 
 def _legal_play(s: GameState) -> list[int]:
@@ -470,19 +575,33 @@ def _legal_play(s: GameState) -> list[int]:
     w = hand[JOKER]
     cat = s.cat
     L = s.layout
+    rules = s.rules
     forb = s.forbidden
     nforb = hand[forb] if forb >= 0 else 0
-    can_out = not s.rules.go_out_requires_discard
+    can_out = not rules.go_out_requires_discard
+    must = s.must_use
+    opened = s.opened[p]
+    av, jv = rules.ace_meld_value, rules.joker_meld_value
     acts: list[int] = []
     # --- melds: sets then runs (ids ascend in this order)
-    rmask = s.rmask[p]
+    may_meld = True
+    if not opened and rules.open_pure_run and not s.turn_pure:
+        # no opening without a pure run of three in hand
+        may_meld = False
+        for m in s.smask[p]:
+            if cat.ace_high and m & 1:
+                m |= 1 << ACE_HIGH_POS
+            if m & (m >> 1) & (m >> 2):
+                may_meld = True
+                break
+    rmask = s.rmask[p] if may_meld else [0] * NUM_RANKS
     nshapes = len(cat.set_shapes)
     shapes = cat.set_shapes
     base = L.MELD
     for r in range(NUM_RANKS):
         rm = rmask[r]
-        if rm and (rm & (rm - 1)):  # at least two naturals
-            fr = forb >= 0 and forb < NUM_NATURAL and forb % NUM_RANKS == r
+        if rm and (rm & (rm - 1)) or (not cat.at_most_naturals and rm):
+            fr = 0 <= forb < NUM_NATURAL and forb % NUM_RANKS == r
             for k, wu in cat.sets_for(rm, w):
                 mask = shapes[k][0]
                 rest = n - mask.bit_count() - wu
@@ -493,13 +612,20 @@ def _legal_play(s: GameState) -> list[int]:
                     used_f = wu if forb == JOKER else (1 if fr and mask >> (forb // NUM_RANKS) & 1 else 0)
                     if rest <= nforb - used_f:
                         continue
+                if must >= 0 and (not wu if must == JOKER else
+                                  must % NUM_RANKS != r or not mask >> (must // NUM_RANKS) & 1):
+                    continue
+                if not opened:
+                    nat = [r + su * NUM_RANKS for su in range(4) if mask >> su & 1]
+                    if not _opening_ok(s, p, nat, wu, set_value(r, len(nat), wu, av, jv), False, forb):
+                        continue
                 acts.append(base + r * nshapes + k)
     smask = s.smask[p]
     nseg = len(cat.segments)
     base = L.MELD + cat.n_sets
     ace_high = cat.ace_high
     segs = cat.segments
-    for su in range(4):
+    for su in range(4 if may_meld else 0):
         pm = smask[su]
         if not pm:
             continue
@@ -521,32 +647,51 @@ def _legal_play(s: GameState) -> list[int]:
                     used_f = 0
                 if rest <= nforb - used_f:
                     continue
+            if must >= 0:
+                if must == JOKER:
+                    if not wu:
+                        continue
+                elif must // NUM_RANKS != su or not (
+                        lo <= must % NUM_RANKS <= hi or (must % NUM_RANKS == 0 and hi == ACE_HIGH_POS)):
+                    continue
+            if not opened:
+                wild = 0
+                nat = []
+                for q in range(lo, hi + 1):
+                    if pm >> q & 1:
+                        nat.append(run_face(su, q))
+                    else:
+                        wild |= 1 << q
+                if not _opening_ok(s, p, nat, wu, run_value(lo, hi, wild, av, jv), wu == 0, forb):
+                    continue
             acts.append(base + su * nseg + k)
-    # --- lay-offs and swaps
-    if s.table:
+    # --- lay-offs and swaps (only once opened, D-7)
+    if s.table and opened:
         lw = L.layoff_width
         rest = n - 1
         for mi, m in enumerate(s.table):
             b = L.LAYOFF + mi * lw
             for k, f in m.accepts.items():
-                if hand[f]:
+                if hand[f] and (must < 0 or f == must):
                     if rest == 0:
                         if not can_out:
                             continue
                     elif forb >= 0 and rest <= nforb - (f == forb):
                         continue
                     acts.append(b + k)
-        if L.SWAP < L.DISCARD:
+        if L.SWAP < L.DISCARD and rules.joker_swap and must < 0:
             for mi, m in enumerate(s.table):
                 if m.swaps:
                     b = L.SWAP + mi * NUM_NATURAL
                     for f in m.swaps:
-                        if hand[f]:
+                        # the swap gives f and takes a wild card: keep something discardable
+                        if hand[f] and (forb < 0 or n > nforb + (forb == JOKER) - (forb == f)):
                             acts.append(b + f)
         acts.sort()
-    # --- discards
-    b = L.DISCARD
-    acts += [b + f for f, c in enumerate(hand) if c and f != forb]
+    # --- discards: not while a taken card awaits its meld, nor in the middle of an opening
+    if must < 0 and (opened or s.turn_value == 0):
+        b = L.DISCARD
+        acts += [b + f for f, c in enumerate(hand) if c and f != forb]
     return acts
 
 
@@ -626,40 +771,55 @@ def apply_action(s: GameState, a: int) -> bool:
             f = s.stock.pop()
             s._add(p, f)
             s.forbidden = -1
+            s.phase = Phase.PLAY
+            s.upcard_stage = -1
         else:
-            f = s.discard.pop()
-            s._add(p, f)
-            s.known[p][f] += 1
-            s.forbidden = f
-        s.phase = Phase.PLAY
-        s.upcard_stage = -1
+            _draw_discard(s, p, a - L.DRAW_DISCARD)
         return False
     if a >= L.DISCARD:
         return _apply_discard_knock_pass(s, p, a)
+    rules = s.rules
     if a < L.LAYOFF:
         _apply_meld(s, p, a - L.MELD)
     elif a < L.SWAP:
         mi, k = divmod(a - L.LAYOFF, L.layoff_width)
         m = s.table[mi]
         s._remove(p, m.accepts[k])
-        s.table[mi] = m.laid_off(k, s.cat)
+        new = m.laid_off(k, s.cat)
+        s.table[mi] = new
         s.turn_played = True
+        if rules.scoring == "rummy500":  # lay-off credit goes to the player laying off
+            s.credit[p] += _meld_value(new, rules) - _meld_value(m, rules)
     else:
         mi, f = divmod(a - L.SWAP, NUM_NATURAL)
         m = s.table[mi]
         s._remove(p, f)
         s._add(p, JOKER)
         s.known[p][JOKER] += 1
-        s.table[mi] = m.swapped(f, s.cat)
+        new = m.swapped(f, s.cat)
+        s.table[mi] = new
         s.turn_played = True
+        if rules.scoring == "rummy500":
+            s.credit[p] += _meld_value(new, rules) - _meld_value(m, rules)
+    s.must_use = -1
     if s.nhand[p] == 0:
         return _end_round(s, p, "went_out")
     return False
 
 
+def _meld_value(m: TableMeld, rules: RuleSet) -> int:
+    """Value of a table meld (rummy500 credit, rummy51 opening count)."""
+    if m.is_run:
+        return run_value(m.lo, m.hi, m.wild, rules.ace_meld_value, rules.joker_meld_value)
+    return set_value(m.key, m.nat_mask.bit_count(), m.n_wild, rules.ace_meld_value,
+                     rules.joker_meld_value)
+
+
 def _apply_discard_knock_pass(s: GameState, p: int, a: int) -> bool:
     L = s.layout
     rules = s.rules
+    if a >= L.END_ROUND:  # rummy500: stock empty, no dig wanted
+        return _end_round(s, None, "stock_empty")
     if a >= L.PASS:  # gin: refuse the up-card
         if s.upcard_stage == 0:
             s.current = s.dealer
@@ -716,6 +876,17 @@ def _apply_meld(s: GameState, p: int, mid: int) -> None:
                 nw += 1
         s.table.append(TableMeld(p, True, su, lo, hi, wild, 0, nw, cat))
     s.turn_played = True
+    rules = s.rules
+    if rules.scoring == "rummy500" or not s.opened[p]:
+        m = s.table[-1]
+        v = _meld_value(m, rules)
+        if rules.scoring == "rummy500":
+            s.credit[p] += v
+        if not s.opened[p]:
+            s.turn_value += v
+            s.turn_pure = s.turn_pure or (m.is_run and not m.n_wild)
+            if s.turn_value >= rules.open_points and (s.turn_pure or not rules.open_pure_run):
+                s.opened[p] = True
 
 
 def _end_turn(s: GameState, p: int) -> bool:
@@ -723,6 +894,9 @@ def _end_turn(s: GameState, p: int) -> bool:
         s.played[p] = True
     s.turn_played = False
     s.forbidden = -1
+    s.must_use = -1
+    s.turn_value = 0
+    s.turn_pure = False
     s.current = _next_active(s, p)
     s.phase = Phase.DRAW
     return _begin_draw(s)
@@ -735,6 +909,8 @@ def _begin_draw(s: GameState) -> bool:
     if s.stock:
         return False
     rules = s.rules
+    if rules.empty_stock == "end_round":
+        return False  # the player digs or ends the round (EndRound)
     if s.rebuilds < rules.max_stock_rebuilds:
         if rules.rebuild_keeps_top and len(s.discard) >= 2:
             top = s.discard[-1]
@@ -781,7 +957,15 @@ def _end_round(s: GameState, winner: int | None, reason: str, points: int = 0,
             s.hands_won[winner] += 1
             for p in range(n):
                 rewards[p] = points if p == winner else -points
+    elif rules.scoring == "rummy500":
+        for p in range(n):
+            if s.active[p]:
+                scores[p] = rewards[p] = s.credit[p] - vals[p]
     elif rules.scoring == "standard":
+        if rules.unopened_penalty:
+            for p in range(n):
+                if s.active[p] and not s.opened[p]:
+                    vals[p] = rules.unopened_penalty
         vals[winner] = 0
         for p in range(n):
             scores[p] = vals[p]
@@ -801,7 +985,7 @@ def _end_round(s: GameState, winner: int | None, reason: str, points: int = 0,
     eliminated: list[int] = []
     over = True
     if rules.match:
-        if rules.scoring == "standard":
+        if rules.scoring == "standard" and rules.elimination:
             for p in range(n):
                 if s.active[p] and s.totals[p] > rules.penalty_limit:
                     s.active[p] = False
@@ -810,6 +994,11 @@ def _end_round(s: GameState, winner: int | None, reason: str, points: int = 0,
             over = len(left) <= 1
             if over:
                 s.match_winner = left[0] if left else winner
+        elif rules.scoring == "standard":  # D-10: ends when a total reaches the limit
+            over = max(s.totals) >= rules.penalty_limit
+            if over:
+                low = min(s.totals)
+                s.match_winner = winner if s.totals[winner] == low else s.totals.index(low)
         else:
             top = max(s.totals)
             over = top >= rules.target
@@ -922,6 +1111,11 @@ def from_dict(d: dict[str, Any], rules: RuleSet) -> GameState:
         s.knock_limit = int(d.get("knock_limit", rules.knock_limit))
         s.upcard_stage = int(d.get("upcard_stage", -1))
         s.hands_won = list(d.get("hands_won", [0] * n))
+        s.must_use = parse_card(d["must_use"]) if d.get("must_use") else -1
+        s.opened = list(d.get("opened", [not rules.open_points] * n))
+        s.turn_value = int(d.get("turn_value", 0))
+        s.turn_pure = bool(d.get("turn_pure", False))
+        s.credit = list(d.get("credit", [0] * n))
     except (KeyError, IndexError, TypeError) as e:
         raise ValueError(f"not a saved state: missing or malformed field ({e!r})") from e
     return s

@@ -20,7 +20,7 @@ The meld catalogue (a fixed id table per :class:`Catalogue`), in this order:
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from rummy_env.cards import JOKER, NUM_RANKS, make_card
 
@@ -358,3 +358,110 @@ def gin_showdown(
     if best is None:
         raise ValueError(f"no arrangement of the knocker's hand has deadwood <= {limit}")
     return best
+
+
+# ------------------------------------------------------------ opening search
+def rank_value(rank: int, ace_value: int) -> int:
+    """Value of a card of ``rank`` in a meld (ace: ``ace_value``, faces 10)."""
+    return ace_value if rank == 0 else min(rank + 1, 10)
+
+
+def pos_value(pos: int, ace_value: int) -> int:
+    """Value of the card at run position ``pos`` (a low ace is 1, a high ace ``ace_value``)."""
+    if pos == 0:
+        return 1
+    if pos == ACE_HIGH_POS:
+        return ace_value
+    return min(pos + 1, 10)
+
+
+def set_value(rank: int, naturals: int, wilds: int, ace_value: int, joker_value: int) -> int:
+    v = rank_value(rank, ace_value)
+    return naturals * v + wilds * (joker_value or v)
+
+
+def run_value(lo: int, hi: int, wild: int, ace_value: int, joker_value: int) -> int:
+    """Value of a run at positions lo..hi whose wild positions are the bits of ``wild``."""
+    total = 0
+    for p in range(lo, hi + 1):
+        v = pos_value(p, ace_value)
+        total += (joker_value or v) if wild >> p & 1 else v
+    return total
+
+
+def _pos_values(ace_value: int) -> list[int]:
+    return [pos_value(p, ace_value) for p in range(ACE_HIGH_POS + 1)]
+
+
+def hand_melds(cat: Catalogue, counts: tuple[int, ...] | list[int], ace_value: int, joker_value: int):
+    """Every meld formable from ``counts`` as ``(naturals, wilds, value, pure)`` with the
+    catalogue's wild rules (naturals first, wild cards fill what is missing)."""
+    w = counts[JOKER]
+    out = []
+    pv = _pos_values(ace_value)
+    for r in range(NUM_RANKS):
+        rm = (counts[r] > 0) | (counts[13 + r] > 0) << 1 | (counts[26 + r] > 0) << 2 | (counts[39 + r] > 0) << 3
+        if rm.bit_count() >= cat.min_naturals:
+            v = ace_value if r == 0 else min(r + 1, 10)
+            for k, wu in cat.sets_for(rm, w):
+                mask = cat.set_shapes[k][0]
+                nat = tuple(su * NUM_RANKS + r for su in range(4) if mask >> su & 1)
+                out.append((nat, wu, len(nat) * v + wu * (joker_value or v), False))
+    for su in range(4):
+        b = su * NUM_RANKS
+        pm = 0
+        for r in range(NUM_RANKS):
+            if counts[b + r]:
+                pm |= 1 << r
+        if not pm:
+            continue
+        if cat.ace_high and pm & 1:
+            pm |= 1 << ACE_HIGH_POS
+        for k, wu in cat.runs_for(pm, w):
+            lo, hi = cat.segments[k]
+            nat = []
+            value = 0
+            for p in range(lo, hi + 1):
+                if pm >> p & 1:
+                    nat.append(b + p % NUM_RANKS)
+                    value += pv[p]
+                else:
+                    value += joker_value or pv[p]
+            out.append((tuple(nat), wu, value, wu == 0))
+    return out
+
+
+@lru_cache(maxsize=1 << 17)
+def opening_possible(cat: Catalogue, counts: tuple[int, ...], need: int, need_pure: bool, forb: int,
+                     ace_value: int, joker_value: int, allow_empty: bool) -> bool:
+    """Whether disjoint melds from ``counts`` can add ``need`` points (and a pure run when
+    ``need_pure``) while leaving a card that may be discarded (not face ``forb``), or
+    nothing when ``allow_empty``. Exhaustive over the melds formable at each step, with
+    a bound (the value of every card that is in some meld) and memoised: hands repeat
+    within a turn."""
+    n = sum(counts)
+    left_ok = n > (counts[forb] if forb >= 0 else 0) or (allow_empty and n == 0)
+    if need <= 0 and not need_pure:
+        return left_ok
+    melds = hand_melds(cat, counts, ace_value, joker_value)
+    if not melds or (need_pure and not any(m[3] for m in melds)):
+        return False
+    # bound: each card in some meld at its best value, jokers at the best they can be worth
+    inmeld = set()
+    for nat, _, _, _ in melds:
+        inmeld.update(nat)
+    bound = sum(counts[f] * (ace_value if f % NUM_RANKS == 0 else min(f % NUM_RANKS + 1, 10))
+                for f in inmeld)
+    if counts[JOKER] and any(wu for _, wu, _, _ in melds):
+        bound += counts[JOKER] * max(joker_value, ace_value, 10)
+    if bound < need:
+        return False
+    for nat, wu, value, pure in melds:
+        rest = list(counts)
+        for f in nat:
+            rest[f] -= 1
+        rest[JOKER] -= wu
+        if opening_possible(cat, tuple(rest), need - value, need_pure and not pure, forb,
+                            ace_value, joker_value, allow_empty):
+            return True
+    return False

@@ -9,13 +9,14 @@ and with aces low):
 | block          | size                         | id within the block                          |
 |----------------|------------------------------|----------------------------------------------|
 | `DrawStock`    | 1                            | -                                            |
-| `DrawDiscard`  | 1                            | depth 0 (the top card)                       |
+| `DrawDiscard`  | 1, or num_cards when digging | depth (0 = the top card)                     |
 | `Meld`         | len(C)                       | catalogue id (sets by rank, then runs by suit)|
 | `LayOff`       | M x (52 + 2 if wild cards)   | meld * width + card; joker: 52 set/low end, 53 high end |
 | `SwapJoker`    | M x 52 if wild cards, else 0 | meld * 52 + natural card                     |
 | `Discard`      | 52 (+1 joker if wild cards)  | card                                         |
 | `Knock`        | 53 in knocking games (gin)   | card discarded; 52 = big gin (no discard)    |
 | `Pass`         | 1 with the up-card offer     | -                                            |
+| `EndRound`     | 1 when an empty stock ends the round (rummy500) | -                         |
 
 Blocks that a rule set cannot use have size 0 (no melds, lay-offs or swaps in
 gin, no swaps without wild cards). For basic with one deck, no jokers and aces
@@ -168,9 +169,10 @@ class ActionCodec:
         if isinstance(move, DrawStock):
             return L.DRAW_STOCK
         if isinstance(move, DrawDiscard):
-            if move.depth != 0:
-                raise ValueError(f"{move}: only the top discard (depth 0) may be taken in {self.rules.name!r}")
-            return L.DRAW_DISCARD
+            if not 0 <= move.depth < L.max_depth:
+                allowed = "only the top discard (depth 0)" if L.max_depth == 1 else f"depth 0..{L.max_depth - 1}"
+                raise ValueError(f"{move}: {allowed} may be taken in {self.rules.name!r}")
+            return L.DRAW_DISCARD + move.depth
         if isinstance(move, Meld) and L.LAYOFF > L.MELD:
             cards = [parse_card(c) for c in move.cards]
             d = classify(cards, self.cat)
@@ -207,8 +209,10 @@ class ActionCodec:
             if f == JOKER:
                 raise ValueError(f"{move}: this rule set has no jokers")
             return L.KNOCK + f
-        if isinstance(move, Pass) and L.size > L.PASS:
+        if isinstance(move, Pass) and L.END_ROUND > L.PASS:
             return L.PASS
+        if isinstance(move, EndRound) and L.size > L.END_ROUND:
+            return L.END_ROUND
         allowed = ["DrawStock", "DrawDiscard"]
         if L.LAYOFF > L.MELD:
             allowed += ["Meld", "LayOff"]
@@ -217,8 +221,10 @@ class ActionCodec:
         allowed.append("Discard")
         if L.PASS > L.KNOCK:
             allowed.append("Knock")
-        if L.size > L.PASS:
+        if L.END_ROUND > L.PASS:
             allowed.append("Pass")
+        if L.size > L.END_ROUND:
+            allowed.append("EndRound")
         raise ValueError(f"{move!r}: not a move of {self.rules.name!r} (allowed: {', '.join(allowed)})")
 
     def decode(self, action: int, state: GameState | None = None) -> Move:
@@ -260,4 +266,6 @@ class ActionCodec:
         if a < L.PASS:
             f = a - L.KNOCK
             return Knock(None if f == NUM_NATURAL else card_str(f))
-        return Pass()
+        if a < L.END_ROUND:
+            return Pass()
+        return EndRound()

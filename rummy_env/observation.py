@@ -26,10 +26,14 @@ order:
 | `dealer`      | P             | one-hot: the dealer of this round                                  |
 | `rebuilds`    | 1             | times the stock was rebuilt this round                             |
 | `knock_limit` | 1             | most deadwood a knock allows this round (0: no knocking)           |
+| `must_use`    | F             | one-hot: the taken card the next meld or lay-off must contain      |
+| `opened`      | P             | 1 if the player has opened (always 1 without an opening rule)     |
+| `turn_value`  | 1             | opening: value melded this turn by the player to act, not yet opened |
+| `credit`      | P             | rummy500: value melded and laid off this round                     |
 
-Size = PF + DF + M(P+2+F) + F + 6P + 7; e.g. basic, 2 players, one deck
-without jokers: 106 + 2756 + 17*57 + 53 + 12 + 7 = 3903; gin (no table
-slots): 106 + 2756 + 53 + 12 + 7 = 2934.
+Size = PF + DF + M(P+2+F) + 2F + 8P + 8; e.g. basic, 2 players, one deck
+without jokers: 106 + 2756 + 17*57 + 106 + 16 + 8 = 3961; gin (no table
+slots): 106 + 2756 + 106 + 16 + 8 = 2992.
 
 :func:`decode` turns a vector back into a readable dict (cards as text).
 """
@@ -74,6 +78,10 @@ class ObsLayout:
             ("dealer", P),
             ("rebuilds", 1),
             ("knock_limit", 1),
+            ("must_use", F),
+            ("opened", P),
+            ("turn_value", 1),
+            ("credit", P),
         ]
         self.slices: dict[str, slice] = {}
         off = 0
@@ -142,6 +150,14 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
         o[layout.FORBIDDEN + state.forbidden] = 1.0
     o[layout.REBUILDS] = state.rebuilds
     o[layout.KNOCK_LIMIT] = state.knock_limit
+    if state.must_use >= 0:
+        o[layout.MUST_USE + state.must_use] = 1.0
+    o[layout.TURN_VALUE] = state.turn_value
+    for off in range(P):
+        q = (player + off) % P
+        if state.opened[q]:
+            o[layout.OPENED + off] = 1.0
+        o[layout.CREDIT + off] = state.credit[q]
     return np.frombuffer(o, dtype=np.float32)
 
 
@@ -201,4 +217,8 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
         "dealer": int(np.argmax(obs[s["dealer"]])),
         "rebuilds": int(obs[s["rebuilds"]][0]),
         "knock_limit": int(obs[s["knock_limit"]][0]),
+        "must_use": card_str(int(np.argmax(obs[s["must_use"]]))) if obs[s["must_use"]].any() else None,
+        "opened": [bool(x) for x in obs[s["opened"]]],
+        "turn_value": int(obs[s["turn_value"]][0]),
+        "credit": [int(x) for x in obs[s["credit"]]],
     }

@@ -24,6 +24,37 @@ _PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
         {},
         (2, 6),
     ),
+    "rummy500": (
+        "Rummy 500, RULES.md 4 rummy500: 2-8 players, dig the spread discard pile, melded "
+        "points minus hand, match to 500",
+        {
+            "ace": "low_or_high", "ace_penalty": 15, "scoring": "rummy500", "target": 500,
+            "discard_pickup": "any", "discard_pickup_must_meld": "always",
+            "empty_stock": "end_round", "ace_meld_value": 15,
+        },
+        (2, 8),
+    ),
+    "persian": (
+        "Persian Rummy: Rummy 500 with 4 jokers per deck, worth 20 in a meld and -20 in hand",
+        {
+            "ace": "low_or_high", "ace_penalty": 15, "scoring": "rummy500", "target": 500,
+            "discard_pickup": "any", "discard_pickup_must_meld": "always",
+            "empty_stock": "end_round", "ace_meld_value": 15,
+            "jokers": 4, "joker_penalty": 20, "joker_meld_value": 20, "joker_swap": False,
+        },
+        (2, 8),
+    ),
+    "rummy51": (
+        "Rummy 51, RULES.md 4 rummy51: 2-4 players, 108 cards, open with 51 and a pure run",
+        {
+            "decks": 2, "jokers": 2, "hand_size": 14, "ace": "low_or_high", "ace_penalty": 11,
+            "joker_penalty": 20, "max_wilds_per_meld": 1, "upcard": False,
+            "go_out_requires_discard": True, "open_points": 51, "open_pure_run": True,
+            "discard_pickup_must_meld": "always", "unopened_penalty": 100,
+            "penalty_limit": 500, "elimination": False, "ace_meld_value": 11,
+        },
+        (2, 4),
+    ),
     "gin": (
         "Gin Rummy, RULES.md 4 gin: 2 players, knock at 10, gin 25, undercut 25, match to 100",
         {
@@ -40,7 +71,10 @@ PRESETS: dict[str, str] = {name: desc for name, (desc, _, _) in _PRESETS.items()
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "ace": ("low", "low_or_high"),
-    "scoring": ("standard", "winner_takes_all", "gin"),
+    "scoring": ("standard", "winner_takes_all", "gin", "rummy500"),
+    "discard_pickup": ("top", "any"),
+    "discard_pickup_must_meld": ("never", "always", "below_top"),
+    "empty_stock": ("rebuild", "end_round"),
 }
 
 
@@ -65,8 +99,9 @@ class RuleSet:
     joker_penalty: int = 15
     """Value of a joker left in hand."""
     scoring: str = "standard"
-    """"standard" (hand values are penalties, winner 0), "winner_takes_all", or "gin"
-    (knock scoring: the difference of deadwoods, gin and undercut bonuses)."""
+    """"standard" (hand values are penalties, winner 0), "winner_takes_all", "gin"
+    (knock scoring: the difference of deadwoods, gin and undercut bonuses) or "rummy500"
+    (each player scores what he melded and laid off minus his hand)."""
     rummy_multiplier: int = 2
     """winner_takes_all: factor when the winner goes out "rummy" (in one turn, nothing
     melded or laid off earlier in the round); 1 switches the bonus off."""
@@ -109,6 +144,36 @@ class RuleSet:
     big_gin_bonus: int = 0
     """Gin: bonus for big gin (all 11 cards meld after the draw, knock without a discard);
     0 = big gin is not allowed (31 is the usual value)."""
+    discard_pickup: str = "top"
+    """"top": only the top discard may be taken; "any": any card of the spread pile together
+    with every card above it (Rummy 500 digging)."""
+    discard_pickup_must_meld: str = "never"
+    """Whether a card taken from the discard pile must be used at once: the very next meld
+    or lay-off must contain it (D-5, D-6): "never", "always", or "below_top" (only when dug
+    from below the top)."""
+    upcard: bool = True
+    """Turn up a card to start the discard pile (rummy51: False, the pile starts empty)."""
+    empty_stock: str = "rebuild"
+    """An empty stock is "rebuild"-t from the discard pile (basic, rummy51) or the player
+    to draw may "end_round" instead of digging (Rummy 500's EndRound move)."""
+    open_points: int = 0
+    """Opening (rummy51: 51): a player's first melds, laid in one turn, must be worth this
+    much together; before opening he may neither lay off nor swap (D-7). 0 = no opening."""
+    open_pure_run: bool = False
+    """The opening must include a pure run (no wild card)."""
+    ace_meld_value: int = 15
+    """Value of an ace in a meld, except low in a run (A-2-3, worth 1): rummy500 15,
+    rummy51 11 (opening count)."""
+    joker_meld_value: int = 0
+    """Value of a wild card in a meld (persian 20); 0 = the value of the card it stands for."""
+    joker_swap: bool = True
+    """Whether a natural card may replace the wild card standing for it (rules with jokers)."""
+    unopened_penalty: int = 0
+    """Flat penalty instead of the hand value for a player who never opened (rummy51 100)."""
+    elimination: bool = True
+    """Standard scoring, match: True: players above penalty_limit are eliminated, the last
+    one left wins; False (D-10): the match ends when a total reaches penalty_limit, lowest
+    total wins."""
     game_bonus: int = 100
     """Gin, match: bonus for winning the match."""
     line_bonus: int = 25
@@ -139,21 +204,26 @@ class RuleSet:
         if not 0 <= self.jokers <= 4:
             raise ValueError(f"jokers={self.jokers} is not allowed (allowed: 0-4 per deck)")
         if self.hand_size == 0:
-            size = {2: 10, 3: 7, 4: 7}.get(n, 6 if self.decks == 1 else 10)
+            if self.scoring == "rummy500":
+                size = 13 if n == 2 else 7
+            else:
+                size = {2: 10, 3: 7, 4: 7}.get(n, 6 if self.decks == 1 else 10)
             object.__setattr__(self, "hand_size", size)
         if self.hand_size < 1:
             raise ValueError(f"hand_size={self.hand_size} is not allowed (allowed: 1 or more, 0 = by player count)")
-        if n * self.hand_size + 2 > self.num_cards:
+        extra = 2 if self.upcard else 1
+        if n * self.hand_size + extra > self.num_cards:
             raise ValueError(
-                f"hand_size={self.hand_size} with {n} players needs {n * self.hand_size + 2} cards "
-                f"(deal, up-card and one stock card) but the pack has {self.num_cards} "
-                f"(allowed: hand_size <= {(self.num_cards - 2) // n})"
+                f"hand_size={self.hand_size} with {n} players needs {n * self.hand_size + extra} "
+                f"cards (deal, up-card and one stock card) but the pack has {self.num_cards} "
+                f"(allowed: hand_size <= {(self.num_cards - extra) // n})"
             )
         for key in ("ace_penalty", "joker_penalty", "max_stock_rebuilds", "max_wilds_per_meld"):
             if getattr(self, key) < 0:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
         for key in ("knock_limit", "wall", "gin_bonus", "undercut_bonus", "big_gin_bonus",
-                    "game_bonus", "line_bonus"):
+                    "game_bonus", "line_bonus", "open_points", "ace_meld_value",
+                    "joker_meld_value", "unopened_penalty"):
             if getattr(self, key) < 0:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
         if (self.scoring == "gin") != (self.knock_limit > 0 or self.oklahoma):

@@ -1,0 +1,199 @@
+"""Determinization: full game states consistent with one player's observation.
+
+Search agents (information-set Monte Carlo, IS-MCTS) need concrete states to
+play out. :func:`sample_state` builds one from what player ``seat`` sees and
+nothing else:
+
+* everything the observation shows is kept as observed: own hand, the discard
+  pile in order, the table melds with their owners, the cards each opponent is
+  known to hold, hand and stock sizes, phase, whose turn, the forbidden card,
+  opened/active flags, totals, dealer, stock rebuilds and the knock limit;
+* the hidden cards (the pack minus everything visible) are shuffled and dealt
+  to the opponents (on top of their known cards, up to their hand sizes) and
+  the rest become the stock;
+* what the observation cannot show is chosen: the seed of future stock
+  rebuilds (random), the round counter (0), and ``turn_played`` (whether the
+  player to act melded earlier this turn: the caller may pass it, since an
+  agent knows its own moves; otherwise False). In gin the up-card stage is
+  read off the phase, the turn and the untouched stock.
+
+The state is built through :func:`rummy_env.engine.from_dict`, so it is a
+regular engine state: ``observation.encode(sample, seat, ObsLayout(rules))``
+equals the observation it came from (tested), and cards are conserved.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from rummy_env import engine
+from rummy_env.cards import JOKER, NUM_FACES, card_str, deck_faces, parse_card
+from rummy_env.melds import popcount
+from rummy_env.observation import decode
+from rummy_env.rules import RuleSet
+
+Rng = random.Random | np.random.Generator
+
+
+def observed(obs: np.ndarray, rules: RuleSet, seat: int) -> tuple[dict[str, Any], list[int], list[int]]:
+    """What ``seat`` sees, in absolute seats.
+
+    Returns:
+        ``(template, hidden, need)``: a ``to_dict``-style dict without the
+        hidden cards (opponents' hands hold only their known cards, the stock
+        is empty); the hidden faces (copies repeated, sorted); and per seat the
+        number of hidden cards its hand still needs.
+
+    Raises:
+        ValueError: the observation does not fit the rules (wrong size, or
+            sizes that do not add up to the pack).
+    """
+    v = decode(obs, rules)
+    P = rules.num_players
+
+    def absolute(off: int) -> int:
+        return (seat + off) % P
+
+    def by_seat(xs: list) -> list:
+        return [xs[(q - seat) % P] for q in range(P)]
+
+    hands: list[list[str]] = [[] for _ in range(P)]
+    known: list[list[str]] = [[] for _ in range(P)]
+    hands[seat] = list(v["hand"])
+    for off in range(1, P):
+        q = absolute(off)
+        known[q] = list(v["known"][off - 1])
+        hands[q] = list(known[q])
+    sizes = by_seat(v["hand_sizes"])
+    need = [sizes[q] - len(hands[q]) for q in range(P)]
+    if need[seat] != 0 or min(need) < 0:
+        raise ValueError(f"observation is inconsistent: hand sizes {sizes} vs cards seen {[len(h) for h in hands]}")
+    left = [0] * NUM_FACES
+    for f in deck_faces(rules.decks, rules.jokers):
+        left[f] += 1
+    seen = [c for h in hands for c in h] + list(v["discard"]) + [c for m in v["table"] for c in m["cards"]]
+    for c in seen:
+        left[parse_card(c)] -= 1
+    if min(left) < 0:
+        over = sorted({card_str(f) for f in range(NUM_FACES) if left[f] < 0})
+        raise ValueError(f"observation is inconsistent: more copies seen than the pack holds ({', '.join(over)})")
+    hidden = [f for f in range(NUM_FACES) for _ in range(left[f])]
+    if len(hidden) != sum(need) + v["stock_size"]:
+        raise ValueError(f"observation is inconsistent: {len(hidden)} hidden cards, but hands need "
+                         f"{sum(need)} and the stock holds {v['stock_size']}")
+    phase = v["phase"]
+    current = absolute(v["to_act"])
+    dealer = absolute(v["dealer"])
+    upcard_stage = -1
+    if phase == "upcard":
+        upcard_stage = 1 if current == dealer else 0
+    elif (rules.upcard_offer and phase == "draw" and len(v["discard"]) == 1 and v["rebuilds"] == 0
+          and all(s == rules.hand_size for q, s in enumerate(sizes) if v["active"][(q - seat) % P])
+          and v["stock_size"] == rules.num_cards - rules.hand_size * sum(v["active"]) - 1):
+        upcard_stage = 2  # both players passed the up-card: the non-dealer draws from the stock
+    template = {
+        "hands": hands,
+        "stock": [],
+        "discard": list(v["discard"]),
+        "table": [{"owner": absolute(m["owner"]), "kind": m["kind"], "cards": list(m["cards"])}
+                  for m in v["table"]],
+        "current_player": current,
+        "phase": phase,
+        "dealer": dealer,
+        "forbidden": v["forbidden"],
+        "turn_played": False,
+        "played": by_seat(v["played"]),
+        "known": known,
+        "rebuilds": v["rebuilds"],
+        "seed": 0,
+        "round": 0,
+        "round_scores": [0] * P,
+        "totals": by_seat(v["totals"]),
+        "active": by_seat(v["active"]),
+        "winner": None,
+        "match_winner": None,
+        "reason": None,
+        "step_count": 0,
+        "knock_limit": v.get("knock_limit", rules.knock_limit),
+        "upcard_stage": upcard_stage,
+        "hands_won": [0] * P,
+    }
+    return template, hidden, need
+
+
+def _randint(rng: Rng) -> int:
+    if isinstance(rng, np.random.Generator):
+        return int(rng.integers(0, 2**31 - 1))
+    return rng.randrange(2**31 - 1)
+
+
+def _fill(template: dict[str, Any], hidden: list[int], need: list[int], rng: Rng,
+          turn_played: bool, hands_won: list[int] | None) -> dict[str, Any]:
+    cards = list(hidden)
+    rng.shuffle(cards)
+    d = dict(template)
+    hands = [list(h) for h in template["hands"]]
+    i = 0
+    for q, k in enumerate(need):
+        hands[q].extend(card_str(f) for f in cards[i:i + k])
+        i += k
+    d["hands"] = hands
+    d["stock"] = [card_str(f) for f in cards[i:]]  # top first; the order is random anyway
+    d["seed"] = _randint(rng)
+    d["turn_played"] = bool(turn_played)
+    if hands_won is not None:
+        d["hands_won"] = list(hands_won)
+    return d
+
+
+def _fix_table(s: engine.GameState, template: dict[str, Any]) -> None:
+    """``from_dict`` classifies a meld from its cards; where a run could also
+    read as a set (only when a meld may hold fewer than two naturals), rebuild
+    it as the run the observation shows."""
+    for i, m in enumerate(template["table"]):
+        if (m["kind"] == "run") == s.table[i].is_run:
+            continue
+        cards = [parse_card(c) for c in m["cards"]]
+        first = next(j for j, c in enumerate(cards) if c != JOKER)
+        suit, lo = cards[first] // 13, cards[first] % 13 - first
+        if lo < 0:
+            lo += 13  # an ace standing high
+        hi = lo + len(cards) - 1
+        wild = sum(1 << (lo + j) for j, c in enumerate(cards) if c == JOKER)
+        s.table[i] = engine.TableMeld(m["owner"], True, suit, lo, hi, wild, 0, popcount(wild), s.cat)
+
+
+def sample_states(obs: np.ndarray, rules: RuleSet, seat: int, rng: Rng, n: int, *,
+                  turn_played: bool = False, hands_won: list[int] | None = None) -> list[engine.GameState]:
+    """``n`` independent determinizations of ``seat``'s observation (decoded once)."""
+    template, hidden, need = observed(obs, rules, seat)
+    out = []
+    for _ in range(n):
+        d = _fill(template, hidden, need, rng, turn_played, hands_won)
+        s = engine.from_dict(d, rules)
+        _fix_table(s, d)
+        out.append(s)
+    return out
+
+
+def sample_state(obs: np.ndarray, rules: RuleSet, seat: int, rng: Rng, *,
+                 turn_played: bool = False, hands_won: list[int] | None = None) -> engine.GameState:
+    """A full engine state consistent with player ``seat``'s observation ``obs``.
+
+    Args:
+        obs: the observation vector (``obs["observation"]``) of ``seat``.
+        rules: the rule set the observation was made under.
+        seat: the observer's seat.
+        rng: ``random.Random`` or ``numpy.random.Generator`` for the hidden cards.
+        turn_played: whether the player to act has melded or laid off earlier
+            in this turn (not in the observation; an agent knows its own moves).
+        hands_won: per seat, hands won so far in the match (gin line bonus; not
+            in the observation); zeros when omitted.
+
+    Raises:
+        ValueError: the observation does not fit the rules.
+    """
+    return sample_states(obs, rules, seat, rng, 1, turn_played=turn_played, hands_won=hands_won)[0]
