@@ -54,6 +54,7 @@ winner-takes-all), `winner`, `reason` (`went_out` / `stock_exhausted`) and
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 import numpy as np
@@ -100,7 +101,7 @@ class raw_env(AECEnv, EzPickle):
             "action_mask": spaces.Box(0, 1, (na,), np.int8),
         })
         self.state: engine.GameState | None = None
-        self._zero_mask = np.zeros(na, dtype=np.int8)
+        self._zero_mask_bytes = bytes(na)
         self._illegal_end = False
 
     # ------------------------------------------------------------------ spaces
@@ -154,11 +155,11 @@ class raw_env(AECEnv, EzPickle):
         i = self.agent_name_mapping[agent]
         s = self.state
         obs = encode_obs(s, i, self.obs_layout)
+        m = array("b", self._zero_mask_bytes)
         if agent == self.agent_selection and s.phase != engine.Phase.GAME_OVER and not self._illegal_end:
-            mask = np.zeros(self.codec.num_actions, dtype=np.int8)
-            mask[engine.legal_actions(s)] = 1
-        else:
-            mask = self._zero_mask.copy()
+            for a in engine.legal_actions(s):
+                m[a] = 1
+        mask = np.frombuffer(m, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
