@@ -594,11 +594,13 @@ def _legal_play(s: GameState) -> list[int]:
             if m & (m >> 1) & (m >> 2):
                 may_meld = True
                 break
-    rmask = s.rmask[p] if may_meld else [0] * NUM_RANKS
+    rmask = s.rmask[p]
     nshapes = len(cat.set_shapes)
     shapes = cat.set_shapes
     base = L.MELD
-    for r in range(NUM_RANKS):
+    # a taken natural card that must be used: only its rank's sets and its suit's runs
+    nat_must = 0 <= must < NUM_NATURAL
+    for r in () if not may_meld else (must % NUM_RANKS,) if nat_must else range(NUM_RANKS):
         rm = rmask[r]
         if rm and (rm & (rm - 1)) or (not cat.at_most_naturals and rm):
             fr = 0 <= forb < NUM_NATURAL and forb % NUM_RANKS == r
@@ -625,7 +627,7 @@ def _legal_play(s: GameState) -> list[int]:
     base = L.MELD + cat.n_sets
     ace_high = cat.ace_high
     segs = cat.segments
-    for su in range(4 if may_meld else 0):
+    for su in () if not may_meld else (must // NUM_RANKS,) if nat_must else range(4):
         pm = smask[su]
         if not pm:
             continue

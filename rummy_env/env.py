@@ -173,7 +173,8 @@ class raw_env(AECEnv, EzPickle):
             return
         s = self.state
         if self._classic:
-            if not self._action_space.contains(action):
+            if (isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer))
+                    or not 0 <= action < self.codec.num_actions):
                 raise AssertionError("action is not in action space")
             if action not in engine.legal_actions(s):
                 self._terminate_illegal(agent)
