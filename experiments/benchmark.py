@@ -141,6 +141,29 @@ def run_peers(python: str, seconds: float, repeats: int, peers_dir: Path) -> lis
     return out
 
 
+# (our mode, peer name, target ratio): the comparisons of issue 4
+PEER_PAIRS = [
+    ("engine", "OpenSpiel gin (C++), no obs", 2.0),
+    ("raw", "OpenSpiel gin (C++) + observation_tensor", 2.0),
+    ("env", "PettingZoo gin_rummy_v4 env()", 4.0),
+    ("env", "RLCard gin step loop", None),
+]
+
+
+def print_peer_table(ours: dict, peers: dict) -> None:
+    """Our gin figures beside the peers' gin rummy, measured in the same run."""
+    print("\ngin rummy, random masked play, one core, same run:")
+    print(f"  {'ours':18s} {'decisions/s':>12s}  {'peer':42s} {'decisions/s':>12s} {'ratio':>7s} {'target':>7s}")
+    for mode, peer, target in PEER_PAIRS:
+        mine, theirs = ours.get(mode), peers.get(peer)
+        label = {"engine": "gin engine", "raw": "gin raw AEC", "env": "gin env()"}[mode]
+        if mine is None or not theirs:
+            print(f"  {label:18s} {mine or 0:12,.0f}  {peer:42s} {'n/a':>12s}")
+            continue
+        tgt = f"{target:.0f}x" if target else "-"
+        print(f"  {label:18s} {mine:12,.0f}  {peer:42s} {theirs:12,.0f} {mine / theirs:6.1f}x {tgt:>7s}")
+
+
 def _parse_override(text: str) -> tuple[str, object]:
     k, _, v = text.partition("=")
     for conv in (int, float):
@@ -186,11 +209,13 @@ def main(argv: list[str] | None = None) -> None:
         results.append({"preset": preset, **m})
     if args.peers:
         peers = run_peers(args.peers_python, args.seconds, args.repeats, Path(args.peers_dir))
-        print("\npeers (gin rummy, same run):")
-        for p in peers:
-            v = p["decisions_per_s"]
-            print(f"  {p['name']:45s} {v:12,.0f}" if v else f"  {p['name']:45s} unavailable ({p.get('error')})")
         results.append({"peers": peers})
+        ours = {r["mode"]: r["decisions_per_s"] for r in results
+                if r.get("preset") == "gin" and "mode" in r}
+        if not ours:
+            ours = {m: run_mode(m, "gin", 2, {}, args.seconds, args.repeats, args.seed)["decisions_per_s"]
+                    for m in ("engine", "raw", "env")}
+        print_peer_table(ours, {p["name"]: p["decisions_per_s"] for p in peers})
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
 
