@@ -15,7 +15,8 @@ nothing else:
   rebuilds (random), the round counter (0), and ``turn_played`` (whether the
   player to act melded earlier this turn: the caller may pass it, since an
   agent knows its own moves; otherwise False). In gin the up-card stage is
-  read off the phase, the turn and the untouched stock.
+  read off the phase, the turn, the untouched stock and the known cards (and
+  the observer's action mask when he is to act).
 
 The state is built through :func:`rummy_env.engine.from_dict`, so it is a
 regular engine state: ``observation.encode(sample, seat, ObsLayout(rules))``
@@ -38,7 +39,8 @@ from rummy_env.rules import RuleSet
 Rng = random.Random | np.random.Generator
 
 
-def observed(obs: np.ndarray, rules: RuleSet, seat: int) -> tuple[dict[str, Any], list[int], list[int]]:
+def observed(obs: np.ndarray, rules: RuleSet, seat: int,
+             action_mask: np.ndarray | None = None) -> tuple[dict[str, Any], list[int], list[int]]:
     """What ``seat`` sees, in absolute seats.
 
     Returns:
@@ -90,10 +92,15 @@ def observed(obs: np.ndarray, rules: RuleSet, seat: int) -> tuple[dict[str, Any]
     upcard_stage = -1
     if phase == "upcard":
         upcard_stage = 1 if current == dealer else 0
-    elif (rules.upcard_offer and phase == "draw" and len(v["discard"]) == 1 and v["rebuilds"] == 0
-          and all(s == rules.hand_size for q, s in enumerate(sizes) if v["active"][(q - seat) % P])
+    elif (rules.upcard_offer and phase == "draw" and current != dealer and len(v["discard"]) == 1
+          and v["rebuilds"] == 0 and not any(known)
           and v["stock_size"] == rules.num_cards - rules.hand_size * sum(v["active"]) - 1):
-        upcard_stage = 2  # both players passed the up-card: the non-dealer draws from the stock
+        # Untouched stock, the non-dealer to draw and nobody holding a taken card:
+        # both players passed the up-card, so the non-dealer must draw from the stock.
+        # (The dealer's own taken card is not in his observation; the mask settles it.)
+        upcard_stage = 2
+        if action_mask is not None and current == seat and action_mask[1]:
+            upcard_stage = -1
     template = {
         "hands": hands,
         "stock": [],
@@ -167,9 +174,9 @@ def _fix_table(s: engine.GameState, template: dict[str, Any]) -> None:
 
 
 def sample_states(obs: np.ndarray, rules: RuleSet, seat: int, rng: Rng, n: int, *,
-                  turn_played: bool = False, hands_won: list[int] | None = None) -> list[engine.GameState]:
+                  action_mask: np.ndarray | None = None, turn_played: bool = False, hands_won: list[int] | None = None) -> list[engine.GameState]:
     """``n`` independent determinizations of ``seat``'s observation (decoded once)."""
-    template, hidden, need = observed(obs, rules, seat)
+    template, hidden, need = observed(obs, rules, seat, action_mask)
     out = []
     for _ in range(n):
         d = _fill(template, hidden, need, rng, turn_played, hands_won)
@@ -180,7 +187,7 @@ def sample_states(obs: np.ndarray, rules: RuleSet, seat: int, rng: Rng, n: int, 
 
 
 def sample_state(obs: np.ndarray, rules: RuleSet, seat: int, rng: Rng, *,
-                 turn_played: bool = False, hands_won: list[int] | None = None) -> engine.GameState:
+                 action_mask: np.ndarray | None = None, turn_played: bool = False, hands_won: list[int] | None = None) -> engine.GameState:
     """A full engine state consistent with player ``seat``'s observation ``obs``.
 
     Args:
@@ -188,6 +195,8 @@ def sample_state(obs: np.ndarray, rules: RuleSet, seat: int, rng: Rng, *,
         rules: the rule set the observation was made under.
         seat: the observer's seat.
         rng: ``random.Random`` or ``numpy.random.Generator`` for the hidden cards.
+        action_mask: the observer's mask, when he is to act: it tells whether
+            the gin up-card may still be taken (not otherwise observable).
         turn_played: whether the player to act has melded or laid off earlier
             in this turn (not in the observation; an agent knows its own moves).
         hands_won: per seat, hands won so far in the match (gin line bonus; not
@@ -196,4 +205,5 @@ def sample_state(obs: np.ndarray, rules: RuleSet, seat: int, rng: Rng, *,
     Raises:
         ValueError: the observation does not fit the rules.
     """
-    return sample_states(obs, rules, seat, rng, 1, turn_played=turn_played, hands_won=hands_won)[0]
+    return sample_states(obs, rules, seat, rng, 1, action_mask=action_mask, turn_played=turn_played,
+                         hands_won=hands_won)[0]

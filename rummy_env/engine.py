@@ -42,6 +42,7 @@ from rummy_env.melds import (
     catalogue_for,
     classify,
     deadwood,
+    deadwood_after_discard,
     gin_showdown,
     opening_possible,
     popcount,
@@ -719,13 +720,8 @@ def _legal_knock_play(s: GameState) -> list[int]:
     cand = [f for f in faces if f != forb]
     exact = s.rules.ace_high or s.rules.ace_penalty != 1  # the bound assumes aces low, worth 1
     if exact or total - max(vals[f] for f in cand) - cover <= limit:
-        ace_high = s.rules.ace_high
-        for f in cand:
-            hand[f] -= 1
-            ok = deadwood(hand, vals, ace_high) <= limit
-            hand[f] += 1
-            if ok:
-                acts.append(L.KNOCK + f)
+        after = deadwood_after_discard(hand, vals, s.rules.ace_high)
+        acts += [L.KNOCK + f for f in cand if after[f] <= limit]
     if s.rules.big_gin_bonus and (exact or total - cover <= 0) and deadwood(hand, vals, s.rules.ace_high) == 0:
         acts.append(L.KNOCK + NUM_NATURAL)
     return acts

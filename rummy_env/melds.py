@@ -284,6 +284,40 @@ def arrangements(counts: list[int], ace_high: bool = False) -> list[list[tuple[i
     return out
 
 
+def deadwood_after_discard(counts: list[int], values: list[int], ace_high: bool = False) -> dict[int, int]:
+    """Least deadwood left after discarding each card of ``counts`` (gin knock check).
+
+    One pass over every arrangement of the whole hand: an arrangement of the hand
+    minus card ``c`` is an arrangement of the whole hand that leaves ``c`` unmelded.
+    """
+    melds = natural_melds(counts, ace_high)
+    faces = [f for f, c in enumerate(counts) if c]
+    total = sum(counts[f] * values[f] for f in faces)
+    best = {f: total - values[f] for f in faces}
+    if not melds:
+        return best
+    avail = list(counts)
+
+    def search(start: int, covered: int) -> None:
+        dw = total - covered
+        for f in faces:
+            if avail[f]:
+                v = dw - values[f]
+                if v < best[f]:
+                    best[f] = v
+        for i in range(start, len(melds)):
+            m = melds[i]
+            if all(avail[f] for f in m):
+                for f in m:
+                    avail[f] -= 1
+                search(i + 1, covered + sum(values[f] for f in m))
+                for f in m:
+                    avail[f] += 1
+
+    search(0, 0)
+    return best
+
+
 def layoff_groups(melds: list[tuple[int, ...]], ace_high: bool = False) -> list[tuple[int, ...]]:
     """Card groups another player may lay off onto ``melds`` (gin, after a knock):
     the missing suit of a 3-card set, and for a run every chain of consecutive
