@@ -173,17 +173,33 @@ def _fix_table(s: engine.GameState, template: dict[str, Any]) -> None:
         s.table[i] = engine.TableMeld(m["owner"], True, suit, lo, hi, wild, 0, popcount(wild), s.cat)
 
 
+class Determinizer:
+    """Decodes one observation once, then samples states from it cheaply.
+
+    Args: as :func:`sample_state` (without ``rng``).
+    """
+
+    def __init__(self, obs: np.ndarray, rules: RuleSet, seat: int, *,
+                 action_mask: np.ndarray | None = None, turn_played: bool = False,
+                 hands_won: list[int] | None = None):
+        self.rules = rules
+        self.seat = seat
+        self.template, self.hidden, self.need = observed(obs, rules, seat, action_mask)
+        self.turn_played = turn_played
+        self.hands_won = hands_won
+
+    def sample(self, rng: Rng) -> engine.GameState:
+        d = _fill(self.template, self.hidden, self.need, rng, self.turn_played, self.hands_won)
+        s = engine.from_dict(d, self.rules)
+        _fix_table(s, d)
+        return s
+
+
 def sample_states(obs: np.ndarray, rules: RuleSet, seat: int, rng: Rng, n: int, *,
                   action_mask: np.ndarray | None = None, turn_played: bool = False, hands_won: list[int] | None = None) -> list[engine.GameState]:
     """``n`` independent determinizations of ``seat``'s observation (decoded once)."""
-    template, hidden, need = observed(obs, rules, seat, action_mask)
-    out = []
-    for _ in range(n):
-        d = _fill(template, hidden, need, rng, turn_played, hands_won)
-        s = engine.from_dict(d, rules)
-        _fix_table(s, d)
-        out.append(s)
-    return out
+    det = Determinizer(obs, rules, seat, action_mask=action_mask, turn_played=turn_played, hands_won=hands_won)
+    return [det.sample(rng) for _ in range(n)]
 
 
 def sample_state(obs: np.ndarray, rules: RuleSet, seat: int, rng: Rng, *,

@@ -181,7 +181,7 @@ class GameState:
                  "turn_played", "played", "rebuilds", "seed", "round", "totals", "round_scores",
                  "active", "winner", "reason", "step_count", "match_winner", "last_result", "_legal",
                  "knock_limit", "upcard_stage", "hands_won", "must_use", "opened", "turn_value",
-                 "turn_pure", "credit")
+                 "turn_pure", "credit", "turns")
 
     def copy(self) -> GameState:
         c = GameState.__new__(GameState)
@@ -205,7 +205,7 @@ class GameState:
         c.match_winner, c.last_result, c._legal = self.match_winner, self.last_result, self._legal
         c.knock_limit, c.upcard_stage, c.hands_won = self.knock_limit, self.upcard_stage, self.hands_won[:]
         c.must_use, c.opened, c.turn_value = self.must_use, self.opened[:], self.turn_value
-        c.turn_pure, c.credit = self.turn_pure, self.credit[:]
+        c.turn_pure, c.credit, c.turns = self.turn_pure, self.credit[:], self.turns
         return c
 
     # ------------------------------------------------------------ card moves
@@ -274,6 +274,7 @@ class GameState:
             "turn_value": self.turn_value,
             "turn_pure": self.turn_pure,
             "credit": list(self.credit),
+            "turns": self.turns,
         }
 
 
@@ -317,6 +318,7 @@ def _blank(rules: RuleSet) -> GameState:
     s.turn_value = 0  # opening: value melded this turn by a player not yet opened
     s.turn_pure = False  # opening: a pure run laid this turn
     s.credit = [0] * n  # rummy500: value melded and laid off this round
+    s.turns = 0  # turns completed this round
     return s
 
 
@@ -348,6 +350,7 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
     s.turn_value = 0
     s.turn_pure = False
     s.credit = [0] * n
+    s.turns = 0
     s.rebuilds = 0
     s.round_scores = [0] * n
     s.winner = s.reason = None
@@ -897,6 +900,9 @@ def _end_turn(s: GameState, p: int) -> bool:
     s.turn_pure = False
     s.current = _next_active(s, p)
     s.phase = Phase.DRAW
+    s.turns += 1
+    if s.turns >= s.rules.max_turns > 0:
+        return _end_stuck_round(s, "turn_limit")
     return _begin_draw(s)
 
 
@@ -924,7 +930,14 @@ def _begin_draw(s: GameState) -> bool:
             s.discard = [s.stock.pop()]
             s.rebuilds += 1
             return False
-    # lowest hand wins; ties to the player nearest in turn order to the drawer
+    return _end_stuck_round(s, "stock_exhausted")
+
+
+def _end_stuck_round(s: GameState, reason: str) -> bool:
+    """End a round nobody went out of (D-8): the lowest hand wins, ties to the player
+    nearest in turn order to the one to draw; rummy500 scores as it stands, gin is void."""
+    if s.rules.scoring in ("gin", "rummy500"):
+        return _end_round(s, None, reason)
     best, bv = s.current, s.hand_value(s.current)
     q = _next_active(s, s.current)
     while q != s.current:
@@ -932,7 +945,7 @@ def _begin_draw(s: GameState) -> bool:
         if v < bv:
             best, bv = q, v
         q = _next_active(s, q)
-    return _end_round(s, best, "stock_exhausted")
+    return _end_round(s, best, reason)
 
 
 def _end_round(s: GameState, winner: int | None, reason: str, points: int = 0,
@@ -1114,6 +1127,7 @@ def from_dict(d: dict[str, Any], rules: RuleSet) -> GameState:
         s.turn_value = int(d.get("turn_value", 0))
         s.turn_pure = bool(d.get("turn_pure", False))
         s.credit = list(d.get("credit", [0] * n))
+        s.turns = int(d.get("turns", 0))
     except (KeyError, IndexError, TypeError) as e:
         raise ValueError(f"not a saved state: missing or malformed field ({e!r})") from e
     return s

@@ -9,7 +9,7 @@
 | Agents             | 2-6                                                              |
 | Action Shape       | Discrete(n), n per rule set (basic 2p: 1267)                     |
 | Action Values      | Discrete(n)                                                      |
-| Observation Shape  | (size,) per rule set (basic 2p: 3901)                            |
+| Observation Shape  | (size,) per rule set (basic 2p: 3961, gin: 2992)                 |
 | Observation Values | counts, one-hots and raw scores (float32)                        |
 
 The rummy family (RULES.md) on one rules engine configured by a frozen

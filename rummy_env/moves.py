@@ -246,9 +246,12 @@ class ActionCodec:
             else:
                 _, suit, lo, hi = d
                 cards = [run_face(suit, p) for p in range(lo, hi + 1)]
-                if state is not None:
+                if state is not None and self.rules.wilds:
+                    # show JK where the player to act would use a wild card, when he can
                     hand = state.hands[state.current]
-                    cards = [f if hand[f] else JOKER for f in cards]
+                    missing = sum(1 for f in cards if not hand[f])
+                    if missing and missing <= hand[JOKER] and self.cat.wild_ok(len(cards) - missing, missing):
+                        cards = [f if hand[f] else JOKER for f in cards]
             return Meld(tuple(card_str(f) for f in cards))
         if a < L.SWAP:
             mi, k = divmod(a - L.LAYOFF, L.layoff_width)

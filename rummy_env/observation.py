@@ -14,7 +14,7 @@ order:
 | `hand`        | F             | count of each face in own hand                                     |
 | `known`       | (P-1) x F     | per opponent (offset 1..P-1): cards known to be in his hand (taken from the discard pile, not yet played) |
 | `discard`     | D x F         | discard pile, one-hot per position, row 0 = top card               |
-| `table`       | M x (P+2+F)   | per meld slot (order laid): owner one-hot (P), kind (set, run), cards: 1 = natural card, 2 = a wild card standing for that card in a run; column 52 = wild cards in the meld |
+| `table`       | M x (P+2+F)   | per meld slot (order laid): owner one-hot (P), kind (set, run), cards: 1 = natural card, 2 = a wild card standing for that card in a run (3 and 4: the same for an ace played high); column 52 = wild cards in the meld |
 | `hand_sizes`  | P             | cards in each player's hand                                        |
 | `stock_size`  | 1             | cards in the stock                                                 |
 | `phase`       | 4             | one-hot: draw, play, game over, up-card offer (gin)                |
@@ -47,7 +47,7 @@ import numpy as np
 
 from rummy_env.cards import JOKER, NUM_FACES, card_str
 from rummy_env.engine import GameState, Phase
-from rummy_env.melds import run_face
+from rummy_env.melds import ACE_HIGH_POS, run_face
 from rummy_env.rules import RuleSet
 
 F = NUM_FACES
@@ -123,10 +123,10 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
         cb = mb + P + 2
         if m.is_run:
             for pos, f in enumerate(m.cards, m.lo):
-                if f == JOKER:
-                    o[cb + run_face(m.key, pos)] = 2.0
-                else:
-                    o[cb + f] = 1.0
+                code = 2.0 if f == JOKER else 1.0
+                if pos == ACE_HIGH_POS:
+                    code += 2.0  # an ace played high: 3 natural, 4 wild
+                o[cb + run_face(m.key, pos)] = code
         else:
             for f in m.cards:
                 if f != JOKER:
@@ -192,11 +192,9 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
         if is_run:
             faces = [f for f in range(52) if cards[f]]
             suit = faces[0] // 13
-            ranks = sorted(f % 13 for f in faces)
-            # an ace standing high sits after the king
-            if 0 in ranks and 12 in ranks and 1 not in ranks:
-                ranks = ranks[1:] + [13]
-            out = [("JK" if cards[suit * 13 + r % 13] == 2 else card_str(suit * 13 + r % 13)) for r in ranks]
+            # codes: 1 natural, 2 wild, 3 natural ace played high, 4 wild ace played high
+            pos = sorted(f % 13 + (13 if cards[f] >= 3 and f % 13 == 0 else 0) for f in faces)
+            out = ["JK" if cards[suit * 13 + q % 13] in (2, 4) else card_str(suit * 13 + q % 13) for q in pos]
         else:
             out = [card_str(f) for f in range(52) if cards[f]] + ["JK"] * int(cards[JOKER])
         table.append({"owner": owner, "kind": "run" if is_run else "set", "cards": out})

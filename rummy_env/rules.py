@@ -125,6 +125,11 @@ class RuleSet:
     """D-3: a meld holds at least two naturals and no more wild cards than naturals."""
     max_wilds_per_meld: int = 0
     """At most this many wild cards in one meld; 0 = no limit beyond D-3."""
+    max_turns: int = 500
+    """A round reaching this many turns ends as when the stock runs out for good: the
+    lowest hand wins (rummy500: scored as it stands; gin: void). Without it, players who
+    keep taking the top discard never touch the stock and the round never ends.
+    0 = no limit."""
     meld_during_play: bool = True
     """False: nobody melds during play; melds are shown only when a player knocks (gin)."""
     knock_limit: int = 0
@@ -218,7 +223,8 @@ class RuleSet:
                 f"cards (deal, up-card and one stock card) but the pack has {self.num_cards} "
                 f"(allowed: hand_size <= {(self.num_cards - extra) // n})"
             )
-        for key in ("ace_penalty", "joker_penalty", "max_stock_rebuilds", "max_wilds_per_meld"):
+        for key in ("ace_penalty", "joker_penalty", "max_stock_rebuilds", "max_wilds_per_meld",
+                    "max_turns"):
             if getattr(self, key) < 0:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
         for key in ("knock_limit", "wall", "gin_bonus", "undercut_bonus", "big_gin_bonus",

@@ -1,0 +1,672 @@
+"""Property tests of DESIGN.md's six invariants under random masked play.
+
+Every test draws a seed with hypothesis; the seed fixes the deal (``reset(seed=...)``)
+and the random choices among the legal actions, so a failure prints a seed that
+replays it exactly. The configurations cover the basic preset with 2-6 players,
+jokers 0/2, both ace options, both scorings and match True/False.
+
+1. card conservation    -> test_card_conservation
+2. no dead ends         -> test_no_dead_ends, test_swap_joker_never_leaves_a_dead_end
+3. mask exactness       -> test_mask_exactness
+4. termination          -> test_termination, test_rounds_end_under_any_play
+5. determinism          -> test_determinism
+6. no leaks             -> test_no_leaks
+returns (pgx api_test)  -> test_returns
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rummy_env
+from rummy_env import engine
+from rummy_env.cards import card_str, deck_faces
+from rummy_env.moves import Discard, DrawDiscard, DrawStock, LayOff, Meld, SwapJoker
+
+SEEDS = st.integers(0, 2**31 - 1)
+
+# (id, overrides): every option value with several player counts. The match
+# configurations play whole matches (several rounds, eliminations in standard
+# scoring) with lowered limits so that a match lasts a few rounds.
+CONFIGS = [
+    ("2p", dict(num_players=2)),
+    ("3p-jokers-high-wta", dict(num_players=3, jokers=2, ace="low_or_high", scoring="winner_takes_all")),
+    ("4p-high", dict(num_players=4, ace="low_or_high")),
+    ("5p-jokers-wta", dict(num_players=5, jokers=2, scoring="winner_takes_all")),
+    ("6p-jokers-high", dict(num_players=6, jokers=2, ace="low_or_high")),
+    ("6p-wta", dict(num_players=6, scoring="winner_takes_all")),
+    ("2p-jokers-wta-match", dict(num_players=2, jokers=2, scoring="winner_takes_all", match=True, target=60)),
+    ("3p-high-match", dict(num_players=3, ace="low_or_high", match=True, penalty_limit=40)),
+    ("4p-jokers-match", dict(num_players=4, jokers=2, match=True, penalty_limit=30)),
+]
+CONFIG_IDS = [c[0] for c in CONFIGS]
+CONFIG_KW = [c[1] for c in CONFIGS]
+
+# Random play ends a round in a few hundred steps (the longest seen: ~650);
+# a match in standard scoring needs at most a few dozen rounds.
+MAX_ROUND_STEPS = 10_000
+MAX_ROUNDS = 200
+MAX_GAME_STEPS = MAX_ROUND_STEPS * MAX_ROUNDS
+
+
+def fast(n: int):
+    """Hypothesis settings for a test whose examples are whole games."""
+    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def make(kw: dict[str, Any]) -> rummy_env.raw_env:
+    return rummy_env.raw_env("basic", **kw)
+
+
+def every(kw: dict[str, Any], k: int) -> int:
+    """Check stride: every ``k``-th step of a round, sparser in (longer) matches."""
+    return 4 * k if kw.get("match") else k
+
+
+def random_play(env: rummy_env.raw_env, seed: int) -> Iterator[tuple[str, np.ndarray | None, int | None]]:
+    """Play a random masked game from ``reset(seed=seed)``.
+
+    Yields ``(agent, mask, action)`` before every step (``mask`` and ``action``
+    are None for the steps of terminated agents); the caller may inspect the env
+    between the yield and the step.
+    """
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    for steps, agent in enumerate(env.agent_iter()):
+        assert steps < MAX_GAME_STEPS, f"seed {seed}: no end after {steps} steps"
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            yield agent, None, None
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        legal = np.flatnonzero(mask)
+        assert legal.size, f"seed {seed}: {agent} has an empty mask"
+        action = int(legal[rng.randrange(legal.size)])
+        yield agent, mask, action
+        env.step(action)
+
+
+def pack(rules: rummy_env.RuleSet) -> Counter:
+    return Counter(card_str(f) for f in deck_faces(rules.decks, rules.jokers))
+
+
+def places(d: dict[str, Any]) -> Counter:
+    """Every card of a to_dict() state, wherever it lies."""
+    c = Counter()
+    for h in d["hands"]:
+        c.update(h)
+    c.update(d["stock"])
+    c.update(d["discard"])
+    for m in d["table"]:
+        c.update(m["cards"])
+    return c
+
+
+def card_value(card: str, rules: rummy_env.RuleSet) -> int:
+    """Penalty value of a card left in hand (RULES.md 4 basic)."""
+    if card == "JK":
+        return rules.joker_penalty
+    r = card[0]
+    if r == "A":
+        return rules.ace_penalty
+    return 10 if r in "TJQK" else int(r)
+
+
+def hand_value(cards: list[str], rules: rummy_env.RuleSet) -> int:
+    return sum(card_value(c, rules) for c in cards)
+
+
+# ------------------------------------------------------------ 1. conservation
+@pytest.mark.parametrize("kw", CONFIG_KW, ids=CONFIG_IDS)
+@fast(5)
+@given(seed=SEEDS)
+def test_card_conservation(kw, seed):
+    """Hands + stock + discard + table are exactly the pack after every step of a
+    round (every 4th step of a match)."""
+    env = make(kw)
+    full = pack(env.rules)
+    k = every(kw, 1)
+    for i, _ in enumerate(random_play(env, seed)):
+        if i % k:
+            continue
+        d = env.state.to_dict()
+        assert places(d) == full, f"seed {seed}, step {d['step_count']}: cards {places(d) - full} " \
+                                  f"appeared, {full - places(d)} vanished"
+    d = env.state.to_dict()
+    assert places(d) == full
+
+
+# --------------------------------------------------------------- 2. dead ends
+@pytest.mark.parametrize("kw", CONFIG_KW, ids=CONFIG_IDS)
+@fast(5)
+@given(seed=SEEDS)
+def test_no_dead_ends(kw, seed):
+    """A non-terminal state always offers its player a legal move; the others get zero masks."""
+    env = make(kw)
+    for agent, mask, _ in random_play(env, seed):
+        if mask is None:
+            continue
+        s = env.state
+        assert not engine.is_terminal(s)
+        assert env.agent_selection == agent == f"player_{s.current}"
+        legal = env.legal_actions()
+        assert legal, f"seed {seed}: dead end at step {s.step_count} ({s.to_dict()})"
+        assert np.flatnonzero(mask).tolist() == legal
+        if s.step_count % 5 == 0:
+            for other in env.agents:
+                if other != agent:
+                    assert not env.observe(other)["action_mask"].any()
+    assert engine.is_terminal(env.state)
+    assert env.legal_actions() == []
+
+
+def _state_with_swap_trap() -> rummy_env.raw_env:
+    """Player 0 holds only 6H; the discard top is a joker; player 1's run 5H JK 7H
+    on the table holds a joker standing for 6H.
+
+    ```
+    table:   [0] player_1 run: 5H JK 7H
+    discard: JK (top)
+    player_0 hand: 6H          player_1 hand: 9D
+    ```
+    """
+    env = rummy_env.raw_env("basic", num_players=2, jokers=2, hand_size=1)
+    env.reset(seed=0, options={"hands": [["6H"], ["9D"]], "discard": ["JK"], "dealer": 1})
+    d = env.state.to_dict()
+    for c in ("5H", "7H", "JK"):
+        d["stock"].remove(c)
+    d["table"] = [{"owner": 1, "kind": "run", "cards": ["5H", "JK", "7H"]}]
+    env.reset(options={"state": d})
+    return env
+
+
+def test_swap_joker_never_leaves_a_dead_end():
+    """Regression (fixed in c28426d, "mask swaps that would leave only
+    undiscardable cards"): SwapJoker was legal when it left only forbidden jokers.
+
+    Taking the joker from the discard makes JK the face that may not be discarded.
+    Swapping 6H for the table's joker then leaves JK JK in hand: neither may be
+    discarded, laying one off would leave only the other, so no move would be legal.
+    Such a swap must be masked (DESIGN.md invariant 2); every legal move must lead
+    to a state with a legal move."""
+    env = _state_with_swap_trap()
+    env.step(env.encode(DrawDiscard()))
+    assert env.state.to_dict()["forbidden"] == "JK"
+    assert env.encode(SwapJoker("6H", 0)) not in env.legal_actions()
+    for a in env.legal_actions():
+        probe = env.state.copy()
+        engine.apply_action(probe, a)
+        assert engine.is_terminal(probe) or engine.legal_actions(probe), (
+            f"{env.decode(a)} leaves {probe.to_dict()['hands'][0]} with forbidden "
+            f"{probe.to_dict()['forbidden']} and no legal move")
+
+
+# ------------------------------------------------------------ 3. mask exactness
+class Oracle:
+    """Legal actions from the rule text (RULES.md 2-3, DESIGN.md moves), written
+    independently of the engine: one decoded ``Move`` per action id, judged on the
+    ``to_dict()`` data. The documented no-dead-end rules are mirrored: a meld,
+    lay-off or joker swap may not leave only cards that may not be discarded this
+    turn, and the top discard may not be taken when every card in hand is a copy
+    of it."""
+
+    RANKS = "A23456789TJQK"
+
+    def __init__(self, env: rummy_env.raw_env):
+        self.rules = env.rules
+        self.max_pos = 13 if self.rules.ace == "low_or_high" else 12
+        self.draws, self.discards, self.melds = [], [], []
+        self.layoffs: dict[int, list] = {}
+        self.swaps: dict[int, list] = {}
+        for a in range(env.codec.num_actions):
+            m = env.codec.decode(a)
+            if isinstance(m, (DrawStock, DrawDiscard)):
+                self.draws.append((a, m))
+            elif isinstance(m, Discard):
+                self.discards.append((a, m.card))
+            elif isinstance(m, Meld):
+                nat = [c for c in m.cards if c != "JK"]
+                kind = "set" if len({c[0] for c in nat}) == 1 else "run"
+                self.melds.append((a, kind, m.cards))
+            elif isinstance(m, LayOff):
+                self.layoffs.setdefault(m.meld, []).append((a, m))
+            elif isinstance(m, SwapJoker):
+                self.swaps.setdefault(m.meld, []).append((a, m.card))
+            else:
+                raise AssertionError(f"unexpected move {m!r} in basic")
+
+    def wild_ok(self, naturals: int, wilds: int) -> bool:
+        r = self.rules
+        if wilds and not r.jokers:
+            return False
+        if naturals < (2 if r.wilds_at_most_naturals else 1):
+            return False
+        if r.wilds_at_most_naturals and wilds > naturals:
+            return False
+        return not (r.max_wilds_per_meld and wilds > r.max_wilds_per_meld)
+
+    def rank(self, card: str) -> int:
+        return self.RANKS.index(card[0])
+
+    def parse_meld(self, m: dict[str, Any]) -> dict[str, Any]:
+        cards = m["cards"]
+        nat = [c for c in cards if c != "JK"]
+        if m["kind"] == "set":
+            return {"kind": "set", "rank": self.rank(nat[0]), "suits": {c[1] for c in nat},
+                    "wilds": len(cards) - len(nat)}
+        i, first = next((i, c) for i, c in enumerate(cards) if c != "JK")
+        r = self.rank(first)
+        for lo in (r - i, 13 - i) if r == 0 else (r - i,):
+            hi = lo + len(cards) - 1
+            if lo >= 0 and hi <= self.max_pos and all(
+                    c == "JK" or (lo + j) % 13 == self.rank(c) for j, c in enumerate(cards)):
+                wild_pos = [lo + j for j, c in enumerate(cards) if c == "JK"]
+                return {"kind": "run", "suit": first[1], "lo": lo, "hi": hi,
+                        "wild_faces": {self.RANKS[q % 13] + first[1] for q in wild_pos},
+                        "naturals": len(nat), "wilds": len(wild_pos)}
+        raise AssertionError(f"table meld {cards} is not a run")
+
+    def legal(self, d: dict[str, Any]) -> set[int]:
+        p = d["current_player"]
+        hand = Counter(d["hands"][p])
+        n = len(d["hands"][p])
+        out: set[int] = set()
+        if d["phase"] == "draw":
+            for a, m in self.draws:
+                if isinstance(m, DrawStock):
+                    if d["stock"]:
+                        out.add(a)
+                elif m.depth == 0 and d["discard"] and n > hand[d["discard"][-1]]:
+                    out.add(a)
+            return out
+        if d["phase"] != "play":
+            return out
+        forb = d["forbidden"]
+
+        def leaves_a_move(rest: Counter) -> bool:
+            if not +rest:
+                return not self.rules.go_out_requires_discard
+            return any(c != forb for c in +rest)
+
+        for a, card in self.discards:
+            if hand[card] and card != forb:
+                out.add(a)
+        for a, kind, cards in self.melds:
+            used = self.meld_use(kind, cards, hand)
+            if used is not None and leaves_a_move(hand - used):
+                out.add(a)
+        for mi, m in enumerate(d["table"]):
+            t = self.parse_meld(m)
+            for a, lay in self.layoffs.get(mi, ()):
+                if hand[lay.card] and self.accepts(t, lay) and leaves_a_move(hand - Counter([lay.card])):
+                    out.add(a)
+            for a, card in self.swaps.get(mi, ()):
+                if hand[card] and self.swappable(t, card) and \
+                        leaves_a_move(hand - Counter([card]) + Counter(["JK"])):
+                    out.add(a)
+        return out
+
+    def meld_use(self, kind: str, cards: tuple[str, ...], hand: Counter) -> Counter | None:
+        """Cards a meld action takes from ``hand`` (None if it cannot be laid). A run
+        action (decoded without a state: every position natural) uses the hand's
+        naturals and wild cards for the rest."""
+        if kind == "set":
+            used = Counter(cards)
+        else:
+            have = [c for c in cards if hand[c]]
+            need = len(cards) - len(have)
+            if need > hand["JK"] or need and not self.wild_ok(len(have), need):
+                return None
+            used = Counter(have)
+            if need:
+                used["JK"] = need
+        return None if used - hand else used
+
+    def accepts(self, t: dict[str, Any], m: LayOff) -> bool:
+        if t["kind"] == "set":
+            if len(t["suits"]) + t["wilds"] >= 4:
+                return False
+            if m.card == "JK":
+                return m.end is None and self.wild_ok(len(t["suits"]), t["wilds"] + 1)
+            return self.rank(m.card) == t["rank"] and m.card[1] not in t["suits"]
+        if t["hi"] - t["lo"] >= 12:
+            return False
+        low_ok = t["lo"] > 0
+        high_ok = t["hi"] < self.max_pos
+        if m.card == "JK":
+            ok = high_ok if m.end == "high" else low_ok
+            return ok and self.wild_ok(t["naturals"], t["wilds"] + 1)
+        if m.card[1] != t["suit"]:
+            return False
+        r = self.rank(m.card)
+        return (low_ok and (t["lo"] - 1) % 13 == r) or (high_ok and (t["hi"] + 1) % 13 == r)
+
+    def swappable(self, t: dict[str, Any], card: str) -> bool:
+        if t["wilds"] == 0 or card == "JK":
+            return False
+        if t["kind"] == "set":
+            return self.rank(card) == t["rank"] and card[1] not in t["suits"]
+        return card in t["wild_faces"]
+
+
+def engine_accepted(state: engine.GameState, num_actions: int, mask: np.ndarray,
+                    full: Counter) -> set[int]:
+    """Every action id ``apply_action`` accepts, tried on copies of ``state``.
+
+    The ids the mask rejects are all tried on one copy, which must come out
+    unchanged; each id the mask marks is tried on a fresh copy, whose successor
+    must still hold every card of the pack and offer a legal move unless the
+    game is over (invariants 1 and 2 one step ahead of the random path).
+    """
+    before = state.to_dict()
+    accepted: set[int] = set()
+    probe = state.copy()
+    for a in np.flatnonzero(mask == 0).tolist():
+        try:
+            engine.apply_action(probe, a)
+        except engine.IllegalActionError:
+            continue
+        accepted.add(a)
+        probe = state.copy()
+    if not accepted:
+        assert probe.to_dict() == before, "a rejected action changed the state"
+    for a in np.flatnonzero(mask).tolist():
+        probe = state.copy()
+        try:
+            engine.apply_action(probe, a)
+        except engine.IllegalActionError:
+            continue
+        accepted.add(a)
+        assert places(probe.to_dict()) == full
+        assert engine.is_terminal(probe) or engine.legal_actions(probe), "a move into a dead end"
+    assert state.to_dict() == before, "trying actions on copies changed the original"
+    return accepted
+
+
+# the brute-force check tries every id: at most this many states per game
+MAX_BRUTE_FORCE = 5
+
+
+@pytest.mark.parametrize("kw", CONFIG_KW, ids=CONFIG_IDS)
+@fast(4)
+@given(seed=SEEDS)
+def test_mask_exactness(kw, seed):
+    """The mask from ``env.observe`` marks exactly the ids ``apply_action`` accepts
+    (every id tried, every 7th step, up to MAX_BRUTE_FORCE states a game), and
+    exactly the legal moves of the rule text (every 4th step)."""
+    env = make(kw)
+    oracle = Oracle(env)
+    full = pack(env.rules)
+    na = env.codec.num_actions
+    brute = 0
+    k_brute, k_oracle = every(kw, 7), every(kw, 4)
+    for i, (_agent, mask, _) in enumerate(random_play(env, seed)):
+        if mask is None:
+            continue
+        assert mask.shape == (na,) and mask.dtype == np.int8
+        assert set(np.unique(mask).tolist()) <= {0, 1}
+        if i % k_brute == 0 and brute < MAX_BRUTE_FORCE:
+            brute += 1
+            got = engine_accepted(env.state, na, mask, full)
+            want = set(np.flatnonzero(mask).tolist())
+            assert got == want, (
+                f"seed {seed}, step {env.state.step_count}: accepted but masked "
+                f"{[str(env.decode(a)) for a in sorted(got - want)]}, marked but refused "
+                f"{[str(env.decode(a)) for a in sorted(want - got)]}")
+        if i % k_oracle == 0:
+            d = env.state.to_dict()
+            want = oracle.legal(d)
+            got = set(np.flatnonzero(mask).tolist())
+            assert got == want, (
+                f"seed {seed}, step {d['step_count']}, hand {d['hands'][d['current_player']]}, "
+                f"forbidden {d['forbidden']}, table {d['table']}: the mask also marks "
+                f"{[str(env.decode(a)) for a in sorted(got - want)]} and lacks "
+                f"{[str(env.decode(a)) for a in sorted(want - got)]}")
+    assert brute > 0
+
+
+# --------------------------------------------------------------- 4. termination
+@pytest.mark.parametrize("kw", CONFIG_KW, ids=CONFIG_IDS)
+@fast(6)
+@given(seed=SEEDS)
+def test_termination(kw, seed):
+    """Every round ends within MAX_ROUND_STEPS steps and a match within MAX_ROUNDS
+    rounds; every agent is then removed after one dead step."""
+    env = make(kw)
+    round_start, rounds, dead_steps = 0, 0, 0
+    last_result = None
+    for _agent, mask, _ in random_play(env, seed):
+        s = env.state
+        if mask is None:
+            dead_steps += 1
+            continue
+        if s.last_result is not last_result:
+            last_result = s.last_result
+            rounds += 1
+            round_start = s.step_count
+        assert s.step_count - round_start < MAX_ROUND_STEPS, f"seed {seed}: round {s.round} goes on"
+        assert rounds < MAX_ROUNDS
+    assert engine.is_terminal(env.state)
+    assert env.agents == []
+    assert dead_steps == kw["num_players"]
+    if not kw.get("match"):
+        assert env.state.round == 0
+
+
+class AlwaysTakeTheDiscard:
+    """A legal policy: take the top discard whenever allowed, never meld, discard
+    the highest card id allowed."""
+
+    def __init__(self, env: rummy_env.raw_env):
+        self.env = env
+        self.moves = [env.codec.decode(a) for a in range(env.codec.num_actions)]
+
+    def __call__(self) -> int:
+        legal = self.env.legal_actions()
+        draw = [a for a in legal if isinstance(self.moves[a], DrawDiscard)]
+        if draw:
+            return draw[0]
+        discards = [a for a in legal if isinstance(self.moves[a], Discard)]
+        return discards[-1] if discards else legal[0]
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_rounds_end_under_any_play(num_players):
+    """Invariant 4 (DESIGN.md): every round ends in a bounded number of steps. A
+    policy that always takes the top discard (legal every turn) never touches the
+    stock; the round must still end (a learned policy may find this loop)."""
+    env = rummy_env.raw_env("basic", num_players=num_players)
+    env.reset(seed=0)
+    policy = AlwaysTakeTheDiscard(env)
+    for _ in range(MAX_ROUND_STEPS):
+        if engine.is_terminal(env.state):
+            break
+        env.step(policy())
+    assert engine.is_terminal(env.state), (
+        f"no end after {MAX_ROUND_STEPS} steps; stock still {len(env.state.stock)} cards")
+
+
+# -------------------------------------------------------------- 5. determinism
+@pytest.mark.parametrize("kw", CONFIG_KW, ids=CONFIG_IDS)
+@fast(4)
+@given(seed=SEEDS)
+def test_determinism(kw, seed):
+    """The same seed and the same actions give the same trajectory (agents,
+    states, rewards, infos), in a fresh env and in the reused one."""
+    env = make(kw)
+    k = every(kw, 3)  # states compared every k-th step; agents and rewards every step
+    trace, actions = [], []
+    for i, (agent, _, action) in enumerate(random_play(env, seed)):
+        trace.append((agent, env.state.to_dict() if i % k == 0 else None, dict(env.rewards)))
+        actions.append(action)
+    final = (env.state.to_dict(), dict(env.rewards), copy.deepcopy(env.infos))
+    first = make(kw)
+    first.reset(seed=seed)
+    first_obs = first.observe(first.agent_selection)
+
+    for replay in (make(kw), env):
+        replay.reset(seed=seed)
+        for i, (agent, action) in enumerate(zip(replay.agent_iter(), actions)):
+            want_agent, want_state, want_rewards = trace[i]
+            assert agent == want_agent, f"seed {seed}: step {i} is {agent}'s, was {want_agent}'s"
+            if want_state is not None:
+                assert replay.state.to_dict() == want_state, f"seed {seed}: diverged at step {i}"
+            assert dict(replay.rewards) == want_rewards
+            replay.step(action)
+        assert replay.agents == []
+        assert (replay.state.to_dict(), dict(replay.rewards), replay.infos) == final
+    env.reset(seed=seed)
+    again = env.observe(env.agent_selection)
+    assert np.array_equal(first_obs["observation"], again["observation"])
+    assert np.array_equal(first_obs["action_mask"], again["action_mask"])
+
+
+# ---------------------------------------------------------------- 6. no leaks
+def permute_hidden(d: dict[str, Any], viewer: int, rng: random.Random) -> dict[str, Any]:
+    """``d`` with every card ``viewer`` cannot see shuffled among the places that
+    hold such cards: the other players' hands (their cards known to all, in
+    ``known``, stay put) and the stock. Sizes stay the same."""
+    d = dict(d, hands=[list(h) for h in d["hands"]])
+    kept: dict[int, list[str]] = {}
+    hidden_count: dict[int, int] = {}
+    pool = list(d["stock"])
+    for q, hand in enumerate(d["hands"]):
+        if q == viewer:
+            continue
+        known = Counter(d["known"][q])
+        kept[q] = []
+        hidden = []
+        for c in hand:
+            if known[c]:
+                known[c] -= 1
+                kept[q].append(c)
+            else:
+                hidden.append(c)
+        hidden_count[q] = len(hidden)
+        pool += hidden
+    rng.shuffle(pool)
+    for q, keep in kept.items():
+        k = hidden_count[q]
+        d["hands"][q] = keep + pool[:k]
+        del pool[:k]
+    d["stock"] = pool
+    return d
+
+
+@pytest.mark.parametrize("kw", CONFIG_KW, ids=CONFIG_IDS)
+@fast(4)
+@given(seed=SEEDS)
+def test_no_leaks(kw, seed):
+    """Permuting the cards a player cannot see (the other hands less their known
+    cards, and the stock) changes neither his observation nor his mask: for the
+    player to act every 4th step, for every seated player every 12th step."""
+    env = make(kw)
+    other = make(kw)
+    rng = random.Random(seed)
+    k = every(kw, 4)
+    changed = 0
+    for i, (agent, mask, _) in enumerate(random_play(env, seed)):
+        if mask is None or i % k:
+            continue
+        d = env.state.to_dict()
+        for q, known in enumerate(d["known"]):
+            assert not Counter(known) - Counter(d["hands"][q]), f"known cards of seat {q} not in hand"
+        viewers = env.agents if i % (3 * k) == 0 else [agent]
+        for viewer in viewers:
+            v = env.agent_name_mapping[viewer]
+            want = env.observe(viewer)
+            perm = permute_hidden(d, v, rng)
+            changed += perm["hands"] != d["hands"] or perm["stock"] != d["stock"]
+            assert places(perm) == places(d)
+            assert perm["hands"][v] == d["hands"][v]
+            other.reset(options={"state": perm})
+            assert other.agent_selection == agent
+            got = other.observe(viewer)
+            assert np.array_equal(got["action_mask"], want["action_mask"]), (
+                f"seed {seed}, step {d['step_count']}: {viewer}'s mask depends on hidden cards")
+            diff = np.flatnonzero(got["observation"] != want["observation"])
+            slices = [name for name, sl in env.obs_layout.slices.items()
+                      if any(sl.start <= j < sl.stop for j in diff)]
+            assert diff.size == 0, (
+                f"seed {seed}, step {d['step_count']}: {viewer}'s observation depends on "
+                f"hidden cards (slices {slices})")
+    assert changed, "no permutation moved a card: the test checked nothing"
+
+
+# ------------------------------------------------------------------ returns
+@pytest.mark.parametrize("kw", CONFIG_KW, ids=CONFIG_IDS)
+@fast(5)
+@given(seed=SEEDS)
+def test_returns(kw, seed):
+    """At each round end: winner-takes-all rewards sum to zero (the winner gets what
+    the others pay); standard: the winner gets 0, the others minus their hand value.
+    ``infos`` carry the round's result and the running totals."""
+    env = make(kw)
+    rules = env.rules
+    n = rules.num_players
+    rounds = 0
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    for _agent in env.agent_iter(MAX_GAME_STEPS):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        prev = env.state.copy()
+        last = env.state.last_result
+        env.step(int(legal[rng.randrange(legal.size)]))
+        res = env.state.last_result
+        if res is last:
+            assert all(r == 0 for r in env.rewards.values())
+            continue
+        rounds += 1
+        before = prev.to_dict()
+        actor = before["current_player"]
+        rewards = res["rewards"]
+        winner = res["winner"]
+        assert res["round"] == before["round"]
+        assert res["reason"] in ("went_out", "stock_exhausted")
+        assert 0 <= winner < n and before["active"][winner]
+        for a in env.agents:
+            assert env.rewards[a] == rewards[env.agent_name_mapping[a]]
+            info = env.infos[a]
+            for key in ("round", "round_scores", "totals", "winner", "reason"):
+                assert info[key] == res[key], key
+        assert res["totals"] == [t + s for t, s in zip(before["totals"], res["round_scores"])]
+        if res["reason"] == "went_out":
+            assert winner == actor
+        rummy = res["reason"] == "went_out" and not before["played"][winner]
+        assert res["rummy"] == rummy
+        # the players other than the one who acted hold what they held before
+        others = [q for q in range(n) if q not in (actor, winner) and before["active"][q]]
+        if rules.scoring == "winner_takes_all":
+            assert sum(rewards) == 0, rewards
+            mult = rules.rummy_multiplier if rummy else 1
+            for q in others:
+                assert rewards[q] == -mult * hand_value(before["hands"][q], rules)
+            assert rewards[winner] >= 0
+            assert res["round_scores"][winner] == rewards[winner]
+        else:
+            assert rewards[winner] == 0
+            assert all(r <= 0 for r in rewards), rewards
+            for q in others:
+                assert rewards[q] == -hand_value(before["hands"][q], rules) < 0
+            assert res["round_scores"] == [-r for r in rewards]
+        if res["reason"] == "stock_exhausted" and not rules.match:
+            end = env.state.to_dict()
+            values = [hand_value(h, rules) for h in end["hands"]]
+            assert values[winner] == min(values)
+    assert rounds >= 1
+    if not kw.get("match"):
+        assert rounds == 1
