@@ -589,15 +589,18 @@ def _legal_play(s: GameState) -> list[int]:
     acts: list[int] = []
     # --- melds: sets then runs (ids ascend in this order)
     may_meld = True
-    if not opened and rules.open_pure_run and not s.turn_pure:
-        # no opening without a pure run of three in hand
-        may_meld = False
-        for m in s.smask[p]:
-            if cat.ace_high and m & 1:
-                m |= 1 << ACE_HIGH_POS
-            if m & (m >> 1) & (m >> 2):
-                may_meld = True
-                break
+    if not opened:
+        if rules.open_pure_run and not s.turn_pure:
+            # no opening without a pure run of three in hand
+            may_meld = False
+            for m in s.smask[p]:
+                if cat.ace_high and m & 1:
+                    m |= 1 << ACE_HIGH_POS
+                if m & (m >> 1) & (m >> 2):
+                    may_meld = True
+                    break
+        # no meld is legal unless the whole hand can still complete the opening
+        may_meld = may_meld and _opening_ok(s, p, (), 0, 0, False, forb)
     rmask = s.rmask[p]
     nshapes = len(cat.set_shapes)
     shapes = cat.set_shapes
@@ -665,7 +668,7 @@ def _legal_play(s: GameState) -> list[int]:
                 nat = []
                 for q in range(lo, hi + 1):
                     if pm >> q & 1:
-                        nat.append(run_face(su, q))
+                        nat.append(su * NUM_RANKS + q % NUM_RANKS)
                     else:
                         wild |= 1 << q
                 if not _opening_ok(s, p, nat, wu, run_value(lo, hi, wild, av, jv), wu == 0, forb):

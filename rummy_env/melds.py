@@ -73,6 +73,7 @@ class Catalogue:
                 if hi - lo <= 12:
                     self.segments.append((lo, hi))
         self.seg_masks = [((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1) for lo, hi in self.segments]
+        self.seg_len = [hi - lo + 1 for lo, hi in self.segments]
         self.n_runs = 4 * len(self.segments)
         self.size = self.n_sets + self.n_runs
         self._set_cache: dict[int, list[tuple[int, int]]] = {}
@@ -117,11 +118,13 @@ class Catalogue:
         r = self._run_cache.get(key)
         if r is None:
             r = []
-            for k, (lo, hi) in enumerate(self.segments):
-                nat = popcount(pos_mask & self.seg_masks[k])
-                need = hi - lo + 1 - nat
-                if need <= w and (need == 0 or self.wild_ok(nat, need)):
-                    r.append((k, need))
+            wild_ok = self.wild_ok
+            for k, sm in enumerate(self.seg_masks):
+                nat = (pos_mask & sm).bit_count()
+                if nat:
+                    need = self.seg_len[k] - nat
+                    if need <= w and (need == 0 or wild_ok(nat, need)):
+                        r.append((k, need))
             self._run_cache[key] = r
         return r
 
@@ -423,8 +426,15 @@ def run_value(lo: int, hi: int, wild: int, ace_value: int, joker_value: int) -> 
     return total
 
 
+@cache
 def _pos_values(ace_value: int) -> list[int]:
     return [pos_value(p, ace_value) for p in range(ACE_HIGH_POS + 1)]
+
+
+@cache
+def _face_values(ace_value: int) -> list[int]:
+    """Most a natural face can be worth in a meld (an ace: ``ace_value``)."""
+    return [ace_value if f % NUM_RANKS == 0 else min(f % NUM_RANKS + 1, 10) for f in range(JOKER)]
 
 
 def hand_melds(cat: Catalogue, counts: tuple[int, ...] | list[int], ace_value: int, joker_value: int):
@@ -484,8 +494,8 @@ def opening_possible(cat: Catalogue, counts: tuple[int, ...], need: int, need_pu
     inmeld = set()
     for nat, _, _, _ in melds:
         inmeld.update(nat)
-    bound = sum(counts[f] * (ace_value if f % NUM_RANKS == 0 else min(f % NUM_RANKS + 1, 10))
-                for f in inmeld)
+    fv = _face_values(ace_value)
+    bound = sum(counts[f] * fv[f] for f in inmeld)
     if counts[JOKER] and any(wu for _, wu, _, _ in melds):
         bound += counts[JOKER] * max(joker_value, ace_value, 10)
     if bound < need:
