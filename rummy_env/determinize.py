@@ -12,7 +12,7 @@ nothing else:
   to the opponents (on top of their known cards, up to their hand sizes) and
   the rest become the stock;
 * what the observation cannot show is chosen: the seed of future stock
-  rebuilds (random), the round counter (0), and ``turn_played`` (whether the
+  rebuilds (random), the round and turn counters (0), and ``turn_played`` (whether the
   player to act melded earlier this turn: the caller may pass it, since an
   agent knows its own moves; otherwise False). In gin the up-card stage is
   read off the phase, the turn, the untouched stock and the known cards (and
@@ -128,6 +128,18 @@ def observed(obs: np.ndarray, rules: RuleSet, seat: int,
         "upcard_stage": upcard_stage,
         "hands_won": [0] * P,
     }
+    # fields of later variants, where the observation has them
+    for key in ("opened", "credit"):
+        if key in v:
+            template[key] = by_seat(v[key])
+    for key in ("must_use", "turn_value"):
+        if key in v:
+            template[key] = v[key]
+    if "opened" in v:
+        # melds of a player who has not opened yet were all laid this turn: the
+        # turn holds a pure run when one of them is a run without wild cards
+        template["turn_pure"] = not template["opened"][current] and any(
+            m["owner"] == current and m["kind"] == "run" and "JK" not in m["cards"] for m in template["table"])
     return template, hidden, need
 
 

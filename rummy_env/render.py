@@ -27,6 +27,17 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     lines.append(f"stock: {len(state.stock)} cards · discard (top last): {pile or '-'}")
     if state.forbidden >= 0:
         lines.append(f"may not discard this turn: {card_str(state.forbidden)}")
+    if state.must_use >= 0:
+        lines.append(f"must use at once (next meld or lay-off): {card_str(state.must_use)}")
+    rules = state.rules
+    if rules.open_points:
+        opened = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
+        lines.append(f"opened: {opened}" + (f" · melded this turn towards the opening: {state.turn_value}"
+                                             if state.turn_value else ""))
+    if rules.scoring == "rummy500":
+        lines.append(f"melded and laid off this round: {state.credit}")
+    if rules.knock_limit or rules.oklahoma:
+        lines.append(f"knock limit: {state.knock_limit}")
     lines.append("table:" if state.table else "table: no melds")
     for i, m in enumerate(state.table):
         kind = "run" if m.is_run else "set"

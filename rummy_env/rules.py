@@ -35,7 +35,7 @@ _PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
         (2, 8),
     ),
     "persian": (
-        "Persian Rummy: Rummy 500 with 4 jokers per deck, worth 20 in a meld and -20 in hand",
+        "Persian Rummy: Rummy 500 with 4 jokers, worth 20 in a meld and -20 in hand",
         {
             "ace": "low_or_high", "ace_penalty": 15, "scoring": "rummy500", "target": 500,
             "discard_pickup": "any", "discard_pickup_must_meld": "always",
@@ -295,5 +295,7 @@ def make_rules(name: str = "basic", num_players: int = 2, **overrides: Any) -> R
             f"(allowed: {', '.join(f for f in RULE_FIELDS if f not in ('name', 'num_players'))})"
         )
     fields = dict(_PRESETS[name][1])
+    if name == "persian" and num_players > 4:
+        fields["jokers"] = 2  # 4 jokers in all: two decks of 2
     fields.update(overrides)
     return RuleSet(name=name, num_players=num_players, **fields)

@@ -132,12 +132,17 @@ def make_opponent(spec: Any, rules: RuleSet, seat: int) -> Any:
             raise ValueError(f"opponent {spec!r} needs the `agents` package, which is not "
                              "importable (without it only 'random' is available)") from None
         return registry.make(spec, rules, seat)
-    if hasattr(spec, "act"):
+    if _is_agent(spec):
         return spec
     if callable(spec):
         return spec(rules, seat)
     raise ValueError(f"opponent spec {spec!r} is neither None, a registry name, an agent "
                      "(with act/reset), a factory(rules, seat) nor an OpponentPool")
+
+
+def _is_agent(spec: Any) -> bool:
+    """An agent object (not a class or factory)."""
+    return not isinstance(spec, type) and hasattr(spec, "act")
 
 
 def spec_name(spec: Any) -> str:
@@ -324,7 +329,7 @@ class RummySingleAgentEnv(gym.Env):
         self.pool.configure(**kwargs)
 
     def _opponent(self, key: str, spec: Any, seat: int) -> Any:
-        if not isinstance(spec, str) and spec is not None and hasattr(spec, "act"):
+        if _is_agent(spec):
             return spec
         agent = self._agents_cache.get((key, seat))
         if agent is None:
