@@ -236,26 +236,39 @@ def best_arrangement(
     if not melds:
         return total, []
     gains = [sum(values[f] for f in m) for m in melds]
-    best = [0, []]
-    avail = list(counts)
+    best: list = [0, []]
 
-    def search(start: int, gained: int, chosen: list[int]) -> None:
+    def visit(chosen: list[int], avail: list[int]) -> None:
+        gained = sum(gains[i] for i in chosen)
         if gained > best[0]:
             best[0] = gained
             best[1] = list(chosen)
+
+    _each_arrangement(counts, melds, visit)
+    return total - best[0], [melds[i] for i in best[1]]
+
+
+def _each_arrangement(counts: list[int], melds: list[tuple[int, ...]], visit) -> None:
+    """Call ``visit(chosen, avail)`` for every set of disjoint ``melds`` that ``counts``
+    can hold (``chosen``: meld indices, ascending; ``avail``: the cards left), the empty
+    set first. The one search behind every arrangement question below."""
+    avail = list(counts)
+    chosen: list[int] = []
+
+    def search(start: int) -> None:
+        visit(chosen, avail)
         for i in range(start, len(melds)):
             m = melds[i]
             if all(avail[f] for f in m):
                 for f in m:
                     avail[f] -= 1
                 chosen.append(i)
-                search(i + 1, gained + gains[i], chosen)
+                search(i + 1)
                 chosen.pop()
                 for f in m:
                     avail[f] += 1
 
-    search(0, 0, [])
-    return total - best[0], [melds[i] for i in best[1]]
+    search(0)
 
 
 def deadwood(counts: list[int], values: list[int], ace_high: bool = False) -> int:
@@ -268,22 +281,7 @@ def arrangements(counts: list[int], ace_high: bool = False) -> list[list[tuple[i
     the empty one included."""
     melds = natural_melds(counts, ace_high)
     out: list[list[tuple[int, ...]]] = []
-    avail = list(counts)
-
-    def search(start: int, chosen: list[tuple[int, ...]]) -> None:
-        out.append(list(chosen))
-        for i in range(start, len(melds)):
-            m = melds[i]
-            if all(avail[f] for f in m):
-                for f in m:
-                    avail[f] -= 1
-                chosen.append(m)
-                search(i + 1, chosen)
-                chosen.pop()
-                for f in m:
-                    avail[f] += 1
-
-    search(0, [])
+    _each_arrangement(counts, melds, lambda chosen, avail: out.append([melds[i] for i in chosen]))
     return out
 
 
@@ -299,25 +297,17 @@ def deadwood_after_discard(counts: list[int], values: list[int], ace_high: bool 
     best = {f: total - values[f] for f in faces}
     if not melds:
         return best
-    avail = list(counts)
+    gains = [sum(values[f] for f in m) for m in melds]
 
-    def search(start: int, covered: int) -> None:
-        dw = total - covered
+    def visit(chosen: list[int], avail: list[int]) -> None:
+        dw = total - sum(gains[i] for i in chosen)
         for f in faces:
             if avail[f]:
                 v = dw - values[f]
                 if v < best[f]:
                     best[f] = v
-        for i in range(start, len(melds)):
-            m = melds[i]
-            if all(avail[f] for f in m):
-                for f in m:
-                    avail[f] -= 1
-                search(i + 1, covered + sum(values[f] for f in m))
-                for f in m:
-                    avail[f] += 1
 
-    search(0, 0)
+    _each_arrangement(counts, melds, visit)
     return best
 
 
