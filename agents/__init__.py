@@ -1,0 +1,161 @@
+"""Agents behind one small interface (:mod:`agents.base`), and their registry.
+
+```python
+import agents, rummy_env
+rules = rummy_env.make_rules("basic", num_players=2)
+bot = agents.make("greedy", rules, seat=0)
+bot.reset(seed=0)
+action = bot.act(obs["observation"], obs["action_mask"])
+agents.available()        # ['basic-expert', 'greedy', 'ppo', 'random', 'search', 'variant']
+agents.make("variant", rules)   # the rule-based agent written for rules.name
+```
+
+Registry names:
+
+| name           | agent                                                          |
+|----------------|----------------------------------------------------------------|
+| `random`       | uniform over legal moves                                       |
+| `greedy`       | melds and lays off all it can, takes the discard when it completes or extends a meld, discards to the lowest deadwood |
+| `basic-expert` | rule-based agent for basic rummy that knows its scoring         |
+| `search`       | determinized Monte Carlo search with fast rollouts             |
+| `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.zip`)     |
+| `variant`      | the rule-based agent of the preset (`VARIANT_AGENTS[rules.name]`) |
+
+A spec may carry options: ``"search:simulations=8:candidates=3"``; bare values
+fill the agent's options in order (``"ppo:basic-2p"`` sets ``model``).
+
+A variant's own agent lives in its own module and is added with one line to
+``_AGENTS`` and one to ``VARIANT_AGENTS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from agents.base import Agent, Policy, View, read_observation
+from rummy_env.rules import RuleSet
+
+#: name -> (module, class, one-line description)
+_AGENTS: dict[str, tuple[str, str, str]] = {
+    "random": ("agents.random_agent", "RandomAgent", "uniform over legal moves"),
+    "greedy": ("agents.greedy", "GreedyAgent", "melds/lays off all, lowest-deadwood discard"),
+    "basic-expert": ("agents.basic_rummy", "BasicExpertAgent", "rule-based basic rummy agent"),
+    "search": ("agents.search", "SearchAgent", "determinized Monte Carlo search"),
+    "ppo": ("agents.ppo_agent", "PPOAgent", "a trained MaskablePPO policy (ppo:<model>)"),
+}
+
+#: preset name -> registry name of the rule-based agent written for it
+VARIANT_AGENTS: dict[str, str] = {
+    "basic": "basic-expert",
+}
+
+VARIANT = "variant"
+
+
+def available() -> list[str]:
+    """Every name :func:`make` accepts."""
+    return sorted([*_AGENTS, VARIANT])
+
+
+def resolve(name: str, rules: RuleSet) -> str:
+    """The concrete registry name (``"variant"`` becomes the preset's own agent).
+
+    Raises:
+        ValueError: an unknown name, or ``"variant"`` for a preset without one.
+    """
+    if name == VARIANT:
+        if rules.name not in VARIANT_AGENTS:
+            raise ValueError(
+                f"no variant agent for preset {rules.name!r} yet "
+                f"(variant agents exist for: {', '.join(sorted(VARIANT_AGENTS))}; "
+                f"agents for any preset: {', '.join(sorted(_AGENTS))})"
+            )
+        return VARIANT_AGENTS[rules.name]
+    if name not in _AGENTS:
+        raise ValueError(f"unknown agent {name!r} (allowed: {', '.join(available())})")
+    return name
+
+
+def agent_class(name: str, rules: RuleSet | None = None) -> type[Agent]:
+    """The class registered under ``name`` (``rules`` needed for ``"variant"``)."""
+    if name == VARIANT and rules is None:
+        raise ValueError("'variant' needs the rules to pick the preset's agent")
+    module, cls, _ = _AGENTS[resolve(name, rules) if rules is not None else _check(name)]
+    return getattr(importlib.import_module(module), cls)
+
+
+def _check(name: str) -> str:
+    if name not in _AGENTS:
+        raise ValueError(f"unknown agent {name!r} (allowed: {', '.join(available())})")
+    return name
+
+
+def parse_value(text: str) -> Any:
+    """``"3"`` -> 3, ``"0.5"`` -> 0.5, ``"true"`` -> True, ``"none"`` -> None, else the text."""
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("none", "null"):
+        return None
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(spec: str, rules: RuleSet | None = None) -> tuple[str, dict[str, Any]]:
+    """Split an agent spec ``name[:value...][:option=value...]`` into the registry
+    name and its options. Bare values fill the agent's options in order
+    (``"ppo:basic-2p"`` is ``ppo`` with ``model="basic-2p"``); ``"variant"``
+    resolves to the preset's agent when ``rules`` are given.
+
+    Raises:
+        ValueError: unknown name, malformed or unknown option.
+    """
+    name, *parts = [p.strip() for p in spec.split(":")]
+    name = resolve(name, rules) if rules is not None else _check(name)
+    opts: dict[str, Any] = {}
+    positional = []
+    for p in parts:
+        if "=" in p:
+            k, v = p.split("=", 1)
+            opts[k.strip()] = parse_value(v.strip())
+        elif p:
+            positional.append(p)
+    if positional:
+        names = agent_class(name).options()
+        if len(positional) > len(names):
+            raise ValueError(f"agent spec {spec!r}: too many values (options of {name!r}: "
+                             f"{', '.join(names) or 'none'})")
+        for k, v in zip(names, positional):
+            if k in opts:
+                raise ValueError(f"agent spec {spec!r}: {k!r} given twice")
+            opts[k] = parse_value(v)
+    return name, opts
+
+
+def make(name: str, rules: RuleSet, seat: int = 0, **kwargs: Any) -> Agent:
+    """Create the agent registered under ``name`` for ``rules`` and ``seat``.
+
+    ``name`` may carry options (:func:`parse_spec`): ``"search:simulations=8"``,
+    ``"ppo:basic-2p"``; keyword arguments add to them.
+
+    Raises:
+        ValueError: unknown name (the message lists the allowed names) or an
+            option the agent does not take.
+    """
+    base, opts = parse_spec(name, rules)
+    opts.update(kwargs)
+    cls = agent_class(base, rules)
+    unknown = sorted(set(opts) - set(cls.options()))
+    if unknown:
+        raise ValueError(f"agent {base!r} has no option(s) {', '.join(map(repr, unknown))} "
+                         f"(allowed: {', '.join(cls.options()) or 'none'})")
+    return cls(rules, seat, **opts)
+
+
+__all__ = ["Agent", "Policy", "VARIANT_AGENTS", "View", "agent_class", "available", "make",
+           "parse_spec", "parse_value", "read_observation", "resolve"]

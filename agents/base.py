@@ -1,0 +1,374 @@
+"""The agent interface, and what every agent needs to read its observation.
+
+An agent is created for one rule set and one seat, may be ``reset(seed)`` before
+a game, and is asked ``act(observation, action_mask) -> int`` whenever its seat
+is to act. It sees only what the env's ``observe`` returns: the float vector
+``obs["observation"]`` (layout: :mod:`rummy_env.observation`) and the int8
+``obs["action_mask"]``. Nothing here reads the env's state.
+
+* :class:`Policy` is the Protocol (OpenSpiel's ``Bot``: ``Step``/``GetPolicy``);
+  :class:`Agent` is the base class the shipped agents derive from.
+* :func:`read_observation` turns the vector into a :class:`View` with integer
+  faces (the same content as :func:`rummy_env.observation.decode`, which gives
+  text; this one is several times faster, which matters in tournaments).
+* :class:`MoveTable` decodes action ids once per rule set into small tuples
+  (:func:`rummy_env.moves.ActionCodec.decode` underneath).
+* Card helpers shared by the heuristic agents: :func:`table_fits`,
+  :func:`unseen_counts`, :func:`move_cards`.
+
+Seats in a :class:`View` are *offsets* from the observer (0 = self, 1 = the next
+player in turn order), as in the observation.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, deck_faces, parse_card
+from rummy_env.engine import Phase, card_values
+from rummy_env.melds import ACE_HIGH_POS, run_face
+from rummy_env.moves import (
+    ActionCodec,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    EndRound,
+    Knock,
+    LayOff,
+    Meld,
+    Pass,
+    SwapJoker,
+)
+from rummy_env.observation import ObsLayout
+from rummy_env.rules import RuleSet
+
+F = NUM_FACES
+
+
+# ------------------------------------------------------------------ interface
+@runtime_checkable
+class Policy(Protocol):
+    """What a tournament or an env loop needs from an agent."""
+
+    rules: RuleSet
+    seat: int
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game (a seed fixes every random choice of the agent)."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The action id to play; ``action_mask[a] == 1`` for every legal ``a``."""
+
+
+class Agent(ABC):
+    """Base class of the shipped agents: holds the rules, the seat and an RNG.
+
+    Args:
+        rules: the rule set of the game.
+        seat: the seat this agent plays (0-based); observations are seen from it.
+    """
+
+    #: registry name (set by subclasses)
+    name: str = "agent"
+
+    def __init__(self, rules: RuleSet, seat: int = 0, **kwargs: Any):
+        if kwargs:
+            raise ValueError(f"{type(self).__name__} got unknown option(s) {', '.join(map(repr, kwargs))} "
+                             f"(allowed: {', '.join(self.options()) or 'none'})")
+        if not 0 <= seat < rules.num_players:
+            raise ValueError(f"seat={seat} is not allowed (allowed: 0..{rules.num_players - 1})")
+        self.rules = rules
+        self.seat = seat
+        self.rng = random.Random()
+        self.moves = MoveTable.of(rules)
+        self.values = card_values(rules)
+
+    @classmethod
+    def options(cls) -> tuple[str, ...]:
+        """Keyword options this agent accepts (for error messages and the CLI)."""
+        return ()
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng.seed(seed)
+
+    @abstractmethod
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The action to play (always one that ``action_mask`` marks)."""
+
+    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """A distribution over actions; deterministic agents put all mass on ``act``."""
+        p = np.zeros(len(action_mask), dtype=np.float64)
+        p[self.act(observation, action_mask)] = 1.0
+        return p
+
+    def view(self, observation: np.ndarray | dict) -> View:
+        return read_observation(observation, self.rules)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(seat={self.seat})"
+
+
+def split_obs(observation: Any, action_mask: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Accept ``act(obs_dict)`` as well as ``act(vector, mask)``."""
+    if isinstance(observation, dict):
+        return observation["observation"], observation["action_mask"]
+    return observation, action_mask
+
+
+# ------------------------------------------------------------------ the view
+@dataclass
+class TableMeldView:
+    """One meld on the table as the observation shows it."""
+
+    owner: int  # seat offset from the observer
+    is_run: bool
+    cards: tuple[int, ...]  # runs in rank order with JOKER where a wild card stands; sets naturals then jokers
+    key: int  # run: suit; set: rank
+    lo: int = 0  # run: lowest position (0 = ace low .. 13 = ace high)
+    hi: int = 0
+    suits: int = 0  # set: mask of natural suits
+    n_wild: int = 0
+
+
+@dataclass
+class View:
+    """Integer view of one observation (seats as offsets, 0 = the observer)."""
+
+    hand: list[int]  # count per face (53)
+    known: list[list[int]]  # per opponent offset 1..P-1 (index 0 = offset 1): counts per face
+    discard: list[int]  # faces, bottom .. top
+    table: list[TableMeldView]
+    hand_sizes: list[int]
+    stock_size: int
+    phase: Phase
+    to_act: int
+    forbidden: int  # face, or -1
+    played: list[bool]
+    active: list[bool]
+    totals: list[int]
+    dealer: int
+    rebuilds: int
+    knock_limit: int = 0
+    must_use: int = -1  # face the next meld or lay-off must contain, or -1
+    opened: list[bool] | None = None  # per offset (None: the layout has no opening flags)
+    turn_value: int = 0
+    credit: list[int] | None = None  # rummy500: value melded and laid off this round, per offset
+
+    @property
+    def hand_cards(self) -> list[int]:
+        return [f for f, c in enumerate(self.hand) if c for _ in range(c)]
+
+
+def read_observation(observation: np.ndarray | dict, rules: RuleSet) -> View:
+    """Parse an observation vector into a :class:`View` (see the layout table in
+    :mod:`rummy_env.observation`; equal in content to its ``decode``)."""
+    if isinstance(observation, dict):
+        observation = observation["observation"]
+    L = _obs_layout(rules)
+    o = np.asarray(observation)
+    if o.shape != (L.size,):
+        raise ValueError(f"observation has shape {o.shape}, expected ({L.size},) for these rules")
+    sl = L.slices
+    P = L.P
+
+    def counts(name: str) -> list[int]:
+        return np.rint(o[sl[name]]).astype(np.int64).tolist()
+
+    def flags(name: str) -> list[bool]:
+        return (o[sl[name]] != 0).tolist()
+
+    hand = counts("hand")
+    kn = counts("known")
+    known = [kn[i * F:(i + 1) * F] for i in range(P - 1)]
+    d = sl["discard"]
+    nz = np.flatnonzero(o[d])
+    # row 0 = top: ascending index order is top first
+    discard = (nz[::-1] % F).tolist()
+    table: list[TableMeldView] = []
+    if L.M:
+        t = o[sl["table"]].reshape(L.M, L.slot)
+        for row in t:
+            owners = np.flatnonzero(row[:P])
+            if not len(owners):
+                break  # melds fill the slots in order
+            table.append(_table_meld(int(owners[0]), bool(row[P + 1]), row[P + 2:]))
+    phase_slice = o[sl["phase"]]
+    forb = np.flatnonzero(o[sl["forbidden"]])
+    return View(
+        hand=hand,
+        known=known,
+        discard=discard,
+        table=table,
+        hand_sizes=counts("hand_sizes"),
+        stock_size=int(round(float(o[sl["stock_size"]][0]))),
+        phase=Phase(int(np.argmax(phase_slice))),
+        to_act=int(np.argmax(o[sl["to_act"]])),
+        forbidden=int(forb[0]) if len(forb) else -1,
+        played=flags("played"),
+        active=flags("active"),
+        totals=counts("totals"),
+        dealer=int(np.argmax(o[sl["dealer"]])),
+        rebuilds=int(round(float(o[sl["rebuilds"]][0]))),
+        knock_limit=int(round(float(o[sl["knock_limit"]][0]))) if "knock_limit" in sl else 0,
+        must_use=_one_hot(o, sl.get("must_use")),
+        opened=flags("opened") if "opened" in sl else None,
+        turn_value=int(round(float(o[sl["turn_value"]][0]))) if "turn_value" in sl else 0,
+        credit=counts("credit") if "credit" in sl else None,
+    )
+
+
+def _one_hot(o: np.ndarray, sl: slice | None) -> int:
+    if sl is None:
+        return -1
+    nz = np.flatnonzero(o[sl])
+    return int(nz[0]) if len(nz) else -1
+
+
+def _table_meld(owner: int, is_run: bool, cards: np.ndarray) -> TableMeldView:
+    nz = np.flatnonzero(cards[:NUM_NATURAL]).tolist()
+    n_wild = int(round(float(cards[JOKER])))
+    if is_run:
+        suit = nz[0] // NUM_RANKS
+        # codes: 1 natural, 2 wild card, 3 natural ace played high, 4 wild card there
+        pos = sorted(f % NUM_RANKS + (ACE_HIGH_POS if f % NUM_RANKS == 0 and cards[f] >= 3 else 0) for f in nz)
+        faces = tuple(JOKER if cards[run_face(suit, q)] in (2, 4) else run_face(suit, q) for q in pos)
+        return TableMeldView(owner, True, faces, suit, pos[0], pos[-1], 0, n_wild)
+    rank = nz[0] % NUM_RANKS
+    suits = sum(1 << (f // NUM_RANKS) for f in nz)
+    return TableMeldView(owner, False, tuple(nz) + (JOKER,) * n_wild, rank, 0, 0, suits, n_wild)
+
+
+@cache
+def _obs_layout(rules: RuleSet) -> ObsLayout:
+    return ObsLayout(rules)
+
+
+# ------------------------------------------------------------------ moves
+# move kinds (a MoveTable entry is (kind, card, extra))
+DRAW_STOCK, DRAW_DISCARD, MELD, LAYOFF, SWAP, DISCARD, KNOCK, PASS, END_ROUND, OTHER = range(10)
+
+
+class MoveTable:
+    """Action id -> ``(kind, card, extra)``, decoded once per rule set.
+
+    ``card`` is the face the move is about (discarded, laid off, swapped in,
+    -1 for none); ``extra`` is the depth of a ``DrawDiscard``, the meld slot of a
+    lay-off or swap, and for a ``Meld`` the tuple of faces it represents
+    (runs: the natural card of every position; sets: naturals then jokers).
+    """
+
+    def __init__(self, rules: RuleSet):
+        self.rules = rules
+        self.codec = ActionCodec(rules)
+        self.num_actions = self.codec.num_actions
+        self._cache: dict[int, tuple[int, int, Any]] = {}
+
+    @staticmethod
+    @cache
+    def of(rules: RuleSet) -> MoveTable:
+        return MoveTable(rules)
+
+    def __getitem__(self, a: int) -> tuple[int, int, Any]:
+        e = self._cache.get(a)
+        if e is None:
+            e = self._cache[a] = self._decode(int(a))
+        return e
+
+    def move(self, a: int):
+        return self.codec.decode(int(a))
+
+    def _decode(self, a: int) -> tuple[int, int, Any]:
+        m = self.codec.decode(a)
+        if isinstance(m, DrawStock):
+            return (DRAW_STOCK, -1, None)
+        if isinstance(m, DrawDiscard):
+            return (DRAW_DISCARD, -1, m.depth)
+        if isinstance(m, Meld):
+            return (MELD, -1, tuple(parse_card(c) for c in m.cards))
+        if isinstance(m, LayOff):
+            return (LAYOFF, parse_card(m.card), m.meld)
+        if isinstance(m, SwapJoker):
+            return (SWAP, parse_card(m.card), m.meld)
+        if isinstance(m, Discard):
+            return (DISCARD, parse_card(m.card), None)
+        if isinstance(m, Knock):
+            return (KNOCK, -1 if m.card is None else parse_card(m.card), None)
+        if isinstance(m, Pass):
+            return (PASS, -1, None)
+        if isinstance(m, EndRound):
+            return (END_ROUND, -1, None)
+        return (OTHER, -1, None)
+
+
+def move_cards(entry: tuple[int, int, Any], hand: list[int]) -> list[int]:
+    """Faces that leave ``hand`` when the move of ``entry`` is played.
+
+    A meld uses naturals from hand first and wild cards where the hand lacks
+    the natural (the engine's canonical filling, README "Moves")."""
+    kind, card, extra = entry
+    if kind == MELD:
+        out = []
+        for f in extra:
+            out.append(f if f != JOKER and hand[f] else JOKER)
+        return out
+    if kind in (LAYOFF, DISCARD) or (kind == KNOCK and card >= 0):
+        return [card]
+    if kind == SWAP:
+        return [card]  # the joker comes back
+    return []
+
+
+# ------------------------------------------------------------------ card helpers
+def table_fits(view: View, rules: RuleSet) -> dict[int, int]:
+    """Natural faces that can be laid off on the table now: face -> meld index."""
+    fits: dict[int, int] = {}
+    max_pos = ACE_HIGH_POS if rules.ace_high else NUM_RANKS - 1
+    for i, m in enumerate(view.table):
+        if m.is_run:
+            if m.hi - m.lo >= 12:
+                continue
+            if m.lo > 0:
+                fits.setdefault(run_face(m.key, m.lo - 1), i)
+            if m.hi < max_pos:
+                fits.setdefault(run_face(m.key, m.hi + 1), i)
+        elif m.suits.bit_count() + m.n_wild < 4:
+            for s in range(4):
+                if not m.suits >> s & 1:
+                    fits.setdefault(m.key + s * NUM_RANKS, i)
+    return fits
+
+
+@cache
+def _pack_counts(decks: int, jokers: int) -> tuple[int, ...]:
+    c = [0] * F
+    for f in deck_faces(decks, jokers):
+        c[f] += 1
+    return tuple(c)
+
+
+def unseen_counts(view: View, rules: RuleSet) -> list[int]:
+    """Per face, copies the observer has not seen (in the stock or hidden in
+    opponents' hands): the pack minus own hand, discard pile, table and the
+    opponents' known cards."""
+    u = list(_pack_counts(rules.decks, rules.jokers))
+    for f, c in enumerate(view.hand):
+        u[f] -= c
+    for k in view.known:
+        for f, c in enumerate(k):
+            u[f] -= c
+    for f in view.discard:
+        u[f] -= 1
+    for m in view.table:
+        for f in m.cards:
+            u[f] -= 1
+    return u
+
+
+def legal_ids(action_mask: np.ndarray) -> list[int]:
+    return [int(a) for a in np.flatnonzero(action_mask)]

@@ -1,0 +1,149 @@
+"""`greedy`: a one-step lookahead on deadwood, for every preset.
+
+Strategy, phase by phase (deadwood = value of the cards left over by the best
+arrangement of the hand into sets and runs, :func:`rummy_env.melds.best_arrangement`):
+
+* **Draw** (and the gin up-card offer): take a discard when the card it must
+  use completes or extends a meld: it can be laid off on the table, or the
+  hand with it (less the best other card to discard) has lower deadwood than
+  the hand now. Otherwise draw from the stock (or pass the up-card).
+* **Play**: knock as soon as a knock is legal (gin; the knock that leaves the
+  least deadwood, big gin first); lay every meld it can, each time the one
+  that leaves the least deadwood (larger melds on ties); lay off every card it
+  can, highest value first. Joker swaps are not used.
+* **Discard**: the card whose removal leaves the least deadwood; on ties the
+  highest-valued card.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from agents.base import (
+    DISCARD,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    END_ROUND,
+    KNOCK,
+    LAYOFF,
+    MELD,
+    PASS,
+    Agent,
+    View,
+    legal_ids,
+    move_cards,
+    split_obs,
+    table_fits,
+)
+from rummy_env.cards import JOKER
+from rummy_env.engine import Phase
+from rummy_env.melds import best_arrangement
+
+
+class DeadwoodMixin:
+    """Cached deadwood of hands (count vectors) for one rule set."""
+
+    _dw_cache: dict[tuple[int, ...], int]
+
+    def deadwood(self, hand: list[int]) -> int:
+        key = tuple(hand)
+        cache = self.__dict__.setdefault("_dw_cache", {})
+        d = cache.get(key)
+        if d is None:
+            if len(cache) > 200_000:
+                cache.clear()
+            d = cache[key] = best_arrangement(hand, self.values, self.rules.ace_high)[0]
+        return d
+
+    def deadwood_without(self, hand: list[int], cards: list[int]) -> int:
+        h = list(hand)
+        for f in cards:
+            h[f] -= 1
+        return self.deadwood(h)
+
+    def best_discard_deadwood(self, hand: list[int], keep: int = -1) -> int:
+        """Least deadwood after discarding one card other than ``keep``."""
+        best = None
+        for f, c in enumerate(hand):
+            if c and f != keep:
+                hand[f] -= 1
+                d = self.deadwood(hand)
+                hand[f] += 1
+                if best is None or d < best:
+                    best = d
+        return self.deadwood(hand) if best is None else best
+
+
+class GreedyAgent(DeadwoodMixin, Agent):
+    """Greedy on deadwood (see the module docstring)."""
+
+    name = "greedy"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
+        observation, action_mask = split_obs(observation, action_mask)
+        legal = legal_ids(action_mask)
+        if not legal:
+            raise ValueError("act() called with an empty action mask (this seat is not to act)")
+        if len(legal) == 1:
+            return legal[0]
+        v = self.view(observation)
+        by_kind: dict[int, list[int]] = defaultdict(list)
+        for a in legal:
+            by_kind[self.moves[a][0]].append(a)
+        if v.phase in (Phase.DRAW, Phase.UPCARD):
+            return self.choose_draw(v, by_kind, legal)
+        return self.choose_play(v, by_kind, legal)
+
+    # ---------------------------------------------------------------- draw
+    def choose_draw(self, v: View, by_kind: dict[int, list[int]], legal: list[int]) -> int:
+        hand = v.hand
+        now = self.deadwood(hand)
+        fits = table_fits(v, self.rules) if v.table else {}
+        best, best_dw = None, None
+        for a in by_kind.get(DRAW_DISCARD, ()):
+            depth = self.moves[a][2]
+            taken = v.discard[len(v.discard) - 1 - depth:]
+            key = taken[0]
+            h = list(hand)
+            for f in taken:
+                h[f] += 1
+            dw = self.best_discard_deadwood(h, keep=key)
+            if key in fits or key == JOKER or dw < now:
+                if best is None or dw < best_dw:
+                    best, best_dw = a, dw
+        if best is not None:
+            return best
+        for kind in (DRAW_STOCK, PASS, END_ROUND):
+            if by_kind.get(kind):
+                return by_kind[kind][0]
+        return legal[0]
+
+    # ---------------------------------------------------------------- play
+    def choose_play(self, v: View, by_kind: dict[int, list[int]], legal: list[int]) -> int:
+        hand = v.hand
+        if by_kind.get(KNOCK):
+            return min(by_kind[KNOCK], key=lambda a: (self.moves[a][1] >= 0,
+                                                      self.deadwood_without(hand, move_cards(self.moves[a], hand))))
+        if by_kind.get(MELD):
+            def meld_key(a: int) -> tuple[int, int, int]:
+                cards = move_cards(self.moves[a], hand)
+                return (self.deadwood_without(hand, cards), -len(cards), a)
+            return min(by_kind[MELD], key=meld_key)
+        if by_kind.get(LAYOFF):
+            return max(by_kind[LAYOFF], key=lambda a: (self.moves[a][1] != JOKER, self.values[self.moves[a][1]], -a))
+        if by_kind.get(DISCARD):
+            return self.pick_discard(hand, by_kind[DISCARD])
+        return legal[0]
+
+    def pick_discard(self, hand: list[int], discards: list[int]) -> int:
+        return min(discards, key=lambda a: self._discard_key(hand, a))
+
+    def _discard_key(self, hand: list[int], a: int) -> tuple[int, int, int]:
+        f = self.moves[a][1]
+        return (self.deadwood_without(hand, [f]), -self.values[f], -f)
+
+    def rank_discards(self, v: View, discards: list[int]) -> list[int]:
+        """Legal discards, best first (used by the search agent to pick candidates)."""
+        return sorted(discards, key=lambda a: self._discard_key(v.hand, a))

@@ -1,0 +1,289 @@
+"""`search`: determinized Monte Carlo search (information-set Monte Carlo).
+
+At each decision that matters the agent
+
+1. lists a few **candidate** actions, from a guide: the preset's rule-based
+   agent (``agents.VARIANT_AGENTS``) or ``greedy`` where there is none:
+   every legal draw (stock, discard, pass); in the play phase the guide's own
+   choice plus the guide's best ``candidates - 1`` discards (and knocks).
+   Melds, lay-offs and joker swaps follow the guide without search;
+2. samples **determinizations**: full game states consistent with its
+   observation (:mod:`rummy_env.determinize`: the hidden cards are dealt at
+   random to the opponents, on top of the cards they are known to hold, and to
+   the stock);
+3. plays every candidate in every determinization and **rolls out** the rest
+   of the round with a fast engine-level policy for all players (below), with
+   the same random stream for every candidate of a determinization (common
+   random numbers, so differences between candidates are not noise from the
+   deal);
+4. plays the candidate with the best mean **return** for its seat: the round's
+   reward minus the mean reward of the other players (``objective="relative"``,
+   what a head-to-head comparison measures) or its own reward (``"own"``).
+   Round scores are noisy, so the guide's choice is kept unless the best
+   candidate's gain over it, paired by determinization, exceeds
+   ``confidence`` standard errors.
+
+Budget per decision: ``simulations`` determinizations, each played out once
+per candidate, or as many as fit in ``time_budget`` seconds when that is set
+(at least 2). A fixed ``simulations`` budget makes the agent deterministic for
+a given ``reset(seed)``, so tournaments replay exactly.
+
+Rollout policy (engine level, on the sampled state, a few microseconds a move):
+take the top discard when it pairs with a card of its rank, sits next to or
+one gap from two cards of its suit, or fits a table meld (gin: the same test
+decides the up-card); lay every legal meld and lay-off at once; knock at once;
+discard the card with the highest value less a bonus for each card of its rank
+and near neighbour of its suit in hand, with a little random noise.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from agents.base import (
+    DISCARD,
+    KNOCK,
+    LAYOFF,
+    MELD,
+    SWAP,
+    Agent,
+    legal_ids,
+    split_obs,
+)
+from rummy_env import engine
+from rummy_env.cards import JOKER, NUM_RANKS
+from rummy_env.determinize import Determinizer
+from rummy_env.engine import Phase
+from rummy_env.rules import RuleSet
+
+
+class FastPolicy:
+    """The rollout policy: cheap heuristics on an engine state (see the module docstring)."""
+
+    def __init__(self, rules: RuleSet):
+        L = engine.Layout(rules)
+        self.L = L
+        self.rules = rules
+        self.meld_lo, self.meld_hi = L.MELD, L.LAYOFF
+        self.layoff_hi = L.SWAP
+        self.swap_hi = L.DISCARD
+        self.discard_hi = getattr(L, "KNOCK", L.size)
+        self.knock_hi = getattr(L, "PASS", self.discard_hi)
+        self.values = engine.card_values(rules)
+
+    def useful(self, s: engine.GameState, p: int, t: int) -> bool:
+        """Whether card ``t`` would pair, connect or lay off for player ``p``."""
+        if t == JOKER:
+            return True
+        r, su = t % NUM_RANKS, t // NUM_RANKS
+        if s.rmask[p][r].bit_count() >= 2:
+            return True
+        m = s.smask[p][su]
+        if self.rules.ace_high and m & 1:
+            m |= 1 << NUM_RANKS
+            if r == 0 and (m >> 11 & 3) == 3:
+                return True
+        if (r > 0 and m >> (r - 1) & 1 and m >> (r + 1) & 1) or \
+           (r > 1 and m >> (r - 2) & 3 == 3) or (m >> (r + 1) & 3 == 3):
+            return True
+        for tm in s.table:
+            if t in tm.accepts and tm.accepts[t] == t:
+                return True
+        return False
+
+    def __call__(self, s: engine.GameState, rng: random.Random) -> int:
+        legal = engine.legal_actions(s)
+        if len(legal) == 1:
+            return legal[0]
+        p = s.current
+        L = self.L
+        if s.phase != Phase.PLAY:  # draw, or the gin up-card offer
+            if L.DRAW_DISCARD in legal and self.useful(s, p, s.discard[-1]):
+                return L.DRAW_DISCARD
+            return legal[0] if legal[0] != L.DRAW_DISCARD else legal[-1]
+        # play: melds and lay-offs first (ids ascend by block), then knock, then discard
+        first = legal[0]
+        if first < self.layoff_hi:
+            return first
+        last = legal[-1]
+        if self.discard_hi <= last < self.knock_hi:  # a knock is legal: take the first
+            for a in legal:
+                if a >= self.discard_hi:
+                    return a
+        hand = s.hands[p]
+        rm, sm = s.rmask[p], s.smask[p]
+        vals = self.values
+        best, best_score = legal[-1], None
+        for a in legal:
+            if a < self.swap_hi:
+                continue
+            if a >= self.discard_hi:
+                break
+            f = a - self.swap_hi
+            if f == JOKER:
+                score = -100.0
+            else:
+                r, su = f % NUM_RANKS, f // NUM_RANKS
+                m = sm[su]
+                keep = 6 * (rm[r].bit_count() - 1) + 4 * ((m >> (r + 1) & 1) + (r > 0 and m >> (r - 1) & 1)) \
+                    + 2 * ((m >> (r + 2) & 1) + (r > 1 and m >> (r - 2) & 1))
+                score = vals[f] - keep + 3.0 * rng.random() - 2.0 * (hand[f] > 1)
+            if best_score is None or score > best_score:
+                best, best_score = a, score
+        return best
+
+
+class SearchAgent(Agent):
+    """Determinized Monte Carlo search (see the module docstring).
+
+    Args:
+        rules: the rule set.
+        seat: the seat it plays.
+        simulations: determinizations per decision (each rolled out once per candidate).
+        time_budget: seconds per decision instead of a fixed ``simulations`` (None: off).
+        candidates: most discards considered per decision.
+        objective: ``"relative"`` (own reward minus the others' mean) or ``"own"``.
+        guide: registry name of the agent proposing candidates (default: the
+            preset's variant agent, else ``greedy``).
+        max_rollout_steps: a rollout longer than this is scored by hand values.
+        confidence: another candidate replaces the guide's choice only when its
+            mean gain over it (paired by determinization) exceeds this many
+            standard errors (0: plain best mean).
+    """
+
+    name = "search"
+
+    def __init__(self, rules: RuleSet, seat: int = 0, simulations: int = 48,
+                 time_budget: float | None = None, candidates: int = 4, objective: str = "relative",
+                 guide: str | None = None, max_rollout_steps: int = 600, confidence: float = 0.5):
+        super().__init__(rules, seat)
+        import agents  # the registry imports this module lazily
+
+        if objective not in ("relative", "own"):
+            raise ValueError(f"objective={objective!r} is not allowed (allowed: 'relative', 'own')")
+        if int(simulations) < 1 or int(candidates) < 1:
+            raise ValueError("simulations and candidates must be 1 or more")
+        self.simulations = int(simulations)
+        self.time_budget = None if time_budget in (None, 0, "none") else float(time_budget)
+        self.n_candidates = int(candidates)
+        self.objective = objective
+        self.max_rollout_steps = int(max_rollout_steps)
+        self.confidence = float(confidence)
+        if guide is None:
+            guide = agents.VARIANT_AGENTS.get(rules.name, "greedy")
+        self.guide = agents.make(guide, rules, seat)
+        self.policy = FastPolicy(rules)
+        self._played_this_turn = False
+        self.searched = 0  # decisions that were searched (for reports)
+
+    @classmethod
+    def options(cls) -> tuple[str, ...]:
+        return ("simulations", "time_budget", "candidates", "objective", "guide", "max_rollout_steps",
+                "confidence")
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.guide.reset(seed)
+        self._played_this_turn = False
+
+    # ------------------------------------------------------------------- act
+    def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
+        observation, action_mask = split_obs(observation, action_mask)
+        legal = legal_ids(action_mask)
+        if not legal:
+            raise ValueError("act() called with an empty action mask (this seat is not to act)")
+        v = self.view(observation)
+        if v.phase != Phase.PLAY:
+            self._played_this_turn = False
+        if len(legal) == 1:
+            a = legal[0]
+            self.guide.act(observation, action_mask)  # keeps the guide's own turn memory in step
+        else:
+            cands = self.candidates(v, legal, observation, action_mask)
+            a = cands[0] if len(cands) == 1 else self.search(observation, action_mask, cands)
+        if self.moves[a][0] in (MELD, LAYOFF, SWAP):
+            self._played_this_turn = True
+        return a
+
+    def candidates(self, v, legal: list[int], observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
+        g = self.guide.act(observation, action_mask)
+        kind = self.moves[g][0]
+        if v.phase != Phase.PLAY:
+            others = [a for a in legal if a != g]
+            return [g] + others[:7]
+        if kind in (MELD, LAYOFF, SWAP):
+            return [g]
+        by_kind: dict[int, list[int]] = defaultdict(list)
+        for a in legal:
+            by_kind[self.moves[a][0]].append(a)
+        out = [g]
+        discards = by_kind.get(DISCARD, [])
+        rank = getattr(self.guide, "rank_discards", None)
+        ranked = rank(v, discards) if rank is not None else discards
+        knocks = by_kind.get(KNOCK, [])
+        if knocks and kind != KNOCK:
+            out.append(knocks[0])
+        for a in ranked:
+            if len(out) >= self.n_candidates + (1 if knocks else 0):
+                break
+            if a not in out:
+                out.append(a)
+        return out
+
+    def search(self, observation: np.ndarray, action_mask: np.ndarray, cands: list[int]) -> int:
+        self.searched += 1
+        det = Determinizer(observation, self.rules, self.seat, action_mask=action_mask,
+                           turn_played=self._played_this_turn)
+        values: list[list[float]] = [[] for _ in cands]
+        rng = self.rng
+        t0 = time.perf_counter()
+        n = 0
+        while True:
+            if self.time_budget is None:
+                if n >= self.simulations:
+                    break
+            elif n >= 2 and time.perf_counter() - t0 >= self.time_budget:
+                break
+            d = det.sample(rng)
+            seed = rng.randrange(1 << 30)
+            for j, a in enumerate(cands):
+                values[j].append(self.rollout(d.copy(), a, random.Random(seed)))
+            n += 1
+        return cands[self.pick(values)]
+
+    def pick(self, values: list[list[float]]) -> int:
+        """Index of the candidate to play: the best mean, but a candidate replaces
+        the guide's choice (index 0) only when its paired mean gain over it
+        exceeds ``confidence`` standard errors."""
+        n = len(values[0])
+        means = [sum(v) / n for v in values]
+        best = max(range(len(values)), key=lambda j: (means[j], -j))
+        if best == 0 or n < 2 or self.confidence <= 0:
+            return best
+        diffs = [a - b for a, b in zip(values[best], values[0])]
+        md = sum(diffs) / n
+        sd = (sum((x - md) ** 2 for x in diffs) / (n - 1)) ** 0.5
+        return best if md > self.confidence * sd / n**0.5 else 0
+
+    def rollout(self, s: engine.GameState, a: int, rng: random.Random) -> float:
+        """Play ``a`` then the fast policy to the end of the round; the return for this seat."""
+        ended = engine.apply_action(s, a)
+        steps = 0
+        policy = self.policy
+        while not ended and steps < self.max_rollout_steps:
+            ended = engine.apply_action(s, policy(s, rng))
+            steps += 1
+        me = self.seat
+        n = self.rules.num_players
+        if ended:
+            r = s.last_result["rewards"]
+        else:  # cut off: minus hand values as a stand-in
+            r = [-s.hand_value(p) for p in range(n)]
+        if self.objective == "own":
+            return float(r[me])
+        others = [r[p] for p in range(n) if p != me and s.active[p]]
+        return float(r[me]) - (sum(others) / len(others) if others else 0.0)

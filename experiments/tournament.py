@@ -1,0 +1,503 @@
+"""Round-robin self-play tournaments in the duplicate format, with ratings.
+
+    rummy-tournament --preset basic --players 2 --agents random,greedy,variant --deals 500
+    rummy-tournament --agents greedy,search:simulations=16 --deals 200 --workers 2 --set jokers=2
+    rummy-tournament --preset basic --players 4 --agents random,greedy,basic-expert,search --match
+
+* **Tables and seatings.** With ``P`` players, every combination of ``P``
+  distinct agents of ``--agents`` makes a table (fewer agents than seats:
+  one table, the agents repeated in turn). Each table is played in every
+  rotation of its seats.
+* **Duplicate deals.** Deal ``i`` is fixed by seed ``i`` (``env.reset(seed=i)``)
+  and replayed in every seating of every table, so every agent plays the same
+  cards from every seat; this removes most of the luck of the deal. Agents are
+  ``reset`` with a seed derived from (deal, seat).
+* **Games.** One round per game, or a whole match with ``--match``.
+  ``--set field=value`` overrides any ``RuleSet`` field (``--set jokers=2
+  scoring=winner_takes_all``).
+* **Runs on all cores.** Games are independent jobs mapped over a
+  ``ProcessPoolExecutor`` (``--workers``, default: every core); the main
+  process is the only writer of the results. A progress bar shows the ETA.
+* **Resumable store.** Every game is a row of the SQLite file ``--db``
+  (preset, rules JSON, seed, seating, agents, per-round scores and rewards,
+  winner, decisions, seconds), keyed on (config, seed, seating): rerunning the
+  same command (or a larger one: more deals, more agents) plays only the games
+  missing, and none is counted twice. Games are committed as they finish, so
+  an interrupted run loses at most the games in flight.
+* **Results.** Per agent: mean score per round with a 95% interval (score =
+  the round's reward, higher is better; intervals over deals), win rate with
+  a Wilson interval, OpenSkill (Plackett-Luce) ``mu`` +- 1.96 sigma, and for
+  two players Bradley-Terry/Elo +- 1.96 SE; a crosstable of head-to-head mean
+  score differences per round (row minus column). Printed, and written to
+  ``--out`` as ``<name>.md``, ``<name>_summary.csv``, ``<name>_crosstable.csv``,
+  ``<name>_ratings.png`` and ``<name>_crosstable.png``.
+
+Agent specs are registry names (``agents.available()``), optionally with
+options: ``search:simulations=16:candidates=3``. ``variant`` names the preset's
+own rule-based agent. Bad input (unknown agent, preset, option, player count)
+prints a message and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import csv
+import dataclasses
+import hashlib
+import itertools
+import json
+import math
+import os
+import sqlite3
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import agents
+import rummy_env
+from experiments.stats import GameResult, Summary, summarize
+from rummy_env.rules import RULE_FIELDS, RuleSet, make_rules
+
+
+@dataclass
+class Args:
+    """Round-robin duplicate tournament among agents (see the module docs)."""
+
+    preset: str = "basic"
+    """Rule set (rummy_env.PRESETS)."""
+    players: int = 2
+    """Seats at the table."""
+    agents: str = "random,greedy,variant"
+    """Comma-separated agent specs: name[:option=value...]; 'variant' = the preset's own agent."""
+    deals: int = 500
+    """Deals (seeds 0..deals-1), each played in every seating."""
+    match: bool = False
+    """Play whole matches instead of single rounds."""
+    workers: int = 0
+    """Worker processes (0 = every core)."""
+    db: str = "results/tournament.sqlite"
+    """SQLite file holding every game (resumable)."""
+    out: str = "results"
+    """Folder for the markdown, CSV and PNG results."""
+    set: tuple[str, ...] = ()
+    """RuleSet overrides, field=value (e.g. jokers=2 scoring=winner_takes_all)."""
+    name: str = ""
+    """Prefix of the output files (default: <preset>_<players>p[_match])."""
+    plots: bool = True
+    """Write the PNG plots."""
+    quiet: bool = False
+    """No progress bar."""
+
+
+class UsageError(Exception):
+    """Bad command-line input (exit status 2)."""
+
+
+# ------------------------------------------------------------------ specs
+@dataclass(frozen=True)
+class AgentSpec:
+    name: str  # concrete registry name
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        return ":".join([self.name] + [f"{k}={v}" for k, v in self.options])
+
+    def make(self, rules: RuleSet, seat: int) -> agents.Agent:
+        return agents.make(self.name, rules, seat, **dict(self.options))
+
+
+def parse_agents(text: str, rules: RuleSet) -> list[AgentSpec]:
+    specs = []
+    for item in [t.strip() for t in text.split(",") if t.strip()]:
+        try:
+            name, options = agents.parse_spec(item, rules)
+            spec = AgentSpec(name, tuple(sorted(options.items())))
+            spec.make(rules, 0)  # validates the options (and loads models) now, not in a worker
+        except (ValueError, TypeError) as e:
+            raise UsageError(str(e)) from None
+        specs.append(spec)
+    labels = [s.label for s in specs]
+    if len(specs) < 2:
+        raise UsageError(f"--agents needs at least two agents, got {text!r} (allowed names: "
+                         f"{', '.join(agents.available())})")
+    if len(set(labels)) != len(labels):
+        raise UsageError(f"--agents names the same agent twice: {', '.join(labels)}")
+    return specs
+
+
+def parse_overrides(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for it in items:
+        if "=" not in it:
+            raise UsageError(f"--set {it!r}: expected field=value (fields: {', '.join(RULE_FIELDS[2:])})")
+        k, v = it.split("=", 1)
+        out[k.strip()] = agents.parse_value(v.strip())
+    return out
+
+
+def seatings(specs: list[AgentSpec], players: int) -> list[tuple[AgentSpec, ...]]:
+    """Every rotation of every table (see the module docs), in a fixed order."""
+    if len(specs) >= players:
+        tables = list(itertools.combinations(specs, players))
+    else:
+        tables = [tuple(specs[i % len(specs)] for i in range(players))]
+    out: list[tuple[AgentSpec, ...]] = []
+    for t in tables:
+        for r in range(players):
+            s = t[r:] + t[:r]
+            if s not in out:
+                out.append(s)
+    return out
+
+
+def seating_key(seating: tuple[AgentSpec, ...]) -> str:
+    return " | ".join(s.label for s in seating)
+
+
+def config_of(rules: RuleSet) -> tuple[str, str]:
+    rj = json.dumps(dataclasses.asdict(rules), sort_keys=True)
+    return hashlib.sha1(rj.encode()).hexdigest()[:16], rj
+
+
+# ------------------------------------------------------------------ games
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(preset: str, players: int, overrides: dict[str, Any]) -> None:
+    _WORKER.clear()
+    _WORKER["env"] = rummy_env.raw_env(preset, num_players=players, **overrides)
+    _WORKER["agents"] = {}
+
+
+def play_game(seed: int, seating: tuple[AgentSpec, ...]) -> dict[str, Any]:
+    """Play deal ``seed`` with ``seating`` (worker side); the game's record."""
+    env = _WORKER["env"]
+    rules = env.rules
+    cache = _WORKER["agents"]
+    bots = []
+    for seat, spec in enumerate(seating):
+        key = (spec, seat)
+        if key not in cache:
+            cache[key] = spec.make(rules, seat)
+        bots.append(cache[key])
+    for seat, b in enumerate(bots):
+        b.reset(seed=seed * 1009 + seat)
+    t0 = time.perf_counter()
+    env.reset(seed=seed)
+    decisions = [0] * rules.num_players
+    rounds: list[dict[str, Any]] = []
+    seen = None
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[name]
+        a = bots[seat].act(obs["observation"], obs["action_mask"])
+        decisions[seat] += 1
+        env.step(a)
+        res = env.unwrapped.state.last_result  # the referee's view: round results
+        if res is not None and res is not seen:
+            seen = res
+            rounds.append(res)
+    last = rounds[-1]
+    winner = last["match_winner"] if rules.match else last["winner"]
+    rewards = [sum(r["rewards"][p] for r in rounds) for p in range(rules.num_players)]
+    return {
+        "seed": seed,
+        "seating": seating_key(seating),
+        "agents": [s.label for s in seating],
+        "round_scores": [list(r["round_scores"]) for r in rounds],
+        "round_rewards": [list(r["rewards"]) for r in rounds],
+        "rewards": rewards,
+        "rounds": len(rounds),
+        "winner": winner,
+        "reasons": [r["reason"] for r in rounds],
+        "decisions": decisions,
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def _play_chunk(tasks: list[tuple[int, tuple[AgentSpec, ...]]]) -> list[dict[str, Any]]:
+    return [play_game(seed, seating) for seed, seating in tasks]
+
+
+# ------------------------------------------------------------------ store
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS configs (
+    config TEXT PRIMARY KEY, preset TEXT NOT NULL, players INTEGER NOT NULL, rules TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    config TEXT NOT NULL, seed INTEGER NOT NULL, seating TEXT NOT NULL,
+    preset TEXT NOT NULL, rules TEXT NOT NULL, agents TEXT NOT NULL,
+    round_scores TEXT NOT NULL, round_rewards TEXT NOT NULL, rewards TEXT NOT NULL,
+    rounds INTEGER NOT NULL, winner INTEGER, reasons TEXT NOT NULL,
+    decisions INTEGER NOT NULL, decisions_per_seat TEXT NOT NULL, seconds REAL NOT NULL,
+    finished TEXT NOT NULL,
+    PRIMARY KEY (config, seed, seating));
+"""
+
+
+def open_db(path: str | Path) -> sqlite3.Connection:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(str(p), timeout=60)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    con.executescript(_SCHEMA)
+    return con
+
+
+def write_games(con: sqlite3.Connection, config: str, preset: str, rules_json: str,
+                records: list[dict[str, Any]]) -> None:
+    now = time.strftime("%Y-%m-%dT%H:%M:%S")
+    con.executemany(
+        "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [(config, r["seed"], r["seating"], preset, rules_json, json.dumps(r["agents"]),
+          json.dumps(r["round_scores"]), json.dumps(r["round_rewards"]), json.dumps(r["rewards"]),
+          r["rounds"], r["winner"], json.dumps(r["reasons"]), sum(r["decisions"]),
+          json.dumps(r["decisions"]), r["seconds"], now) for r in records])
+    con.commit()
+
+
+def done_keys(con: sqlite3.Connection, config: str) -> set[tuple[int, str]]:
+    return set(con.execute("SELECT seed, seating FROM games WHERE config = ?", (config,)).fetchall())
+
+
+def load_results(con: sqlite3.Connection, config: str, keys: set[str], deals: int) -> list[GameResult]:
+    rows = con.execute(
+        "SELECT seed, seating, agents, rewards, rounds, winner FROM games "
+        "WHERE config = ? AND seed < ? ORDER BY seed, seating", (config, deals)).fetchall()
+    return [GameResult(seed, tuple(json.loads(ag)), tuple(json.loads(rw)), rounds, winner)
+            for seed, seating, ag, rw, rounds, winner in rows if seating in keys]
+
+
+# ------------------------------------------------------------------ running
+def run(args: Args, stop_after: int | None = None) -> Summary | None:
+    """Play the missing games of the tournament, then summarize and write results.
+
+    Args:
+        args: the parsed command line.
+        stop_after: stop (as if interrupted) after this many new games; the
+            summary is then not written and None is returned.
+
+    Raises:
+        UsageError: bad input.
+    """
+    overrides = parse_overrides(args.set)
+    if args.match:
+        overrides["match"] = True
+    if args.deals < 1:
+        raise UsageError(f"--deals must be 1 or more, got {args.deals}")
+    if args.workers < 0:
+        raise UsageError(f"--workers must be 0 (every core) or more, got {args.workers}")
+    try:
+        rules = make_rules(args.preset, args.players, **overrides)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    specs = parse_agents(args.agents, rules)
+    seats = seatings(specs, args.players)
+    config, rules_json = config_of(rules)
+    con = open_db(args.db)
+    con.execute("INSERT OR IGNORE INTO configs VALUES (?,?,?,?)", (config, rules.name, rules.num_players, rules_json))
+    con.commit()
+    done = done_keys(con, config)
+    todo = [(seed, s) for seed in range(args.deals) for s in seats if (seed, seating_key(s)) not in done]
+    total = args.deals * len(seats)
+    workers = args.workers or os.cpu_count() or 1
+    if stop_after is not None:
+        todo = todo[:stop_after]
+    if todo:
+        _play_all(todo, total, args, workers, con, config, rules_json, overrides, rules)
+    if stop_after is not None:
+        con.close()
+        return None
+    keys = {seating_key(s) for s in seats}
+    results = load_results(con, config, keys, args.deals)
+    con.close()
+    names = [s.label for s in specs]
+    summary = summarize(results, names, args.players)
+    name = args.name or f"{rules.name}_{args.players}p" + ("_match" if rules.match else "")
+    text = report(summary, rules, args, len(results), overrides)
+    print(text)
+    write_outputs(summary, Path(args.out), name, text, args.plots)
+    return summary
+
+
+def _play_all(todo, total, args, workers, con, config, rules_json, overrides, rules) -> None:
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, initial=total - len(todo), unit="game", disable=args.quiet,
+               dynamic_ncols=True, desc=f"{rules.name} {args.players}p", file=sys.stderr)
+    try:
+        if workers == 1:
+            _worker_init(args.preset, args.players, overrides)
+            buf: list[dict[str, Any]] = []
+            last = time.perf_counter()
+            for seed, s in todo:
+                buf.append(play_game(seed, s))
+                bar.update(1)
+                if len(buf) >= 16 or time.perf_counter() - last > 2.0:
+                    write_games(con, config, rules.name, rules_json, buf)
+                    buf, last = [], time.perf_counter()
+            write_games(con, config, rules.name, rules_json, buf)
+            return
+        chunk = max(1, min(16, len(todo) // (workers * 8)))
+        chunks = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
+        with cf.ProcessPoolExecutor(workers, initializer=_worker_init,
+                                    initargs=(args.preset, args.players, overrides)) as ex:
+            pending = set()
+            it = iter(chunks)
+            for c in itertools.islice(it, workers * 4):
+                pending.add(ex.submit(_play_chunk, c))
+            while pending:
+                finished, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+                for f in finished:
+                    recs = f.result()
+                    write_games(con, config, rules.name, rules_json, recs)
+                    bar.update(len(recs))
+                    nxt = next(it, None)
+                    if nxt is not None:
+                        pending.add(ex.submit(_play_chunk, nxt))
+    finally:
+        bar.close()
+
+
+# ------------------------------------------------------------------ output
+def _fmt(x: float, nd: int = 2) -> str:
+    return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}f}"
+
+
+def summary_rows(s: Summary) -> list[dict[str, Any]]:
+    rows = []
+    for n in s.names:
+        m, lo, hi = s.score[n]
+        w, wlo, whi = s.win[n]
+        mu, sig = s.openskill[n]
+        row = {"agent": n, "games": s.games[n], "rounds": s.rounds[n],
+               "score_mean": m, "score_lo": lo, "score_hi": hi,
+               "win_rate": w, "win_lo": wlo, "win_hi": whi,
+               "openskill_mu": mu, "openskill_sigma": sig}
+        if s.elo:
+            row["elo"], row["elo_se"] = s.elo[n]
+        rows.append(row)
+    order = (lambda r: -r["elo"]) if s.elo else (lambda r: -r["openskill_mu"])
+    return sorted(rows, key=order)
+
+
+def report(s: Summary, rules: RuleSet, args: Args, n_games: int, overrides: dict[str, Any]) -> str:
+    rows = summary_rows(s)
+    head = ["agent", "games", "score/round [95% CI]", "win rate [95% CI]", "OpenSkill mu +- 1.96 sd"]
+    if s.elo:
+        head.append("Elo (BT) +- 1.96 se")
+    lines = [f"## Tournament: {rules.name}, {args.players} players, "
+             f"{'matches' if rules.match else 'rounds'}, {args.deals} duplicate deals, {n_games} games",
+             "", f"Rule overrides: {json.dumps(overrides) if overrides else 'none'}; scoring "
+             f"{rules.scoring!r}. Score = reward per round (higher is better).", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r["agent"], str(r["games"]),
+                 f"{_fmt(r['score_mean'])} [{_fmt(r['score_lo'])}, {_fmt(r['score_hi'])}]",
+                 f"{_fmt(r['win_rate'], 3)} [{_fmt(r['win_lo'], 3)}, {_fmt(r['win_hi'], 3)}]",
+                 f"{_fmt(r['openskill_mu'])} +- {_fmt(1.96 * r['openskill_sigma'])}"]
+        if s.elo:
+            cells.append(f"{_fmt(r['elo'], 0)} +- {_fmt(1.96 * r['elo_se'], 0)}")
+        lines.append("| " + " | ".join(cells) + " |")
+    order = [r["agent"] for r in rows]
+    lines += ["", "Head to head: mean score difference per round, row minus column [95% CI]:", "",
+              "| | " + " | ".join(order) + " |", "|" + "---|" * (len(order) + 1)]
+    for a in order:
+        cells = []
+        for b in order:
+            if a == b or (a, b) not in s.cross:
+                cells.append("-")
+            else:
+                m, lo, hi = s.cross[a, b]
+                cells.append(f"{_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}]")
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_outputs(s: Summary, out: Path, name: str, text: str, plots: bool = True) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.md").write_text(text + "\n")
+    rows = summary_rows(s)
+    with open(out / f"{name}_summary.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    with open(out / f"{name}_crosstable.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["row", "column", "games", "mean_diff", "lo", "hi"])
+        for (a, b), (m, lo, hi) in sorted(s.cross.items()):
+            w.writerow([a, b, s.cross_games[a, b], f"{m:.6g}", f"{lo:.6g}", f"{hi:.6g}"])
+    if plots:
+        _plots(s, rows, out, name)
+
+
+def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    labels = [r["agent"] for r in rows][::-1]
+    k = 2 if s.elo else 1
+    fig, axes = plt.subplots(1, k, figsize=(5 * k + 1, 0.5 * len(labels) + 1.5), squeeze=False)
+    ax = axes[0][0]
+    mus = [s.openskill[n][0] for n in labels]
+    ax.errorbar(mus, range(len(labels)), xerr=[1.96 * s.openskill[n][1] for n in labels], fmt="o", capsize=4)
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel("OpenSkill Plackett-Luce mu (+- 1.96 sigma)")
+    if s.elo:
+        ax = axes[0][1]
+        ax.errorbar([s.elo[n][0] for n in labels], range(len(labels)),
+                    xerr=[1.96 * s.elo[n][1] for n in labels], fmt="o", capsize=4, color="C1")
+        ax.set_yticks(range(len(labels)), labels)
+        ax.set_xlabel("Bradley-Terry Elo (+- 1.96 se)")
+    fig.suptitle(name)
+    fig.tight_layout()
+    fig.savefig(out / f"{name}_ratings.png", dpi=110)
+    plt.close(fig)
+    order = [r["agent"] for r in rows]
+    M = np.full((len(order), len(order)), np.nan)
+    for i, a in enumerate(order):
+        for j, b in enumerate(order):
+            if (a, b) in s.cross:
+                M[i, j] = s.cross[a, b][0]
+    fig, ax = plt.subplots(figsize=(1.3 * len(order) + 3, 1.0 * len(order) + 2))
+    lim = np.nanmax(np.abs(M)) if np.isfinite(M).any() else 1.0
+    im = ax.imshow(M, cmap="RdBu", vmin=-lim, vmax=lim)
+    for i in range(len(order)):
+        for j in range(len(order)):
+            if np.isfinite(M[i, j]):
+                ax.text(j, i, f"{M[i, j]:.1f}", ha="center", va="center", fontsize=9,
+                        color="white" if abs(M[i, j]) > 0.6 * lim else "black")
+    ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
+    ax.set_yticks(range(len(order)), order)
+    ax.set_title("mean score difference per round (row - column)")
+    fig.colorbar(im, ax=ax)
+    fig.tight_layout()
+    fig.savefig(out / f"{name}_crosstable.png", dpi=110)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------ CLI
+def main(argv: list[str] | None = None) -> int:
+    import tyro
+
+    args = tyro.cli(Args, args=argv, description=__doc__.splitlines()[0])
+    try:
+        run(args)
+    except UsageError as e:
+        print(f"rummy-tournament: error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    return 0
+
+
+if __name__ == "__main__":
+    main()

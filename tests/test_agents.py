@@ -1,0 +1,228 @@
+"""Agents (``agents``) and the determinization helper (``rummy_env.determinize``).
+
+* the registry: names, specs with options, ``variant``, clear errors;
+* agents only ever choose moves the mask marks, over thousands of decisions
+  in several configurations of every preset (``raw_env`` raises on an illegal
+  move, and the tests also check the mask directly);
+* ``read_observation`` agrees with ``rummy_env.observation.decode``;
+* sampled states re-encode to exactly the observation they came from,
+  conserve the pack, keep known cards, agree on the legal moves of the player
+  to act, and vary the hidden cards.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import agents
+import rummy_env
+from agents.base import read_observation
+from rummy_env import engine
+from rummy_env.cards import card_str, deck_faces, parse_card
+from rummy_env.determinize import Determinizer, sample_state
+from rummy_env.observation import ObsLayout, decode, encode
+
+# (preset, players, overrides): every preset, plus the basic house rules
+CONFIGS = [
+    ("basic", 2, {}),
+    ("basic", 2, {"jokers": 2, "ace": "low_or_high", "scoring": "winner_takes_all"}),
+    ("basic", 4, {"jokers": 2}),
+    ("basic", 3, {"match": True, "penalty_limit": 30}),
+    ("basic", 6, {"jokers": 1, "wilds_at_most_naturals": False}),
+] + [(p, 2, {}) for p in sorted(rummy_env.PRESETS) if p != "basic"]
+
+
+def _ids(cfg):
+    preset, n, over = cfg
+    return f"{preset}-{n}p" + "".join(f"-{k}={v}" for k, v in over.items())
+
+
+def play(preset: str, players: int, specs: list[str], seed: int, on_decision=None, **overrides) -> int:
+    """One game through ``raw_env`` (which raises on any illegal move); decisions made."""
+    env = rummy_env.raw_env(preset, num_players=players, **overrides)
+    bots = [agents.make(specs[i % len(specs)], env.rules, i) for i in range(players)]
+    for i, b in enumerate(bots):
+        b.reset(seed=seed * 31 + i)
+    env.reset(seed=seed)
+    n = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[name]
+        if on_decision is not None:
+            on_decision(env, seat, obs)
+        a = bots[seat].act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][a] == 1, f"{specs[seat % len(specs)]} chose illegal {env.unwrapped.decode(a)}"
+        env.step(a)
+        n += 1
+    return n
+
+
+# ------------------------------------------------------------------ registry
+def test_registry_names_and_errors():
+    rules = rummy_env.make_rules("basic")
+    names = agents.available()
+    for n in ("random", "greedy", "basic-expert", "search", "variant"):
+        assert n in names
+    assert type(agents.make("variant", rules)).__name__ == "BasicExpertAgent"
+    assert agents.resolve("variant", rules) == agents.VARIANT_AGENTS["basic"]
+    with pytest.raises(ValueError, match=r"unknown agent 'nope' \(allowed: .*greedy.*random"):
+        agents.make("nope", rules)
+    with pytest.raises(ValueError, match="simulations"):
+        agents.make("search", rules, bogus=1)
+    with pytest.raises(ValueError, match="seat"):
+        agents.make("greedy", rules, seat=2)
+    bot = agents.make("search:simulations=3:candidates=2", rules, 1)
+    assert (bot.simulations, bot.n_candidates, bot.seat) == (3, 2, 1)
+    assert agents.parse_spec("search:5", rules) == ("search", {"simulations": 5})
+    assert isinstance(bot, agents.Policy)
+    for preset in rummy_env.PRESETS:
+        r = rummy_env.make_rules(preset)
+        if preset in agents.VARIANT_AGENTS:
+            assert agents.resolve("variant", r) == agents.VARIANT_AGENTS[preset]
+        else:
+            with pytest.raises(ValueError, match="no variant agent"):
+                agents.resolve("variant", r)
+
+
+# ------------------------------------------------------------------ legality
+@pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)
+def test_agents_choose_only_legal_moves(cfg):
+    preset, players, over = cfg
+    decisions = 0
+    seed = 0
+    lineups = [["random", "greedy"], ["basic-expert", "random", "greedy"]]
+    while decisions < 1500 and seed < 40:
+        decisions += play(preset, players, lineups[seed % 2], seed, **over)
+        seed += 1
+    assert decisions >= 1000
+
+
+@pytest.mark.parametrize("cfg", [CONFIGS[0], CONFIGS[2]] + CONFIGS[5:], ids=_ids)
+def test_search_agent_chooses_only_legal_moves(cfg):
+    preset, players, over = cfg
+    n = play(preset, players, ["search:simulations=2:candidates=2", "greedy"], 0, **over)
+    assert n > 0
+
+
+def test_agents_are_deterministic_given_seed():
+    rules = rummy_env.make_rules("basic")
+    env = rummy_env.raw_env("basic")
+    env.reset(seed=5)
+    obs = env.observe(env.agent_selection)
+    for spec in ("random", "greedy", "basic-expert", "search:simulations=3"):
+        a, b = agents.make(spec, rules, 0), agents.make(spec, rules, 0)
+        a.reset(1)
+        b.reset(1)
+        assert a.act(obs["observation"], obs["action_mask"]) == b.act(obs)  # dict form works too
+        p = a.action_probs(obs["observation"], obs["action_mask"])
+        assert p.shape == obs["action_mask"].shape and abs(p.sum() - 1) < 1e-9
+        assert np.all(p[obs["action_mask"] == 0] == 0)
+
+
+# ------------------------------------------------------------------ reading
+@pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)
+def test_read_observation_matches_decode(cfg):
+    preset, players, over = cfg
+    rules = rummy_env.make_rules(preset, players, **over)
+    checked = 0
+
+    def check(env, seat, obs):
+        nonlocal checked
+        v = read_observation(obs["observation"], rules)
+        d = decode(obs["observation"], rules)
+        assert [card_str(f) for f in v.hand_cards] == d["hand"]
+        assert [[card_str(f) for f, c in enumerate(k) for _ in range(c)] for k in v.known] == d["known"]
+        assert [card_str(f) for f in v.discard] == d["discard"]
+        assert [{"owner": m.owner, "kind": "run" if m.is_run else "set",
+                 "cards": [card_str(f) for f in m.cards]} for m in v.table] == d["table"]
+        assert (v.hand_sizes, v.stock_size, v.phase.name.lower(), v.to_act) == \
+            (d["hand_sizes"], d["stock_size"], d["phase"], v.to_act)
+        assert v.forbidden == (parse_card(d["forbidden"]) if d["forbidden"] else -1)
+        assert (v.played, v.active, v.totals, v.dealer, v.rebuilds) == \
+            (d["played"], d["active"], d["totals"], d["dealer"], d["rebuilds"])
+        checked += 1
+
+    for seed in range(2):
+        play(preset, players, ["greedy", "basic-expert"], seed, on_decision=check, **over)
+    assert checked > 20
+
+
+# ------------------------------------------------------------------ determinization
+def _pack(rules) -> Counter:
+    return Counter(deck_faces(rules.decks, rules.jokers))
+
+
+def _cards_of(s: engine.GameState) -> Counter:
+    c = Counter()
+    for p in range(s.rules.num_players):
+        c.update(s.hand_cards(p))
+    c.update(s.stock)
+    c.update(s.discard)
+    for m in s.table:
+        c.update(m.cards)
+    return c
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)
+def test_determinization_never_contradicts_the_observation(cfg):
+    preset, players, over = cfg
+    rules = rummy_env.make_rules(preset, players, **over)
+    L = ObsLayout(rules)
+    rng = random.Random(7)
+    pack = _pack(rules)
+    checked = 0
+
+    def check(env, seat, obs):
+        nonlocal checked
+        s = env.unwrapped.state
+        for q in range(players):  # every seat's view, the player to act and the others
+            if not s.active[q]:
+                continue
+            o = encode(s, q, L)
+            mask = obs["action_mask"] if q == seat else None
+            t = sample_state(o, rules, q, rng, action_mask=mask,
+                             turn_played=s.turn_played if q == seat else False)
+            assert np.array_equal(encode(t, q, L), o), "sample re-encodes differently"
+            assert _cards_of(t) == pack, "cards not conserved"
+            for r in range(players):  # opponents keep the cards they are known to hold
+                assert all(t.hands[r][f] >= c for f, c in enumerate(t.known[r]))
+            if q == seat:
+                assert engine.legal_actions(t) == engine.legal_actions(s)
+            checked += 1
+
+    play(preset, players, ["greedy", "random"], 1, on_decision=check, **over)
+    assert checked > 20
+
+
+def test_determinization_varies_hidden_cards():
+    rules = rummy_env.make_rules("basic", 2)
+    s = engine.new_game(rules, seed=3)
+    o = encode(s, 0, ObsLayout(rules))
+    det = Determinizer(o, rules, 0)
+    rng = np.random.default_rng(0)  # numpy generators work as well as random.Random
+    samples = [det.sample(rng) for _ in range(20)]
+    opp_hands = {tuple(t.hand_cards(1)) for t in samples}
+    stocks = {tuple(t.stock) for t in samples}
+    assert len(opp_hands) > 15 and len(stocks) > 15
+    assert all(t.hand_cards(0) == s.hand_cards(0) for t in samples)
+    assert all(t.discard == s.discard for t in samples)
+    # the real hidden cards are one of the possibilities: every sample uses exactly them
+    hidden = Counter(s.hand_cards(1)) + Counter(s.stock)
+    assert all(Counter(t.hand_cards(1)) + Counter(t.stock) == hidden for t in samples)
+
+
+def test_determinization_rejects_inconsistent_observation():
+    rules = rummy_env.make_rules("basic", 2)
+    s = engine.new_game(rules, seed=0)
+    o = encode(s, 0, ObsLayout(rules)).copy()
+    L = ObsLayout(rules)
+    o[L.slices["stock_size"].start] += 5  # more cards than the pack holds
+    with pytest.raises(ValueError, match="inconsistent"):
+        sample_state(o, rules, 0, random.Random(0))

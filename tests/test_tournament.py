@@ -1,0 +1,247 @@
+"""Tournaments (``experiments.tournament``) and their statistics (``experiments.stats``).
+
+* statistics against small cases worked out by hand;
+* seatings of the duplicate format;
+* an interrupted tournament (stopped in-process, and a subprocess killed with
+  SIGKILL) resumes to exactly the results of an uninterrupted run, with no
+  game played twice; a process pool gives the same results as one worker;
+* bad command lines exit with status 2 and say what is wrong.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rummy_env
+from experiments import tournament as T
+from experiments.stats import (
+    ELO_SCALE,
+    GameResult,
+    bradley_terry,
+    openskill_ratings,
+    ratio_ci,
+    summarize,
+    wilson,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------ statistics
+def test_ratio_ci_is_the_mean_and_its_normal_interval_for_one_value_per_cluster():
+    # values 1 2 3 4: mean 2.5, s = sqrt(5/3), se = s/2 = 0.6455
+    m, lo, hi = ratio_ci([1, 2, 3, 4], [1, 1, 1, 1])
+    assert m == 2.5
+    assert hi - m == pytest.approx(1.959964 * math.sqrt(5 / 3) / 2, rel=1e-6)
+    assert m - lo == pytest.approx(hi - m)
+    assert math.isnan(ratio_ci([3], [1])[1]) and math.isnan(ratio_ci([], [])[0])
+
+
+def test_ratio_ci_weights_clusters_by_their_rounds():
+    # clusters (sum, rounds): (6, 2) (3, 1) (0, 1): mean 9/4; residuals S - m R: 1.5, 0.75, -2.25
+    m, lo, hi = ratio_ci([6, 3, 0], [2, 1, 1])
+    assert m == 2.25
+    var = 3 / 2 * (1.5**2 + 0.75**2 + 2.25**2) / 16
+    assert hi - m == pytest.approx(1.959964 * math.sqrt(var), rel=1e-6)
+
+
+def test_wilson_interval():
+    # 8 of 10: the textbook Wilson interval (0.490, 0.943)
+    p, lo, hi = wilson(8, 10)
+    assert p == 0.8 and lo == pytest.approx(0.4902, abs=1e-4) and hi == pytest.approx(0.9433, abs=1e-4)
+    p, lo, hi = wilson(0, 20)
+    assert p == 0 and lo == 0 and hi == pytest.approx(0.1611, abs=1e-4)
+
+
+def test_bradley_terry_two_players():
+    # A beat B 3 times out of 4: strengths 3:1, gap 400 log10(3) = 190.85 Elo;
+    # Fisher information of the gap = n p (1 - p) = 4 * 3/4 * 1/4 = 3/4
+    elo, se = bradley_terry(np.array([[0, 3], [1, 0]]))
+    assert elo[0] - elo[1] == pytest.approx(400 * math.log10(3), rel=1e-9)
+    assert elo.mean() == pytest.approx(1500)
+    assert se[0] == pytest.approx(ELO_SCALE * math.sqrt(1 / 0.75) / 2, rel=1e-6)  # half the gap's se
+
+
+def test_bradley_terry_three_players_transitive():
+    # strengths 4:2:1 give expected wins exactly proportional; the MLE recovers them
+    p = np.array([4.0, 2.0, 1.0])
+    n = 30
+    W = np.array([[0 if i == j else n * p[i] / (p[i] + p[j]) for j in range(3)] for i in range(3)])
+    elo, _ = bradley_terry(W)
+    assert elo[0] - elo[1] == pytest.approx(400 * math.log10(2), rel=1e-7)
+    assert elo[1] - elo[2] == pytest.approx(400 * math.log10(2), rel=1e-7)
+    # a prior keeps an unbeaten player finite
+    elo, se = bradley_terry(np.array([[0, 5], [0, 0]]), prior=1.0)
+    assert np.all(np.isfinite(elo)) and elo[0] - elo[1] == pytest.approx(400 * math.log10(5.5 / 0.5))
+
+
+def test_openskill_matches_the_model_and_is_order_fixed():
+    from openskill.models import PlackettLuce
+
+    m = PlackettLuce()
+    a, b = m.rating(), m.rating()
+    [[a2], [b2]] = m.rate([[a], [b]], ranks=[0, 1])
+    r = openskill_ratings([(("x", "y"), [0, 1])], ["x", "y"])
+    assert r["x"] == pytest.approx((a2.mu, a2.sigma)) and r["y"] == pytest.approx((b2.mu, b2.sigma))
+    assert r["x"][0] > 25 > r["y"][0]
+
+
+def test_summarize_hand_computed():
+    # two deals, A and B, each deal in both seatings, one round per game
+    games = [
+        GameResult(0, ("A", "B"), (0, -10), 1, 0),  # A wins by 10
+        GameResult(0, ("B", "A"), (-4, 0), 1, 1),  # A wins by 4
+        GameResult(1, ("A", "B"), (-6, 0), 1, 1),  # B wins by 6
+        GameResult(1, ("B", "A"), (-2, 0), 1, 1),  # A wins by 2
+    ]
+    s = summarize(games, ["A", "B"], 2)
+    # A: deal 0 sums 0 over 2 rounds, deal 1 sums -6 over 2 rounds: mean -1.5 per round
+    assert s.score["A"][0] == -1.5 and s.score["B"][0] == (-10 - 4 + 0 - 2) / 4
+    assert s.games == {"A": 4, "B": 4} and s.wins == {"A": 3, "B": 1}
+    assert s.win["A"] == wilson(3, 4)
+    # crosstable per round: deal 0 (10 + 4) / 2 = 7, deal 1 (-6 + 2) / 2 = -2: mean 2.5
+    m, lo, hi = s.cross["A", "B"]
+    assert m == 2.5 and s.cross["B", "A"][0] == -2.5 and s.cross_games["A", "B"] == 2
+    # residuals S - m R: 14 - 5 = 9 and -4 - 5 = -9; var = 2/1 * (81 + 81) / 4**2
+    assert hi - m == pytest.approx(1.959964 * math.sqrt(2 * (81 + 81) / 16), rel=1e-6)
+    assert s.elo["A"][0] > s.elo["B"][0] and s.openskill["A"][0] > s.openskill["B"][0]
+
+
+def test_ranks_winner_first_ties_shared():
+    g = GameResult(0, ("A", "B", "C", "D"), (12, -5, -5, -2), 1, 0)
+    assert g.ranks() == [0, 2, 2, 1]
+    assert GameResult(0, ("A", "B"), (0, 0), 1, None).ranks() == [0, 0]
+
+
+# ------------------------------------------------------------------ seatings
+def test_seatings_duplicate_format():
+    rules = rummy_env.make_rules("basic", 2)
+    specs = T.parse_agents("random,greedy,variant", rules)
+    s2 = T.seatings(specs, 2)
+    assert len(s2) == 6 and len({tuple(x) for x in s2}) == 6  # every ordered pair
+    assert [x.label for x in specs] == ["random", "greedy", "basic-expert"]
+    s3 = T.seatings(T.parse_agents("random,greedy,basic-expert,search:simulations=2",
+                                   rummy_env.make_rules("basic", 3)), 3)
+    assert len(s3) == 4 * 3
+    two = T.seatings(specs[:2], 4)  # fewer agents than seats: repeated in turn, both rotations
+    assert [[a.name for a in x] for x in two] == [["random", "greedy"] * 2, ["greedy", "random"] * 2]
+
+
+# ------------------------------------------------------------------ resuming
+AGENTS = "random,greedy,basic-expert"
+
+
+def _args(tmp: Path, name: str, deals: int = 4, workers: int = 1, plots: bool = False) -> T.Args:
+    return T.Args(agents=AGENTS, deals=deals, workers=workers, db=str(tmp / f"{name}.sqlite"),
+                  out=str(tmp / name), quiet=True, plots=plots)
+
+
+def _rows(db: Path) -> list[tuple]:
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT seed, seating, rewards, winner, round_scores FROM games ORDER BY seed, seating").fetchall()
+    con.close()
+    return rows
+
+
+def test_resume_after_interruption_gives_identical_results(tmp_path, capsys):
+    full = T.run(_args(tmp_path, "full"))
+    assert T.run(_args(tmp_path, "part"), stop_after=7) is None
+    assert len(_rows(tmp_path / "part.sqlite")) == 7
+    T.run(_args(tmp_path, "part"), stop_after=5)
+    assert len(_rows(tmp_path / "part.sqlite")) == 12
+    part = T.run(_args(tmp_path, "part"))
+    assert _rows(tmp_path / "part.sqlite") == _rows(tmp_path / "full.sqlite")
+    assert len(_rows(tmp_path / "full.sqlite")) == 4 * 6
+    for f in ("basic_2p_summary.csv", "basic_2p_crosstable.csv", "basic_2p.md"):
+        assert (tmp_path / "part" / f).read_text() == (tmp_path / "full" / f).read_text()
+    assert full.score == part.score and full.openskill == part.openskill and full.elo == part.elo
+    # rerunning a finished tournament plays nothing and changes nothing
+    T.run(_args(tmp_path, "part"))
+    assert len(_rows(tmp_path / "part.sqlite")) == 24
+    out = capsys.readouterr().out
+    assert "| basic-expert |" in out and "Head to head" in out
+
+
+def test_process_pool_matches_one_worker(tmp_path):
+    one = T.run(_args(tmp_path, "one", deals=3, workers=1))
+    two = T.run(_args(tmp_path, "two", deals=3, workers=2, plots=True))
+    assert _rows(tmp_path / "one.sqlite") == _rows(tmp_path / "two.sqlite")
+    assert one.score == two.score and one.cross == two.cross
+    for f in ("basic_2p_ratings.png", "basic_2p_crosstable.png"):
+        assert (tmp_path / "two" / f).stat().st_size > 1000
+
+
+def _cli(*argv: str) -> list[str]:
+    return [sys.executable, "-m", "experiments.tournament", *argv]
+
+
+def test_killed_subprocess_resumes_to_identical_results(tmp_path):
+    common = ["--agents", "random,greedy", "--deals", "30", "--workers", "1", "--quiet", "--no-plots"]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    db = tmp_path / "killed.sqlite"
+    proc = subprocess.Popen(_cli(*common, "--db", str(db), "--out", str(tmp_path / "killed")),
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        n = 0
+        while time.time() < deadline:
+            if db.exists():
+                try:
+                    con = sqlite3.connect(db)
+                    n = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+                    con.close()
+                except sqlite3.OperationalError:
+                    n = 0
+            if n >= 16 or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert 0 < n < 60, "the run should be killed part-way"
+    subprocess.run(_cli(*common, "--db", str(db), "--out", str(tmp_path / "killed")),
+                   cwd=ROOT, env=env, check=True, capture_output=True)
+    subprocess.run(_cli(*common, "--db", str(tmp_path / "clean.sqlite"), "--out", str(tmp_path / "clean")),
+                   cwd=ROOT, env=env, check=True, capture_output=True)
+    assert _rows(db) == _rows(tmp_path / "clean.sqlite") and len(_rows(db)) == 60
+    for f in ("basic_2p_summary.csv", "basic_2p_crosstable.csv", "basic_2p.md"):
+        assert (tmp_path / "killed" / f).read_text() == (tmp_path / "clean" / f).read_text()
+
+
+# ------------------------------------------------------------------ CLI errors
+@pytest.mark.parametrize("argv, message", [
+    (["--agents", "random,nope"], "unknown agent 'nope'"),
+    (["--preset", "nope"], "unknown preset 'nope'"),
+    (["--players", "9"], "num_players=9 is not allowed"),
+    (["--preset", "gin", "--players", "3"], "num_players=3 is not allowed"),
+    (["--agents", "random"], "at least two agents"),
+    (["--agents", "greedy,greedy"], "same agent twice"),
+    (["--agents", "random,search:bogus=1"], "no option"),
+    (["--set", "jokers"], "field=value"),
+    (["--set", "colour=red"], "unknown rule option"),
+    (["--deals", "0"], "--deals"),
+])
+def test_bad_cli_exits_2_with_a_message(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit) as e:
+        T.main([*argv, "--db", str(tmp_path / "x.sqlite"), "--out", str(tmp_path), "--quiet"])
+    assert e.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "x.sqlite").exists() or not _rows(tmp_path / "x.sqlite")
+
+
+def test_bad_cli_in_a_subprocess(tmp_path):
+    r = subprocess.run(_cli("--agents", "random,nope", "--db", str(tmp_path / "x.sqlite")),
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2 and "unknown agent 'nope'" in r.stderr
+    r = subprocess.run(_cli("--deals", "many"), cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2
