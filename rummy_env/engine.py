@@ -1094,7 +1094,7 @@ def from_dict(d: dict[str, Any], rules: RuleSet) -> GameState:
         s.discard = [parse_card(c) for c in d["discard"]]
         for m in d["table"]:
             cards = [parse_card(c) for c in m["cards"]]
-            desc = classify(cards, s.cat)
+            desc = classify(cards, s.cat, m.get("kind"))
             if desc is None:
                 raise ValueError(f"table meld {m['cards']} is not a valid meld")
             if desc[0] == "set":

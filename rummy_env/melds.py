@@ -141,22 +141,24 @@ def catalogue_for(rules) -> Catalogue:
 
 
 # ---------------------------------------------------------------- validity
-def classify(cards: list[int], cat: Catalogue) -> tuple | None:
+def classify(cards: list[int], cat: Catalogue, kind: str | None = None) -> tuple | None:
     """Classify cards (face ids, runs in rank order with ``JK`` where a wild card
     stands) as a meld: ``("set", rank, suit_mask, wilds)``,
-    ``("run", suit, lo, hi)``, or ``None`` if they are not a valid meld."""
+    ``("run", suit, lo, hi)``, or ``None`` if they are not a valid meld. ``kind``
+    ("set" or "run") settles cards that could be either (``5H JK JK`` when one
+    natural may carry two wild cards)."""
     naturals = [c for c in cards if c != JOKER]
     w = len(cards) - len(naturals)
     if not cat.wild_ok(len(naturals), w) or len(cards) < 3:
         return None
     ranks = {c % NUM_RANKS for c in naturals}
-    if len(ranks) == 1 and len(cards) <= 4:
+    if len(ranks) == 1 and len(cards) <= 4 and kind != "run":
         suits = [c // NUM_RANKS for c in naturals]
         if len(set(suits)) == len(suits):
             mask = sum(1 << s for s in suits)
             return ("set", naturals[0] % NUM_RANKS, mask, w)
     suits = {c // NUM_RANKS for c in naturals}
-    if len(suits) != 1:
+    if len(suits) != 1 or kind == "set":
         return None
     suit = suits.pop()
     # find lo so that card i stands at position lo + i
