@@ -6,7 +6,7 @@ rules = rummy_env.make_rules("basic", num_players=2)
 bot = agents.make("greedy", rules, seat=0)
 bot.reset(seed=0)
 action = bot.act(obs["observation"], obs["action_mask"])
-agents.available()        # ['basic-expert', 'greedy', 'ppo', 'random', 'search', 'variant']
+agents.available()        # ['basic-expert', 'gin-expert', 'gin-simple', 'greedy', 'ppo', ...]
 agents.make("variant", rules)   # the rule-based agent written for rules.name
 ```
 
@@ -17,6 +17,10 @@ Registry names:
 | `random`       | uniform over legal moves                                       |
 | `greedy`       | melds and lays off all it can, takes the discard when it completes or extends a meld, discards to the lowest deadwood |
 | `basic-expert` | rule-based agent for basic rummy that knows its scoring         |
+| `gin-simple`   | OpenSpiel's simple gin rummy bot policy (`agents/gin_rummy.py`) |
+| `gin-expert`   | rule-based gin agent: knock timing, undercut awareness (`gin`)  |
+| `rummy500-expert` | rule-based Rummy 500 agent: digging, lay-offs (`rummy500`, `persian`) |
+| `rummy51-expert` | rule-based Rummy 51 agent: plans the opening (`rummy51`)       |
 | `search`       | determinized Monte Carlo search with fast rollouts             |
 | `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.zip`)     |
 | `variant`      | the rule-based agent of the preset (`VARIANT_AGENTS[rules.name]`) |
@@ -41,6 +45,10 @@ _AGENTS: dict[str, tuple[str, str, str]] = {
     "random": ("agents.random_agent", "RandomAgent", "uniform over legal moves"),
     "greedy": ("agents.greedy", "GreedyAgent", "melds/lays off all, lowest-deadwood discard"),
     "basic-expert": ("agents.basic_rummy", "BasicExpertAgent", "rule-based basic rummy agent"),
+    "gin-simple": ("agents.gin_rummy", "GinSimpleAgent", "OpenSpiel's simple gin rummy bot policy"),
+    "gin-expert": ("agents.gin_rummy", "GinExpertAgent", "rule-based gin rummy agent"),
+    "rummy500-expert": ("agents.rummy500", "Rummy500ExpertAgent", "rule-based Rummy 500 agent"),
+    "rummy51-expert": ("agents.rummy51", "Rummy51ExpertAgent", "rule-based Rummy 51 agent"),
     "search": ("agents.search", "SearchAgent", "determinized Monte Carlo search"),
     "ppo": ("agents.ppo_agent", "PPOAgent", "a trained MaskablePPO policy (ppo:<model>)"),
 }
@@ -48,6 +56,10 @@ _AGENTS: dict[str, tuple[str, str, str]] = {
 #: preset name -> registry name of the rule-based agent written for it
 VARIANT_AGENTS: dict[str, str] = {
     "basic": "basic-expert",
+    "gin": "gin-expert",
+    "rummy500": "rummy500-expert",
+    "persian": "rummy500-expert",
+    "rummy51": "rummy51-expert",
 }
 
 VARIANT = "variant"
