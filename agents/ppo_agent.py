@@ -1,0 +1,279 @@
+"""`ppo:<model>`: a trained MaskablePPO policy (offline, CPU).
+
+```python
+import agents, rummy_env
+rules = rummy_env.make_rules("basic", num_players=2)
+bot = agents.make("ppo:basic-2p", rules, seat=0)      # agents/trained/basic-2p.zip
+bot = agents.make("ppo:runs/x/final_model.zip", rules)  # any model file
+action = bot.act(obs["observation"], obs["action_mask"])
+```
+
+Strategy: whatever the network learned (``experiments/train_ppo.py``; the model
+card is ``agents/trained/README.md``). By default it plays the most probable
+legal move, ``MaskablePPO.predict(obs, action_masks=mask, deterministic=True)``;
+``deterministic=False`` samples from the masked policy with the agent's own
+seeded RNG.
+
+Backends: ``"torch"`` (default) loads the ``.zip`` with sb3-contrib and calls
+``predict``; torch is imported here only, when a model is loaded. ``"numpy"``
+runs the same network in numpy on the sparse observation (no torch at play
+time; several times faster per decision, which tournaments and the self-play
+pool use). Self-play snapshots are written as ``.npz`` files
+(:func:`save_numpy_policy`), which load without torch at all
+(:class:`PolicySnapshot`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, split_obs
+from rummy_env.engine import Layout
+from rummy_env.observation import ObsLayout
+from rummy_env.rules import RuleSet
+
+TRAINED_DIR = Path(__file__).resolve().parent / "trained"
+
+
+def model_path(model: str | Path) -> Path:
+    """The file of a model name (``"basic-2p"`` -> ``agents/trained/basic-2p.zip``) or path."""
+    p = Path(model)
+    if p.suffix in (".zip", ".npz") or len(p.parts) > 1:
+        return p
+    return TRAINED_DIR / f"{model}.zip"
+
+
+def trained_models() -> list[str]:
+    """Names of the shipped models (``agents/trained/*.zip``)."""
+    return sorted(p.stem for p in TRAINED_DIR.glob("*.zip"))
+
+
+# --------------------------------------------------------------- numpy policy
+class NumpyPolicy:
+    """The policy half of a trained actor-critic, in numpy.
+
+    Holds ``RummyFeatures`` (:mod:`agents.ppo_net`) or a plain flatten extractor,
+    the policy MLP and the action head; :meth:`logits` runs them on one
+    observation, using only its non-zero entries in the first layer.
+    """
+
+    def __init__(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]):
+        self.meta = meta
+        self.obs_size = int(meta["obs_size"])
+        self.num_actions = int(meta["num_actions"])
+        self.activation = meta.get("activation", "tanh")
+        self.compressed = bool(meta.get("compressed", False))
+        if self.compressed:
+            self.d0, self.rows = int(meta["discard"][0]), int(meta["discard"][1])
+            self.scale = arrays["scale"].astype(np.float32)
+        self.w0t = np.ascontiguousarray(arrays["w0"].T.astype(np.float32))  # (n_in, h0)
+        self.b0 = arrays["b0"].astype(np.float32)
+        self.first_act = bool(meta.get("first_act", False))
+        n_layers = int(meta["n_layers"])
+        self.layers = [(arrays[f"w{i}"].astype(np.float32), arrays[f"b{i}"].astype(np.float32))
+                       for i in range(1, n_layers)]
+
+    def _act(self, x: np.ndarray) -> np.ndarray:
+        return np.maximum(x, 0) if self.activation == "relu" else np.tanh(x)
+
+    def features(self, obs: np.ndarray) -> np.ndarray:
+        """The input of the first linear layer (the compressed observation)."""
+        obs = np.asarray(obs, dtype=np.float32)
+        if not self.compressed:
+            return obs
+        x = obs * self.scale
+        d1 = self.d0 + self.rows * 53
+        pile = x[self.d0:d1]
+        return np.concatenate([x[:self.d0], x[d1:], pile[:53], pile.reshape(self.rows, 53).sum(0)])
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        x = self.features(obs)
+        nz = np.flatnonzero(x)
+        h = x[nz] @ self.w0t[nz] + self.b0
+        if self.first_act:
+            h = self._act(h)
+        for i, (w, b) in enumerate(self.layers):
+            h = w @ h + b
+            if i < len(self.layers) - 1:
+                h = self._act(h)
+        return h
+
+    def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        z = self.logits(obs).astype(np.float64)
+        legal = np.asarray(mask) != 0
+        z[~legal] = -np.inf
+        z -= z[legal].max()
+        p = np.exp(z)
+        return p / p.sum()
+
+    @classmethod
+    def load(cls, path: str | Path) -> NumpyPolicy:
+        with np.load(path, allow_pickle=False) as f:
+            arrays = {k: f[k] for k in f.files if k != "meta"}
+            meta = json.loads(str(f["meta"]))
+        return cls(arrays, meta)
+
+    @classmethod
+    def from_torch(cls, policy: Any) -> NumpyPolicy:
+        arrays, meta = torch_policy_arrays(policy)
+        return cls(arrays, meta)
+
+
+def torch_policy_arrays(policy: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Weights of the policy half of a ``MaskableActorCriticPolicy`` as numpy arrays + metadata.
+
+    Supports ``RummyFeatures`` or ``FlattenExtractor``, an MLP of ``Linear`` +
+    ``ReLU``/``Tanh`` layers and the action head.
+    """
+    import torch as th  # noqa: F401  (torch is already loaded by the caller's policy)
+
+    from agents.ppo_net import RummyFeatures
+
+    sd = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
+    fe = policy.pi_features_extractor
+    act_name = type(policy.activation_fn()).__name__.lower()
+    meta: dict[str, Any] = {"obs_size": int(policy.observation_space.shape[0]),
+                            "num_actions": int(policy.action_space.n), "activation": act_name}
+    arrays: dict[str, np.ndarray] = {}
+    linears: list[tuple[np.ndarray, np.ndarray]] = []
+    prefix = "pi_features_extractor." if any(k.startswith("pi_features_extractor.") for k in sd) \
+        else "features_extractor."
+    if isinstance(fe, RummyFeatures):
+        meta.update(compressed=not fe.keep_pile, discard=[fe.d0, fe.rows], first_act=True)
+        if fe.keep_pile:  # scale only
+            meta["compressed"] = False
+        arrays["scale"] = sd[prefix + "scale"]
+        linears.append((sd[prefix + "linear.weight"], sd[prefix + "linear.bias"]))
+        if fe.keep_pile:
+            # fold the scale into the first layer: W (x * s) = (W * s) x
+            w, b = linears[0]
+            linears[0] = (w * arrays["scale"][None, :], b)
+    elif type(fe).__name__ != "FlattenExtractor":
+        raise ValueError(f"cannot convert features extractor {type(fe).__name__} to numpy")
+    pn = policy.mlp_extractor.policy_net
+    for i, layer in enumerate(pn):
+        if hasattr(layer, "weight"):
+            linears.append((sd[f"mlp_extractor.policy_net.{i}.weight"],
+                            sd[f"mlp_extractor.policy_net.{i}.bias"]))
+    linears.append((sd["action_net.weight"], sd["action_net.bias"]))
+    if not isinstance(fe, RummyFeatures):
+        meta["first_act"] = len(linears) > 1  # the first MLP layer's activation
+    for i, (w, b) in enumerate(linears):
+        arrays[f"w{i}"], arrays[f"b{i}"] = w, b
+    meta["n_layers"] = len(linears)
+    return arrays, meta
+
+
+def save_numpy_policy(policy: Any, path: str | Path) -> Path:
+    """Write the policy half of a torch policy to ``path`` (``.npz``, loadable without torch)."""
+    arrays, meta = torch_policy_arrays(policy)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+    return path
+
+
+# ---------------------------------------------------------------------- agent
+class PPOAgent(Agent):
+    """A trained policy (see the module docs).
+
+    Args:
+        rules: the rule set; its observation and action sizes must be the model's.
+        seat: the seat played.
+        model: a shipped model name (``"basic-2p"``) or a path to a ``.zip``/``.npz``.
+        deterministic: play the most probable legal move (True) or sample.
+        backend: ``"torch"`` (sb3-contrib ``predict``) or ``"numpy"``.
+    """
+
+    name = "ppo"
+
+    def __init__(self, rules: RuleSet, seat: int = 0, model: str | Path = "basic-2p",
+                 deterministic: bool = True, backend: str = "torch", **kwargs: Any):
+        super().__init__(rules, seat, **kwargs)
+        if backend not in ("torch", "numpy"):
+            raise ValueError(f"backend={backend!r} is not allowed (allowed: 'torch', 'numpy')")
+        path = model_path(model)
+        if not path.exists():
+            shipped = ", ".join(trained_models()) or "none"
+            raise ValueError(f"no model file {str(path)!r} (shipped models: {shipped})")
+        self.path = path
+        self.deterministic = bool(deterministic)
+        self.model = None
+        if path.suffix == ".npz":
+            backend = "numpy"
+            self.np_policy = NumpyPolicy.load(path)
+        else:
+            from sb3_contrib import MaskablePPO  # lazily: torch only when a .zip is loaded
+
+            self.model = MaskablePPO.load(path, device="cpu")
+            self.np_policy = NumpyPolicy.from_torch(self.model.policy) if backend == "numpy" else None
+        self.backend = backend
+        obs_size, n_actions = ObsLayout(rules).size, Layout(rules).size
+        m_obs, m_act = self._sizes()
+        if (m_obs, m_act) != (obs_size, n_actions):
+            raise ValueError(
+                f"model {str(path)!r} was trained for observations of {m_obs} and {m_act} actions, "
+                f"but these rules ({rules.name!r}, {rules.num_players} players) have {obs_size} and {n_actions}")
+        card = path.with_suffix(".json")
+        if card.exists():
+            trained = json.loads(card.read_text()).get("preset")
+            if trained and trained != rules.name:
+                raise ValueError(f"model {str(path)!r} was trained for preset {trained!r}, not {rules.name!r}")
+
+    @classmethod
+    def options(cls) -> tuple[str, ...]:
+        return ("model", "deterministic", "backend")
+
+    def _sizes(self) -> tuple[int, int]:
+        if self.model is not None:
+            return int(self.model.observation_space.shape[0]), int(self.model.action_space.n)
+        return self.np_policy.obs_size, self.np_policy.num_actions
+
+    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        observation, action_mask = split_obs(observation, action_mask)
+        if self.backend == "numpy":
+            return self.np_policy.probs(observation, action_mask)
+        import torch as th
+
+        policy = self.model.policy
+        with th.no_grad():
+            obs_t, _ = policy.obs_to_tensor(np.asarray(observation, dtype=np.float32))
+            dist = policy.get_distribution(obs_t, action_masks=np.asarray(action_mask, dtype=bool)[None])
+            return dist.distribution.probs[0].cpu().numpy().astype(np.float64)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
+        observation, action_mask = split_obs(observation, action_mask)
+        if not np.any(action_mask):
+            raise ValueError("act() called with an empty action mask (this seat is not to act)")
+        if self.deterministic:
+            if self.backend == "torch":
+                a, _ = self.model.predict(np.asarray(observation, dtype=np.float32),
+                                          action_masks=np.asarray(action_mask, dtype=bool),
+                                          deterministic=True)
+                return int(a)
+            return int(np.argmax(self.np_policy.probs(observation, action_mask)))
+        p = self.action_probs(observation, action_mask)
+        return int(np.searchsorted(np.cumsum(p), self.rng.random() * p.sum()).clip(0, len(p) - 1))
+
+
+class PolicySnapshot:
+    """A picklable factory ``(rules, seat) -> agent`` for a frozen ``.npz`` policy.
+
+    Used for the self-play pool: :class:`rummy_env.wrappers.OpponentPool`
+    builds one agent per snapshot and seat, in each env process, without torch.
+    """
+
+    def __init__(self, path: str | Path, name: str | None = None, deterministic: bool = False):
+        self.path = str(path)
+        self.name = name or Path(path).stem
+        self.deterministic = deterministic
+
+    def __call__(self, rules: RuleSet, seat: int) -> PPOAgent:
+        return PPOAgent(rules, seat, model=self.path, deterministic=self.deterministic, backend="numpy")
+
+    def __repr__(self) -> str:
+        return f"PolicySnapshot({self.path!r})"

@@ -1,0 +1,79 @@
+"""The torch side of the PPO agents: the features extractor of the shipped policies.
+
+Imported only by the training script and when a model file is loaded with
+torch (:mod:`agents.ppo_agent` imports it lazily); nothing in ``rummy_env``
+imports torch.
+
+:class:`RummyFeatures` compresses the observation before the shared first layer.
+The largest slice of the observation (:mod:`rummy_env.observation`) is the
+discard pile, one one-hot row per position (``D x 53`` values, 2756 of 3961 in
+basic 2p). Only its top card can be drawn (basic) and the rest matters as the
+set of cards gone by, so the extractor keeps the top row and the column sums
+(the cards in the pile) and drops the order below the top. Counts that are not
+0/1 (hand sizes, stock size, totals, ...) are divided by fixed scales. Then one
+shared ``Linear + ReLU`` layer (``features_dim`` units) feeds the policy and
+value heads. Digging presets (rummy500, persian: ``discard_pickup="any"``)
+keep the whole pile (``keep_pile=True``), since any depth may be taken there.
+
+:func:`feature_kwargs` builds the extractor's keyword arguments (plain ints,
+so they pickle into the model file) from a rule set.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import torch as th
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from rummy_env.observation import ObsLayout
+from rummy_env.rules import RuleSet
+
+#: divisors of the count-valued slices (everything else is 0/1 or a small count)
+SCALES = {"hand_sizes": 10.0, "stock_size": 10.0, "totals": 100.0, "turn_value": 50.0,
+          "credit": 100.0, "knock_limit": 10.0}
+
+
+def feature_kwargs(rules: RuleSet, features_dim: int = 256) -> dict[str, Any]:
+    """``features_extractor_kwargs`` for :class:`RummyFeatures` under ``rules``."""
+    L = ObsLayout(rules)
+    d = L.slices["discard"]
+    return {
+        "discard": (d.start, L.D),
+        "scales": [(L.slices[k].start, L.slices[k].stop, v) for k, v in SCALES.items()],
+        "keep_pile": rules.discard_pickup == "any",
+        "features_dim": features_dim,
+    }
+
+
+class RummyFeatures(BaseFeaturesExtractor):
+    """Observation -> compressed input -> ``Linear(features_dim) + ReLU`` (module docs)."""
+
+    def __init__(self, observation_space: gym.spaces.Box, discard: tuple[int, int],
+                 scales: list[tuple[int, int, float]], keep_pile: bool = False, features_dim: int = 256):
+        super().__init__(observation_space, features_dim)
+        n = int(observation_space.shape[0])
+        self.d0, self.rows = int(discard[0]), int(discard[1])
+        self.d1 = self.d0 + self.rows * 53
+        self.keep_pile = bool(keep_pile)
+        scale = th.ones(n)
+        for a, b, v in scales:
+            scale[a:b] = 1.0 / v
+        self.register_buffer("scale", scale)
+        n_in = n if self.keep_pile else n - self.rows * 53 + 2 * 53
+        self.n_in = n_in
+        self.linear = nn.Linear(n_in, features_dim)
+
+    def compress(self, obs: th.Tensor) -> th.Tensor:
+        x = obs * self.scale
+        if self.keep_pile:
+            return x
+        pile = x[:, self.d0:self.d1]
+        top = pile[:, :53]
+        seen = pile.reshape(-1, self.rows, 53).sum(dim=1)
+        return th.cat([x[:, :self.d0], x[:, self.d1:], top, seen], dim=1)
+
+    def forward(self, observations: th.Tensor) -> th.Tensor:
+        return th.relu(self.linear(self.compress(observations)))

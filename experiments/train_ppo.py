@@ -1,0 +1,684 @@
+"""Train a MaskablePPO agent for one rule set (console script ``rummy-train``).
+
+```bash
+rummy-train --config experiments/configs/basic-2p.toml          # the shipped basic-2p model
+rummy-train --total-timesteps 200000 --opponents random 0.5 greedy 0.5   # flags override the file
+rummy-train --config experiments/configs/basic-2p.toml --resume runs/<run>/checkpoints/step_400000.zip
+tensorboard --logdir runs
+```
+
+One file, CleanRL style: :class:`Args` (a dataclass, one docstring per field,
+``tyro`` CLI; ``--config FILE.toml`` sets the defaults, flags override them),
+then the loop. The learner is a :class:`rummy_env.wrappers.RummySingleAgentEnv`
+seat against embedded opponents, vectorized over ``n_envs`` envs
+(``SubprocVecEnv``, all cores, by default).
+
+**Opponents and the self-play league.** Opponents are drawn per episode and
+seat by :class:`rummy_env.wrappers.OpponentPool`: the fixed agents of
+``--opponents`` (name -> weight) and, from ``selfplay_start`` steps on, frozen
+copies of the learner: every ``selfplay_every`` steps the current policy is
+written as a numpy snapshot (``runs/<run>/pool/step_N.npz``) and joins the pool
+in every env. Once the pool holds a snapshot, an opponent is a snapshot with
+probability ``selfplay_frac`` (the newest with probability ``selfplay_latest_frac``,
+else uniform over the ``pool_size`` newest), otherwise a fixed agent by weight.
+Snapshots play by sampling from their policy.
+
+**Warm start (optional).** With ``--imitate greedy`` the policy first imitates
+a heuristic agent for ``imitate_steps`` learner decisions (DAgger: the
+learner's own rollouts against the training opponents, mixed with the
+teacher's moves early on, labelled with the teacher's move; masked
+cross-entropy, and the value head regressed on the episode returns), then PPO
+trains from there. Those decisions are counted apart (``imitation/steps``);
+``total_timesteps`` counts PPO steps only.
+
+**Logs** (TensorBoard and CSV under ``runs/<run_name>``, run name
+``<preset>-<P>p__<exp_name>__<seed>__<unix time>``): ``charts/`` (episode score,
+margin, win rate overall and against each opponent, steps per second),
+``losses/`` (policy, value, entropy, approx KL, clip fraction), ``eval/``
+(duplicate-deal evaluation against each baseline: margin and win rate with 95%
+CIs), ``imitation/``; plus SB3's own ``rollout/`` and ``train/``.
+Checkpoints every ``checkpoint_every`` steps in ``runs/<run>/checkpoints/``
+(each with a ``.json`` of the league state, so ``--resume`` restores the pool),
+the best model by evaluation margin against ``best_by``, and the final model.
+``--save-path`` also writes the final model without optimizer state (a few MB)
+plus a ``.json`` card beside it.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+
+@dataclass
+class Args:
+    config: str | None = None
+    """TOML file whose keys set the defaults of these fields (flags override it)"""
+    exp_name: str = "ppo"
+    """name of this experiment (part of the run name)"""
+    seed: int = 1
+    """seed of random, numpy, torch and the envs"""
+    run_dir: str = "runs"
+    """TensorBoard logs and checkpoints go under run_dir/run_name"""
+    run_name: str | None = None
+    """fixed run name (default: <preset>-<P>p__<exp_name>__<seed>__<unix time>)"""
+    resume: str | None = None
+    """checkpoint (.zip) to continue from; logs continue in its run directory"""
+    save_path: str | None = None
+    """also write the final model here without optimizer state (e.g. agents/trained/basic-2p.zip)"""
+    ship_best: bool = False
+    """write best_model.zip (best evaluation margin against best_by) to save_path instead of the final model"""
+
+    # ---- game
+    preset: str = "basic"
+    """rule preset (rummy_env.PRESETS)"""
+    num_players: int = 2
+    """players at the table (the learner plus num_players-1 opponents)"""
+    rules: list[str] = field(default_factory=list)
+    """RuleSet overrides as key=value (e.g. jokers=2 match=True)"""
+    reward: str = "scaled"
+    """learner reward: scaled, raw, margin or win (rummy_env.wrappers docs)"""
+    reward_scale: float = 100.0
+    """divisor of the points for the scaled and margin rewards"""
+    shaping: float = 0.0
+    """weight of the potential-based shaping on own deadwood (0 = off)"""
+
+    # ---- opponents and league
+    opponents: list[str] = field(default_factory=lambda: ["random=1"])
+    """fixed opponents as name=weight (registry names, sampling weights; a bare name weighs 1)"""
+    selfplay_every: int = 0
+    """every this many steps the current policy joins the opponent pool (0 = no self-play)"""
+    selfplay_start: int = 0
+    """first step at which a snapshot is added"""
+    selfplay_frac: float = 0.5
+    """probability of a pool snapshot as opponent once the pool holds one"""
+    selfplay_latest_frac: float = 0.5
+    """within snapshot draws, probability of the newest one"""
+    pool_size: int = 10
+    """snapshots kept in the pool (oldest dropped)"""
+
+    # ---- vectorization and compute
+    n_envs: int = 0
+    """parallel envs (0 = os.cpu_count())"""
+    vec_env: str = "subproc"
+    """subproc (SubprocVecEnv, one process per env) or dummy (all envs in the main process)"""
+    torch_threads: int = 1
+    """torch intra-op threads in the learner process"""
+
+    # ---- PPO
+    total_timesteps: int = 1_000_000
+    """PPO learner decisions in all (with --resume: the total including the checkpoint's)"""
+    learning_rate: float = 3e-4
+    """Adam learning rate"""
+    anneal_lr: bool = False
+    """decay the learning rate linearly to 0"""
+    n_steps: int = 512
+    """steps per env per rollout (rollout = n_steps * n_envs)"""
+    batch_size: int = 512
+    """minibatch size"""
+    n_epochs: int = 4
+    """epochs per rollout"""
+    gamma: float = 0.99
+    """discount"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    clip_range: float = 0.2
+    """PPO clip range"""
+    ent_coef: float = 0.005
+    """entropy bonus"""
+    vf_coef: float = 0.5
+    """value loss weight"""
+    max_grad_norm: float = 0.5
+    """gradient clipping"""
+    target_kl: float | None = None
+    """stop an update early past this KL (None = never)"""
+    features_dim: int = 256
+    """units of the shared first layer on the compressed observation (agents.ppo_net); 0 = plain MLP"""
+    net_arch: list[int] = field(default_factory=lambda: [256])
+    """hidden layers of the policy and of the value head (each)"""
+    activation: str = "relu"
+    """relu or tanh"""
+
+    # ---- imitation warm start
+    imitate: str | None = None
+    """teacher agent for a DAgger warm start (e.g. greedy; None = off)"""
+    imitate_steps: int = 0
+    """learner decisions labelled by the teacher"""
+    imitate_batch: int = 8192
+    """decisions per DAgger iteration"""
+    imitate_epochs: int = 4
+    """minibatch updates per DAgger iteration, in epochs of the new batch (drawn from the whole dataset)"""
+    imitate_final_epochs: int = 2
+    """full passes over the aggregated dataset after the last iteration"""
+    imitate_lr: float = 1e-3
+    """learning rate during imitation"""
+
+    # ---- evaluation and checkpoints
+    eval_every: int = 100_000
+    """evaluate every this many steps (0 = never)"""
+    eval_deals: int = 100
+    """duplicate deals per baseline per evaluation (each played from every seat)"""
+    eval_first_deal: int = 1_000_000
+    """seed of the first evaluation deal (apart from tournament seeds 0..)"""
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    """baselines of the evaluation"""
+    best_by: str = "greedy"
+    """the evaluation opponent whose margin picks best_model.zip"""
+    eval_at_start: bool = True
+    """also evaluate before the first PPO update (step 0)"""
+    checkpoint_every: int = 100_000
+    """write a checkpoint every this many steps (0 = never)"""
+    verbose: int = 1
+    """print progress lines"""
+
+
+def _load_config(path: str) -> dict[str, Any]:
+    data = tomllib.loads(Path(path).read_text())
+    names = {f.name for f in fields(Args)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ValueError(f"{path}: unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(names))})")
+    for key in ("rules", "opponents"):  # TOML tables -> key=value lists
+        if isinstance(data.get(key), dict):
+            data[key] = [f"{k}={v}" for k, v in data[key].items()]
+    data["config"] = path
+    return data
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """CLI flags over the ``--config`` file over the defaults."""
+    import tyro
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    default = Args()
+    for i, a in enumerate(argv):
+        if a == "--config" and i + 1 < len(argv):
+            default = Args(**_load_config(argv[i + 1]))
+        elif a.startswith("--config="):
+            default = Args(**_load_config(a.split("=", 1)[1]))
+    return tyro.cli(Args, default=default, args=argv)
+
+
+def rule_overrides(items: list[str]) -> dict[str, Any]:
+    """``["jokers=2", "match=True"]`` -> ``{"jokers": 2, "match": True}``."""
+    out: dict[str, Any] = {}
+    for it in items:
+        if "=" not in it:
+            raise ValueError(f"rules: {it!r} is not key=value")
+        k, v = it.split("=", 1)
+        try:
+            out[k.strip()] = ast.literal_eval(v.strip())
+        except (ValueError, SyntaxError):
+            out[k.strip()] = v.strip()
+    return out
+
+
+def opponent_weights(items: list[str]) -> dict[str, float]:
+    """``["greedy=0.8", "random=0.2"]`` -> ``{"greedy": 0.8, "random": 0.2}``."""
+    out: dict[str, float] = {}
+    for it in items:
+        name, _, w = it.partition("=")
+        out[name.strip()] = float(w) if w else 1.0
+    return out
+
+
+def env_kwargs(args: Args) -> dict[str, Any]:
+    return dict(preset=args.preset, num_players=args.num_players, reward=args.reward,
+                reward_scale=args.reward_scale, shaping=args.shaping, **rule_overrides(args.rules))
+
+
+def _pool(args: Args):
+    from rummy_env.wrappers import OpponentPool
+
+    return OpponentPool(opponent_weights(args.opponents), selfplay_frac=args.selfplay_frac,
+                        latest_frac=args.selfplay_latest_frac, max_snapshots=args.pool_size)
+
+
+def _make_env(rank: int, args: Args):
+    from rummy_env.wrappers import RummySingleAgentEnv
+
+    def thunk():
+        env = RummySingleAgentEnv(opponents=_pool(args), **env_kwargs(args))
+        env.reset(seed=args.seed * 1000 + rank)
+        return env
+
+    return thunk
+
+
+def make_vec_env(args: Args):
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    n = args.n_envs or os.cpu_count() or 1
+    fns = [_make_env(i, args) for i in range(n)]
+    if args.vec_env == "subproc":
+        venv = SubprocVecEnv(fns, start_method="fork" if sys.platform == "linux" else None)
+    elif args.vec_env == "dummy":
+        venv = DummyVecEnv(fns)
+    else:
+        raise ValueError(f"vec_env={args.vec_env!r} is not allowed (allowed: 'subproc', 'dummy')")
+    return VecMonitor(venv)
+
+
+def policy_kwargs(args: Args, rules) -> dict[str, Any]:
+    from torch import nn
+
+    act = {"relu": nn.ReLU, "tanh": nn.Tanh}
+    if args.activation not in act:
+        raise ValueError(f"activation={args.activation!r} is not allowed (allowed: relu, tanh)")
+    kw: dict[str, Any] = {"net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)},
+                          "activation_fn": act[args.activation]}
+    if args.features_dim:
+        from agents.ppo_net import RummyFeatures, feature_kwargs
+
+        kw["features_extractor_class"] = RummyFeatures
+        kw["features_extractor_kwargs"] = feature_kwargs(rules, args.features_dim)
+    return kw
+
+
+# ------------------------------------------------------------------ callbacks
+def _callbacks(args: Args, run_dir: Path, league: dict[str, Any]):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from agents.ppo_agent import PolicySnapshot, save_numpy_policy
+    from experiments.eval_ppo import NumpyPredictor, play_duplicate, summarize
+
+    class Periodic(BaseCallback):
+        """Metrics every rollout; league, evaluation and checkpoints when their step comes."""
+
+        def __init__(self):
+            super().__init__()
+            self.eps: list[tuple[str, float, float, float]] = []  # opponent, score, margin, win
+            self.t_start = time.time()
+            self.n_start = 0
+            self.next_pool = league.get("next_pool")
+            self.next_eval = league.get("next_eval")
+            self.next_ckpt = league.get("next_ckpt")
+            self.best = league.get("best", -float("inf"))
+            self.last_eval: int | None = None
+
+        def _on_training_start(self) -> None:
+            n = self.model.num_timesteps
+            self.n_start = n
+            self.t_start = time.time()
+            if self.next_pool is None:
+                self.next_pool = max(args.selfplay_start, args.selfplay_every) if args.selfplay_every else None
+            if self.next_eval is None:
+                self.next_eval = n + args.eval_every if args.eval_every else None
+            if self.next_ckpt is None:
+                self.next_ckpt = n + args.checkpoint_every if args.checkpoint_every else None
+            if args.eval_every and args.eval_at_start and n == 0:
+                self._evaluate(0)  # the starting point of the curve (the imitation policy, if any)
+
+        def _on_step(self) -> bool:
+            for done, info in zip(self.locals["dones"], self.locals["infos"]):
+                if done and "score" in info:
+                    opp = "+".join(info.get("opponents", ["?"]))
+                    self.eps.append((opp, info["score"], info["margin"], float(info["is_success"])))
+            return True
+
+        def _on_rollout_end(self) -> None:
+            lg = self.logger
+            n = self.model.num_timesteps
+            if self.eps:
+                lg.record("charts/episode_score", float(np.mean([e[1] for e in self.eps])))
+                lg.record("charts/episode_margin", float(np.mean([e[2] for e in self.eps])))
+                lg.record("charts/win_rate", float(np.mean([e[3] for e in self.eps])))
+                lg.record("charts/episodes", len(self.eps))
+                by: dict[str, list[float]] = {}
+                for e in self.eps:
+                    key = "selfplay" if e[0].startswith("step_") else e[0]
+                    by.setdefault(key, []).append(e[3])
+                for k, v in by.items():
+                    lg.record(f"charts/win_rate_vs/{k}", float(np.mean(v)))
+                self.eps = []
+            dt = time.time() - self.t_start
+            lg.record("charts/sps", (n - self.n_start) / max(dt, 1e-9))
+            lg.record("charts/wall_minutes", (time.time() - league["t0"] + league.get("wall_before", 0.0)) / 60)
+            # the previous update's losses (SB3 dumps them at the next rollout) under losses/
+            for k, v in list(lg.name_to_value.items()):
+                if k.startswith("train/"):
+                    lg.record("losses/" + k[6:], v)
+            if "train/entropy_loss" in lg.name_to_value:
+                lg.record("losses/entropy", -lg.name_to_value["train/entropy_loss"])
+            if self.next_pool is not None and n >= self.next_pool:
+                self._add_snapshot(n)
+                self.next_pool = n + args.selfplay_every
+            if self.next_eval is not None and n >= self.next_eval:
+                self._evaluate(n)
+                self.next_eval = n + args.eval_every
+            if self.next_ckpt is not None and n >= self.next_ckpt:
+                self._checkpoint(n)
+                self.next_ckpt = n + args.checkpoint_every
+
+        def _on_training_end(self) -> None:
+            n = self.model.num_timesteps
+            if args.eval_every and self.last_eval != n:  # the final model is a candidate for best too
+                self._evaluate(n)
+                self.logger.dump(n)
+
+        def _add_snapshot(self, n: int) -> None:
+            name = f"step_{n}"
+            path = save_numpy_policy(self.model.policy, run_dir / "pool" / f"{name}.npz")
+            self.training_env.env_method("add_opponent", name, PolicySnapshot(path, name))
+            league["pool"] = ([*league["pool"], [name, str(path)]])[-args.pool_size:]
+            self.logger.record("charts/pool_size", len(league["pool"]))
+            if args.verbose:
+                print(f"[league] {name} joined the pool ({len(league['pool'])} snapshots)", flush=True)
+
+        def _evaluate(self, n: int) -> None:
+            self.last_eval = n
+            t = time.time()
+            line = []
+            kw = rule_overrides(args.rules)
+            player = NumpyPredictor.of(self.model)  # the policy's deterministic moves, in numpy
+            for opp in args.eval_opponents:
+                recs = play_duplicate(player, opp, args.eval_deals, args.eval_first_deal,
+                                      args.preset, args.num_players, kw)
+                s = summarize(recs)
+                for m in ("margin", "win_rate", "score"):
+                    self.logger.record(f"eval/{opp}/{m}", s[m]["mean"])
+                    self.logger.record(f"eval/{opp}/{m}_ci95", s[m]["ci95"])
+                line.append(f"{opp}: margin {s['margin']['mean']:+.2f}±{s['margin']['ci95']:.2f} "
+                            f"win {s['win_rate']['mean']:.3f}")
+                if opp == args.best_by and s["margin"]["mean"] > self.best:
+                    self.best = s["margin"]["mean"]
+                    league["best"] = self.best
+                    self.model.save(run_dir / "best_model.zip")
+            self.logger.record("eval/seconds", time.time() - t)
+            league.setdefault("evals", []).append({"step": n, "line": line})
+            if args.verbose:
+                print(f"[eval] step {n}: " + "; ".join(line) + f" ({time.time() - t:.0f}s)", flush=True)
+
+        def _checkpoint(self, n: int) -> None:
+            path = run_dir / "checkpoints" / f"step_{n}.zip"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.model.save(path)
+            state = {**league, "next_pool": self.next_pool, "next_eval": self.next_eval,
+                     "next_ckpt": n + args.checkpoint_every, "best": self.best,
+                     "wall_before": time.time() - league["t0"] + league.get("wall_before", 0.0)}
+            state.pop("t0", None)
+            path.with_suffix(".json").write_text(json.dumps(state, indent=1))
+            if args.verbose:
+                print(f"[checkpoint] {path}", flush=True)
+
+    return Periodic()
+
+
+# ------------------------------------------------------------------ imitation
+class _SparseBuffer:
+    """Labelled decisions for DAgger, observations and masks stored sparse (they are ~97% zeros)."""
+
+    def __init__(self, n_obs: int, n_act: int):
+        self.n_obs, self.n_act = n_obs, n_act
+        self.parts: list[tuple[np.ndarray, ...]] = []
+        self.size = 0
+
+    def add(self, obs: np.ndarray, masks: np.ndarray, labels: np.ndarray, returns: np.ndarray,
+            valid: np.ndarray) -> None:
+        r, c = np.nonzero(obs)
+        mr, mc = np.nonzero(masks)
+        n = len(obs)
+        self.parts.append((np.bincount(r, minlength=n), c.astype(np.int32), obs[r, c].astype(np.float32),
+                           np.bincount(mr, minlength=n), mc.astype(np.int32), labels.astype(np.int64),
+                           returns.astype(np.float32), valid.astype(np.float32)))
+        self.size += n
+        cat = [np.concatenate([p[k] for p in self.parts]) for k in range(8)]
+        self.optr = np.concatenate([[0], np.cumsum(cat[0])])
+        self.ocol, self.oval = cat[1], cat[2]
+        self.mptr = np.concatenate([[0], np.cumsum(cat[3])])
+        self.mcol, self.labels, self.returns, self.valid = cat[4], cat[5], cat[6], cat[7]
+
+    @staticmethod
+    def _gather(ptr: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        lengths = ptr[idx + 1] - ptr[idx]
+        rows = np.repeat(np.arange(len(idx)), lengths)
+        pos = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths) + np.repeat(ptr[idx], lengths)
+        return rows, pos
+
+    def batch(self, idx: np.ndarray) -> tuple[np.ndarray, ...]:
+        obs = np.zeros((len(idx), self.n_obs), np.float32)
+        rows, pos = self._gather(self.optr, idx)
+        obs[rows, self.ocol[pos]] = self.oval[pos]
+        masks = np.zeros((len(idx), self.n_act), bool)
+        rows, pos = self._gather(self.mptr, idx)
+        masks[rows, self.mcol[pos]] = True
+        return obs, masks, self.labels[idx], self.returns[idx], self.valid[idx]
+
+
+def imitate(model, venv, args: Args, rules, logger) -> None:
+    """DAgger warm start (see the module docs).
+
+    Each iteration plays ``imitate_batch`` learner decisions (the teacher's move
+    with probability ``beta``, falling from 0.5 to 0, else the policy's own),
+    labels every one with the teacher's move and adds it to the aggregated
+    dataset; then ``imitate_epochs`` x (batch / minibatch) minibatches drawn from
+    the whole dataset train the policy (masked cross-entropy) and the value head
+    (discounted return of the episode). ``imitate_final_epochs`` full passes
+    over the dataset, the learning rate falling to a tenth, end it.
+    """
+    import torch as th
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    import agents
+
+    teacher = agents.make(args.imitate, rules, 0)
+    policy = model.policy
+    opt = th.optim.Adam(policy.parameters(), lr=args.imitate_lr)
+    n_envs = venv.num_envs
+    obs = venv.reset()
+    buf = _SparseBuffer(obs.shape[1], policy.action_space.n)
+    rng = np.random.default_rng(args.seed)
+    n_iters = max(1, -(-args.imitate_steps // args.imitate_batch))
+    t0 = time.time()
+
+    def update(idx: np.ndarray) -> float:
+        o, m, a, ret, val = buf.batch(idx)
+        o_t, a_t, ret_t, val_t = (th.as_tensor(x) for x in (o, a, ret, val))
+        values, logp, _ = policy.evaluate_actions(o_t, a_t, action_masks=m)
+        pol_loss = -logp.mean()
+        v_loss = ((values.flatten() - ret_t) ** 2 * val_t).sum() / val_t.sum().clamp(min=1)
+        opt.zero_grad()
+        (pol_loss + args.vf_coef * v_loss).backward()
+        th.nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
+        opt.step()
+        return pol_loss.item()
+
+    for it in range(n_iters):
+        beta = max(0.0, 1.0 - it / max(1, n_iters - 1)) * 0.5  # share of teacher moves, 0.5 -> 0
+        T = max(1, args.imitate_batch // n_envs)
+        Ob = np.zeros((T, n_envs, obs.shape[1]), np.float32)
+        M = np.zeros((T, n_envs, policy.action_space.n), bool)
+        A = np.zeros((T, n_envs), np.int64)
+        P = np.zeros((T, n_envs), np.int64)
+        R = np.zeros((T, n_envs), np.float32)
+        D = np.zeros((T, n_envs), bool)
+        for t in range(T):
+            masks = get_action_masks(venv)
+            labels = np.array([teacher.act(obs[i], masks[i].astype(np.int8)) for i in range(n_envs)])
+            with th.no_grad():
+                own, _ = policy.predict(obs, action_masks=masks, deterministic=False)
+                greedy_own, _ = policy.predict(obs, action_masks=masks, deterministic=True)
+            acts = np.where(rng.random(n_envs) < beta, labels, own)
+            Ob[t], M[t], A[t], P[t] = obs, masks, labels, greedy_own
+            obs, rew, dones, _ = venv.step(acts)
+            R[t], D[t] = rew, dones
+        # discounted returns inside the batch; steps of an episode unfinished at its end get no value target
+        G = np.zeros_like(R)
+        valid = np.zeros_like(D)
+        g = np.zeros(n_envs, np.float32)
+        seen_end = np.zeros(n_envs, bool)
+        for t in reversed(range(T)):
+            g = np.where(D[t], 0.0, g * args.gamma) + R[t]
+            seen_end |= D[t]
+            G[t], valid[t] = g, seen_end
+        acc = float((P == A).mean())  # the policy's own move on fresh states, before training on them
+        N = T * n_envs
+        buf.add(Ob.reshape(N, -1), M.reshape(N, -1), A.reshape(-1), G.reshape(-1), valid.reshape(-1))
+        policy.set_training_mode(True)
+        losses = [update(rng.integers(0, buf.size, args.batch_size))
+                  for _ in range(args.imitate_epochs * max(1, N // args.batch_size))]
+        policy.set_training_mode(False)
+        logger.record("imitation/steps", buf.size)
+        logger.record("imitation/policy_loss", float(np.mean(losses)))
+        logger.record("imitation/accuracy", acc)
+        logger.record("imitation/teacher_share", beta)
+        logger.dump(buf.size)
+        if args.verbose:
+            print(f"[imitate] {buf.size}/{args.imitate_steps} decisions, accuracy on new states {acc:.3f}, "
+                  f"teacher share {beta:.2f}, loss {np.mean(losses):.3f}, {time.time() - t0:.0f}s", flush=True)
+    # final passes over the whole dataset
+    policy.set_training_mode(True)
+    n_mb = max(1, buf.size // args.batch_size)
+    total = args.imitate_final_epochs * n_mb
+    for e in range(args.imitate_final_epochs):
+        perm = rng.permutation(buf.size)
+        losses = []
+        for k in range(n_mb):
+            frac = (e * n_mb + k) / max(1, total)
+            for group in opt.param_groups:
+                group["lr"] = args.imitate_lr * (1.0 - 0.9 * frac)
+            losses.append(update(perm[k * args.batch_size:(k + 1) * args.batch_size]))
+        if args.verbose:
+            print(f"[imitate] final epoch {e + 1}/{args.imitate_final_epochs}: loss {np.mean(losses):.3f}, "
+                  f"{time.time() - t0:.0f}s", flush=True)
+    policy.set_training_mode(False)
+
+
+# ----------------------------------------------------------------------- main
+def _fresh_optimizer(model) -> None:
+    """Replace the Adam state by an empty one (the shipped file then holds no moments)."""
+    p = model.policy
+    p.optimizer = p.optimizer_class(p.parameters(), lr=model.lr_schedule(1.0), **p.optimizer_kwargs)
+
+
+def train(args: Args) -> Path:
+    """Run the training described by ``args``; returns the run directory."""
+    import torch as th
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+
+    from rummy_env.rules import make_rules
+
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    th.manual_seed(args.seed)
+    th.set_num_threads(args.torch_threads)
+    th.distributions.Distribution.set_default_validate_args(False)  # masked 1000+-way categoricals
+
+    rules = make_rules(args.preset, args.num_players, **rule_overrides(args.rules))
+    league: dict[str, Any] = {"pool": [], "t0": time.time()}
+    if args.resume:
+        ckpt = Path(args.resume)
+        run_dir = ckpt.parent.parent if ckpt.parent.name == "checkpoints" else ckpt.parent
+        side = ckpt.with_suffix(".json")
+        if side.exists():
+            league.update(json.loads(side.read_text()))
+            league["t0"] = time.time()
+    else:
+        name = args.run_name or f"{args.preset}-{args.num_players}p__{args.exp_name}__{args.seed}__{int(time.time())}"
+        run_dir = Path(args.run_dir) / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=1))
+
+    venv = make_vec_env(args)
+    venv.seed(args.seed)
+    csv = run_dir / "progress.csv"
+    if args.resume and csv.exists():  # SB3's CSV writer truncates: keep the earlier part
+        csv.rename(run_dir / f"progress_before_{Path(args.resume).stem}.csv")
+    logger = configure(str(run_dir), ["csv", "tensorboard"] + (["stdout"] if args.verbose > 1 else []))
+    lr: Any = args.learning_rate
+    if args.anneal_lr:
+        lr = lambda frac, lr0=args.learning_rate: lr0 * frac  # noqa: E731
+    if args.resume:
+        model = MaskablePPO.load(args.resume, env=venv, device="cpu")
+        from agents.ppo_agent import PolicySnapshot
+
+        for name, path in league.get("pool", []):
+            venv.env_method("add_opponent", name, PolicySnapshot(path, name))
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", venv, learning_rate=lr, n_steps=args.n_steps, batch_size=args.batch_size,
+            n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
+            ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
+            target_kl=args.target_kl, policy_kwargs=policy_kwargs(args, rules), seed=args.seed,
+            device="cpu", verbose=0)
+    model.set_logger(logger)
+    _write_hparams(logger, args)
+    if args.verbose:
+        print(f"[train] run {run_dir} | {venv.num_envs} envs ({args.vec_env}) | "
+              f"obs {model.observation_space.shape[0]} actions {model.action_space.n} | "
+              f"params {sum(p.numel() for p in model.policy.parameters()):,}", flush=True)
+    if args.imitate and args.imitate_steps and not args.resume:
+        imitate(model, venv, args, rules, logger)
+        model.save(run_dir / "imitation_model.zip")
+    callback = _callbacks(args, run_dir, league)
+    remaining = max(0, args.total_timesteps - model.num_timesteps)
+    t0 = time.time()
+    model.learn(remaining, callback=callback, reset_num_timesteps=not args.resume, progress_bar=False)
+    final = run_dir / "final_model.zip"
+    model.save(final)
+    if args.verbose:
+        print(f"[train] done: {model.num_timesteps} steps, {time.time() - t0:.0f}s of PPO, saved {final}", flush=True)
+    if args.save_path:
+        best = run_dir / "best_model.zip"
+        shipped = model
+        if args.ship_best and best.exists():
+            shipped = MaskablePPO.load(best, device="cpu")
+            if args.verbose:
+                print(f"[train] shipping {best} (step {shipped.num_timesteps}, best eval margin "
+                      f"against {args.best_by})", flush=True)
+        ship(shipped, args, Path(args.save_path), run_dir,
+             wall=time.time() - league["t0"] + league.get("wall_before", 0.0))
+    venv.close()
+    return run_dir
+
+
+def ship(model, args: Args, path: Path, run_dir: Path, wall: float) -> None:
+    """Write the model without optimizer moments plus a JSON card."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _fresh_optimizer(model)
+    model.save(path)
+    card = {"preset": args.preset, "num_players": args.num_players, "rules": rule_overrides(args.rules),
+            "timesteps": int(model.num_timesteps), "imitation_steps": args.imitate_steps if args.imitate else 0,
+            "run": run_dir.name, "wall_seconds": round(wall), "config": args.config,
+            "command": " ".join(["rummy-train", *sys.argv[1:]])}
+    path.with_suffix(".json").write_text(json.dumps(card, indent=1))
+    if args.verbose:
+        print(f"[train] shipped {path} ({path.stat().st_size / 1e6:.1f} MB)", flush=True)
+
+
+def _write_hparams(logger, args: Args) -> None:
+    """The hyperparameter table as TensorBoard text (CleanRL's ``hyperparameters``)."""
+    rows = "\n".join(f"|{k}|{v}|" for k, v in asdict(args).items())
+    try:
+        from stable_baselines3.common.logger import TensorBoardOutputFormat
+
+        for fmt in logger.output_formats:
+            if isinstance(fmt, TensorBoardOutputFormat):
+                fmt.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + rows)
+                fmt.writer.flush()
+    except Exception:  # pragma: no cover - logging only
+        pass
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    train(args)
+
+
+if __name__ == "__main__":
+    main()
