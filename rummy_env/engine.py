@@ -512,19 +512,23 @@ def _may_use(s: GameState, p: int, d: int) -> bool:
     pile = s.discard
     c = pile[-1 - d]
     hand = s.hands[p]
-    if c == JOKER or hand[JOKER]:
+    if c == JOKER:
         return True
+    wilds = hand[JOKER]
     r, su = c % NUM_RANKS, c // NUM_RANKS
     sm = s.smask[p][su]
     rm = s.rmask[p][r]
     for f in pile[len(pile) - d:]:  # the cards above it come along
         if f == JOKER:
-            return True
-        if f // NUM_RANKS == su:
-            sm |= 1 << (f % NUM_RANKS)
-        if f % NUM_RANKS == r:
-            rm |= 1 << (f // NUM_RANKS)
-    if (sm & _NEAR[r]).bit_count() + (rm & ~(1 << su)).bit_count() >= 2:
+            wilds += 1
+        else:
+            if f // NUM_RANKS == su:
+                sm |= 1 << (f % NUM_RANKS)
+            if f % NUM_RANKS == r:
+                rm |= 1 << (f // NUM_RANKS)
+    near = (sm & _NEAR[r]).bit_count() + (rm & ~(1 << su)).bit_count()
+    # a meld holding c needs two more cards, at least min_naturals - 1 of them natural
+    if near >= 2 or (near >= s.cat.min_naturals - 1 and wilds and near + wilds >= 2):
         return True
     return s.opened[p] and any(c in m.accepts.values() for m in s.table)
 

@@ -432,6 +432,17 @@ def _face_values(ace_value: int) -> list[int]:
 def hand_melds(cat: Catalogue, counts: tuple[int, ...] | list[int], ace_value: int, joker_value: int):
     """Every meld formable from ``counts`` as ``(naturals, wilds, value, pure)`` with the
     catalogue's wild rules (naturals first, wild cards fill what is missing)."""
+    if isinstance(counts, tuple):
+        return _hand_melds_cached(cat, counts, ace_value, joker_value)
+    return _hand_melds(cat, counts, ace_value, joker_value)
+
+
+@lru_cache(maxsize=1 << 15)
+def _hand_melds_cached(cat: Catalogue, counts: tuple[int, ...], ace_value: int, joker_value: int):
+    return _hand_melds(cat, counts, ace_value, joker_value)
+
+
+def _hand_melds(cat: Catalogue, counts, ace_value: int, joker_value: int):
     w = counts[JOKER]
     out = []
     pv = _pos_values(ace_value)
