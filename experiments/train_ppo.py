@@ -403,15 +403,19 @@ def _callbacks(args: Args, run_dir: Path, league: dict[str, Any]):
             if args.verbose:
                 print(f"[eval] step {n}: " + "; ".join(line) + f" ({time.time() - t:.0f}s)", flush=True)
 
-        def _checkpoint(self, n: int) -> None:
-            path = run_dir / "checkpoints" / f"step_{n}.zip"
+        def save_with_league(self, path: Path, next_ckpt: int | None) -> None:
+            """The model plus a ``.json`` of the league state beside it (what ``--resume`` reads)."""
             path.parent.mkdir(parents=True, exist_ok=True)
             self.model.save(path)
             state = {**league, "next_pool": self.next_pool, "next_eval": self.next_eval,
-                     "next_ckpt": n + args.checkpoint_every, "best": self.best,
+                     "next_ckpt": next_ckpt, "best": self.best,
                      "wall_before": time.time() - league["t0"] + league.get("wall_before", 0.0)}
             state.pop("t0", None)
             path.with_suffix(".json").write_text(json.dumps(state, indent=1))
+
+        def _checkpoint(self, n: int) -> None:
+            path = run_dir / "checkpoints" / f"step_{n}.zip"
+            self.save_with_league(path, n + args.checkpoint_every)
             if args.verbose:
                 print(f"[checkpoint] {path}", flush=True)
 
@@ -605,6 +609,7 @@ def train(args: Args) -> Path:
         lr = lambda frac, lr0=args.learning_rate: lr0 * frac  # noqa: E731
     if args.resume:
         model = MaskablePPO.load(args.resume, env=venv, device="cpu")
+        venv.seed(args.seed + model.num_timesteps)  # fresh deals, not the first ones again
         from agents.ppo_agent import PolicySnapshot
 
         for name, path in league.get("pool", []):
@@ -630,7 +635,7 @@ def train(args: Args) -> Path:
     t0 = time.time()
     model.learn(remaining, callback=callback, reset_num_timesteps=not args.resume, progress_bar=False)
     final = run_dir / "final_model.zip"
-    model.save(final)
+    callback.save_with_league(final, callback.next_ckpt)  # --resume final_model.zip continues the league
     if args.verbose:
         print(f"[train] done: {model.num_timesteps} steps, {time.time() - t0:.0f}s of PPO, saved {final}", flush=True)
     if args.save_path:
