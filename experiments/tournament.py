@@ -47,6 +47,7 @@ import hashlib
 import itertools
 import json
 import math
+import multiprocessing
 import os
 import sqlite3
 import sys
@@ -346,7 +347,8 @@ def _play_all(todo, total, args, workers, con, config, rules_json, overrides, ru
             return
         chunk = max(1, min(16, len(todo) // (workers * 8)))
         chunks = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
-        with cf.ProcessPoolExecutor(workers, initializer=_worker_init,
+        # spawn, not fork: a parent that loaded torch (PPO agents) deadlocks forked children
+        with cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
                                     initargs=(args.preset, args.players, overrides)) as ex:
             pending = set()
             it = iter(chunks)
