@@ -229,20 +229,25 @@ class BasicExpertAgent(GreedyAgent):
             return a
         unseen = unseen_counts(v, self.rules)
         hz = self.horizon(v)
-        hand = list(v.hand)
-        base = self.score_hand(hand, unseen, hz)
+        base = self.score_hand(list(v.hand), unseen, hz)
+        best = self.score_taking(v.hand, t, unseen, hz)
+        if best is not None and best < base - 2.0:
+            return a
+        return by_kind[DRAW_STOCK][0]
+
+    def score_taking(self, hand: list[int], t: int, unseen: list[int], horizon: float) -> float | None:
+        """The best hand score after taking ``t`` and discarding another card (None: nothing else to discard)."""
+        hand = list(hand)
         hand[t] += 1
         best = None
         for f, c in enumerate(hand):
             if c and f != t:
                 hand[f] -= 1
-                s = self.score_hand(hand, unseen, hz)
+                s = self.score_hand(hand, unseen, horizon)
                 hand[f] += 1
                 if best is None or s < best:
                     best = s
-        if best is not None and best < base - 2.0:
-            return a
-        return by_kind[DRAW_STOCK][0]
+        return best
 
     def should_hold(self, v: View) -> bool:
         r = self.rules

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, split_obs
+from agents.features import make_features
 from rummy_env.engine import Layout
 from rummy_env.observation import ObsLayout
 from rummy_env.rules import RuleSet
@@ -143,7 +144,8 @@ def torch_policy_arrays(policy: Any) -> tuple[dict[str, np.ndarray], dict[str, A
     prefix = "pi_features_extractor." if any(k.startswith("pi_features_extractor.") for k in sd) \
         else "features_extractor."
     if isinstance(fe, RummyFeatures):
-        meta.update(compressed=not fe.keep_pile, discard=[fe.d0, fe.rows], first_act=True)
+        meta.update(compressed=not fe.keep_pile, discard=[fe.d0, fe.rows], first_act=True,
+                    features=getattr(fe, "hand_features", None))
         if fe.keep_pile:  # scale only
             meta["compressed"] = False
         arrays["scale"] = sd[prefix + "scale"]
@@ -212,7 +214,12 @@ class PPOAgent(Agent):
             self.model = MaskablePPO.load(path, device="cpu")
             self.np_policy = NumpyPolicy.from_torch(self.model.policy) if backend == "numpy" else None
         self.backend = backend
+        kind = (getattr(self.model.policy.features_extractor, "hand_features", None) if self.model is not None
+                else self.np_policy.meta.get("features"))
+        self.features = make_features(kind, rules)
         obs_size, n_actions = ObsLayout(rules).size, Layout(rules).size
+        if self.features is not None:
+            obs_size += self.features.size
         m_obs, m_act = self._sizes()
         if (m_obs, m_act) != (obs_size, n_actions):
             raise ValueError(
@@ -233,8 +240,15 @@ class PPOAgent(Agent):
             return int(self.model.observation_space.shape[0]), int(self.model.action_space.n)
         return self.np_policy.obs_size, self.np_policy.num_actions
 
-    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+    def _input(self, observation: np.ndarray, action_mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """The model's input (the observation, with the hand features if it was trained with them)."""
         observation, action_mask = split_obs(observation, action_mask)
+        if self.features is not None:
+            observation = self.features.augment(observation)
+        return observation, action_mask
+
+    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        observation, action_mask = self._input(observation, action_mask)
         if self.backend == "numpy":
             return self.np_policy.probs(observation, action_mask)
         import torch as th
@@ -246,10 +260,10 @@ class PPOAgent(Agent):
             return dist.distribution.probs[0].cpu().numpy().astype(np.float64)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
-        observation, action_mask = split_obs(observation, action_mask)
-        if not np.any(action_mask):
+        if not np.any(split_obs(observation, action_mask)[1]):
             raise ValueError("act() called with an empty action mask (this seat is not to act)")
         if self.deterministic:
+            observation, action_mask = self._input(observation, action_mask)
             if self.backend == "torch":
                 a, _ = self.model.predict(np.asarray(observation, dtype=np.float32),
                                           action_masks=np.asarray(action_mask, dtype=bool),

@@ -36,8 +36,13 @@ SCALES = {"hand_sizes": 10.0, "stock_size": 10.0, "totals": 100.0, "turn_value":
           "credit": 100.0, "knock_limit": 10.0}
 
 
-def feature_kwargs(rules: RuleSet, features_dim: int = 256) -> dict[str, Any]:
-    """``features_extractor_kwargs`` for :class:`RummyFeatures` under ``rules``."""
+def feature_kwargs(rules: RuleSet, features_dim: int = 256, hand_features: str | None = None) -> dict[str, Any]:
+    """``features_extractor_kwargs`` for :class:`RummyFeatures` under ``rules``.
+
+    ``hand_features``: the :mod:`agents.features` map appended to the
+    observation (``"hand"``) or ``None``; recorded in the model so that
+    :class:`agents.ppo_agent.PPOAgent` computes the same input at play time.
+    """
     L = ObsLayout(rules)
     d = L.slices["discard"]
     return {
@@ -45,6 +50,7 @@ def feature_kwargs(rules: RuleSet, features_dim: int = 256) -> dict[str, Any]:
         "scales": [(L.slices[k].start, L.slices[k].stop, v) for k, v in SCALES.items()],
         "keep_pile": rules.discard_pickup == "any",
         "features_dim": features_dim,
+        "hand_features": hand_features,
     }
 
 
@@ -52,8 +58,10 @@ class RummyFeatures(BaseFeaturesExtractor):
     """Observation -> compressed input -> ``Linear(features_dim) + ReLU`` (module docs)."""
 
     def __init__(self, observation_space: gym.spaces.Box, discard: tuple[int, int],
-                 scales: list[tuple[int, int, float]], keep_pile: bool = False, features_dim: int = 256):
+                 scales: list[tuple[int, int, float]], keep_pile: bool = False, features_dim: int = 256,
+                 hand_features: str | None = None):
         super().__init__(observation_space, features_dim)
+        self.hand_features = hand_features  # appended after the observation (scale 1, kept whole)
         n = int(observation_space.shape[0])
         self.d0, self.rows = int(discard[0]), int(discard[1])
         self.d1 = self.d0 + self.rows * 53

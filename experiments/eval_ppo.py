@@ -59,6 +59,13 @@ class NumpyPredictor:
         return acts, None
 
 
+def model_features(model: Any) -> str | None:
+    """The :mod:`agents.features` map a model (MaskablePPO or :class:`NumpyPredictor`) reads, or None."""
+    if isinstance(model, NumpyPredictor):
+        return model.np_policy.meta.get("features")
+    return getattr(model.policy.features_extractor, "hand_features", None)
+
+
 def play_duplicate(model: Any, opponent: str, n_deals: int, first_deal: int = 0,
                    preset: str = "basic", num_players: int = 2, rules: dict[str, Any] | None = None,
                    deterministic: bool = True) -> list[dict[str, Any]]:
@@ -68,9 +75,12 @@ def play_duplicate(model: Any, opponent: str, n_deals: int, first_deal: int = 0,
 
     from rummy_env.wrappers import RummySingleAgentEnv
 
+    features = model_features(model)
+
     def make() -> RummySingleAgentEnv:
         return RummySingleAgentEnv(preset, num_players, opponents=opponent, reward="raw",
-                                   duplicate_deals=n_deals, first_deal=first_deal, **(rules or {}))
+                                   duplicate_deals=n_deals, first_deal=first_deal, features=features,
+                                   **(rules or {}))
 
     venv = DummyVecEnv([make])
     records: list[dict[str, Any]] = []

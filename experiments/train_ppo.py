@@ -96,6 +96,8 @@ class Args:
     """divisor of the points for the scaled and margin rewards"""
     shaping: float = 0.0
     """weight of the potential-based shaping on own deadwood (0 = off)"""
+    features: str | None = None
+    """hand-evaluation features appended to the observation (agents.features): None or hand"""
 
     # ---- opponents and league
     opponents: list[str] = field(default_factory=lambda: ["random=1"])
@@ -238,7 +240,8 @@ def opponent_weights(items: list[str]) -> dict[str, float]:
 
 def env_kwargs(args: Args) -> dict[str, Any]:
     return dict(preset=args.preset, num_players=args.num_players, reward=args.reward,
-                reward_scale=args.reward_scale, shaping=args.shaping, **rule_overrides(args.rules))
+                reward_scale=args.reward_scale, shaping=args.shaping, features=args.features,
+                **rule_overrides(args.rules))
 
 
 def _pool(args: Args):
@@ -281,11 +284,13 @@ def policy_kwargs(args: Args, rules) -> dict[str, Any]:
         raise ValueError(f"activation={args.activation!r} is not allowed (allowed: relu, tanh)")
     kw: dict[str, Any] = {"net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)},
                           "activation_fn": act[args.activation]}
+    if args.features and not args.features_dim:
+        raise ValueError("features needs the RummyFeatures extractor (features_dim > 0), which records it")
     if args.features_dim:
         from agents.ppo_net import RummyFeatures, feature_kwargs
 
         kw["features_extractor_class"] = RummyFeatures
-        kw["features_extractor_kwargs"] = feature_kwargs(rules, args.features_dim)
+        kw["features_extractor_kwargs"] = feature_kwargs(rules, args.features_dim, args.features)
     return kw
 
 
@@ -480,6 +485,9 @@ def imitate(model, venv, args: Args, rules, logger) -> None:
     import agents
 
     teacher = agents.make(args.imitate, rules, 0)
+    from rummy_env.observation import ObsLayout
+
+    n_base = ObsLayout(rules).size  # the teacher reads the observation without appended features
     policy = model.policy
     opt = th.optim.Adam(policy.parameters(), lr=args.imitate_lr)
     n_envs = venv.num_envs
@@ -512,7 +520,7 @@ def imitate(model, venv, args: Args, rules, logger) -> None:
         D = np.zeros((T, n_envs), bool)
         for t in range(T):
             masks = get_action_masks(venv)
-            labels = np.array([teacher.act(obs[i], masks[i].astype(np.int8)) for i in range(n_envs)])
+            labels = np.array([teacher.act(obs[i, :n_base], masks[i].astype(np.int8)) for i in range(n_envs)])
             with th.no_grad():
                 own, _ = policy.predict(obs, action_masks=masks, deterministic=False)
                 greedy_own, _ = policy.predict(obs, action_masks=masks, deterministic=True)

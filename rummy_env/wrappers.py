@@ -24,7 +24,7 @@ about what the opponents' moves and one observation cost.
 `RummySingleAgentEnv(preset="basic", num_players=2, opponents=None, seat=None,
 reward="scaled", reward_scale=100.0, shaping=0.0, illegal="terminate",
 illegal_reward=-1.0, duplicate_deals=None, first_deal=0, render_mode=None,
-**rule_overrides)`:
+features=None, **rule_overrides)`:
 
 * `opponents`, one of:
   - `None`: the built-in uniform random opponent (:class:`UniformRandomOpponent`);
@@ -59,6 +59,9 @@ illegal_reward=-1.0, duplicate_deals=None, first_deal=0, render_mode=None,
 * `duplicate_deals=N`: evaluation mode. Episode `k` plays deal `first_deal + k // P`
   with the learner in seat `k % P` (each deal once from every seat), cycling after
   `N * P` episodes; deal `i` is the deal `rummy_env.raw_env(...).reset(seed=i)` makes.
+* `features`: `None` (the observation only) or `"hand"`: the observation with
+  :mod:`agents.features`' hand-evaluation features appended (deadwood after each
+  discard, near-meld potential, danger, ...; computed from the observation alone).
 * `rule_overrides`: any `RuleSet` field (`match=True`, `jokers=2`, ...).
 
 `reset(seed, options)`: `options` may hold `"seat"` (the learner's seat for this
@@ -138,6 +141,17 @@ def make_opponent(spec: Any, rules: RuleSet, seat: int) -> Any:
         return spec(rules, seat)
     raise ValueError(f"opponent spec {spec!r} is neither None, a registry name, an agent "
                      "(with act/reset), a factory(rules, seat) nor an OpponentPool")
+
+
+def _make_features(kind: str | None, rules: RuleSet) -> Any:
+    """The feature map of ``features=`` (:mod:`agents.features`, imported only when asked for)."""
+    if kind is None:
+        return None
+    try:
+        module = importlib.import_module("agents.features")
+    except ImportError:
+        raise ValueError(f"features={kind!r} needs the `agents` package, which is not importable") from None
+    return module.make_features(kind, rules)
 
 
 def _is_agent(spec: Any) -> bool:
@@ -248,7 +262,7 @@ class RummySingleAgentEnv(gym.Env):
                  seat: int | None = None, reward: str = "scaled", reward_scale: float = 100.0,
                  shaping: float = 0.0, illegal: str = "terminate", illegal_reward: float = -1.0,
                  duplicate_deals: int | None = None, first_deal: int = 0,
-                 render_mode: str | None = None, **rule_overrides: Any):
+                 render_mode: str | None = None, features: str | None = None, **rule_overrides: Any):
         self.rules = make_rules(preset, num_players, **rule_overrides)
         P = self.rules.num_players
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < P):
@@ -276,7 +290,9 @@ class RummySingleAgentEnv(gym.Env):
 
         self.layout = ObsLayout(self.rules)
         self.num_actions = engine.Layout(self.rules).size
-        self.observation_space = spaces.Box(-_OBS_BOUND, _OBS_BOUND, (self.layout.size,), np.float32)
+        self.features = _make_features(features, self.rules)
+        n_obs = self.layout.size + (self.features.size if self.features is not None else 0)
+        self.observation_space = spaces.Box(-_OBS_BOUND, _OBS_BOUND, (n_obs,), np.float32)
         self.action_space = spaces.Discrete(self.num_actions)
         self._values = engine.card_values(self.rules)
         self._dw_cache: dict[tuple[int, ...], int] = {}
@@ -453,7 +469,8 @@ class RummySingleAgentEnv(gym.Env):
 
     # ------------------------------------------------------------ internals
     def _obs(self) -> np.ndarray:
-        return encode_obs(self.state, self._me, self.layout)
+        obs = encode_obs(self.state, self._me, self.layout)
+        return obs if self.features is None else self.features.augment(obs)
 
     def _me_active(self) -> bool:
         return bool(self.state.active[self._me])

@@ -269,3 +269,47 @@ def test_rummy_env_never_imports_torch():
             "rummy_env.wrappers.RummySingleAgentEnv(opponents='greedy').reset(seed=0)\n"
             "assert 'torch' not in sys.modules, 'torch imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_hand_features_are_appended_and_read_only_the_observation():
+    from gymnasium.utils.env_checker import check_env as gym_check
+
+    from agents.features import PER_FACE, SIZE, HandFeatures
+    from rummy_env.melds import best_arrangement
+
+    env = RummySingleAgentEnv(opponents="greedy", features="hand")
+    n = env.layout.size
+    assert env.observation_space.shape == (n + SIZE,)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gym_check(env, skip_render_check=True)
+    plain = RummySingleAgentEnv(opponents="greedy")
+    hf = HandFeatures(env.rules)
+    values = engine.card_values(env.rules)
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        ref, _ = plain.reset(seed=seed)
+        done = False
+        while not done:
+            np.testing.assert_array_equal(obs[:n], ref)  # the observation itself is unchanged
+            np.testing.assert_array_equal(obs[n:], hf(ref))  # and the features are a function of it
+            hand = np.rint(ref[:53]).astype(int).tolist()
+            dw_after = obs[n:n + 53] * 50
+            for f, c in enumerate(hand):
+                if c:  # deadwood after discarding f, by the meld search
+                    h = list(hand)
+                    h[f] -= 1
+                    assert dw_after[f] == pytest.approx(best_arrangement(h, values)[0])
+                else:
+                    assert dw_after[f] == 0
+            in_meld = obs[n + PER_FACE.index("in_meld") * 53:][:53]
+            # the cards in the best arrangement's melds: everything but the deadwood
+            assert float(in_meld @ np.asarray(values)) == pytest.approx(
+                sum(c * v for c, v in zip(hand, values)) - best_arrangement(hand, values)[0])
+            mask = env.action_masks()
+            a = int(rng.choice(np.flatnonzero(mask)))
+            obs, _, done, _, _ = env.step(a)
+            ref, _, _, _, _ = plain.step(a)
+    with pytest.raises(ValueError, match="features='deadwood' is not allowed"):
+        RummySingleAgentEnv(features="deadwood")
