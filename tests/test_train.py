@@ -137,6 +137,35 @@ def test_short_run_saves_reloads_and_plays_legal_moves(tmp_path):
     assert play_raw(lambda seat: snap, 1, opponent="random") > 0
 
 
+def test_hand_features_model_reads_them_at_play_time(tmp_path):
+    """A model trained with ``features="hand"`` records it; every way of playing it appends them."""
+    from agents.features import SIZE
+    from experiments.eval_ppo import evaluate_file
+
+    ship = tmp_path / "feat.zip"
+    train_cli(tmp_path, "--run-name", "feat", "--features", "hand", "--total-timesteps", "128",
+              "--selfplay-every", "128", "--eval-every", "128", "--checkpoint-every", "128",
+              "--imitate", "basic-expert", "--imitate-steps", "64", "--imitate-batch", "64", "--save-path", str(ship))
+    rules = rummy_env.make_rules("basic", 2)
+    torch_bot = agents.make(f"ppo:{ship}", rules, 0)
+    np_bot = agents.make(f"ppo:{ship}", rules, 0, backend="numpy")
+    snap = agents.make(f"ppo:{tmp_path / 'feat' / 'pool' / 'step_128.npz'}", rules, 0)
+    assert torch_bot.model.observation_space.shape == (rummy_env.observation.ObsLayout(rules).size + SIZE,)
+    for bot in (torch_bot, np_bot, snap):
+        assert bot.features is not None
+    env = rummy_env.raw_env("basic", 2)
+    env.reset(seed=5)
+    for _ in range(60):  # plain env observations in, the same legal moves out of every backend
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        a = torch_bot.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][a] and a == np_bot.act(obs["observation"], obs["action_mask"])
+        env.step(a)
+    res = evaluate_file(ship, ["random"], n_deals=2)
+    assert res["random"]["games"] == 4
+
+
 def test_resume_continues_from_checkpoint(tmp_path):
     train_cli(tmp_path, "--run-name", "r", "--total-timesteps", "128", "--checkpoint-every", "128",
               "--selfplay-every", "128", "--eval-every", "0")
