@@ -25,14 +25,17 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import rummy_env
 from rummy_env import engine
-from rummy_env.cards import card_str, deck_faces
 from rummy_env.moves import Discard, DrawDiscard, DrawStock, LayOff, Meld, SwapJoker
-
-SEEDS = st.integers(0, 2**31 - 1)
+from tests.helpers import (
+    SEEDS,
+    engine_accepted,
+    pack,
+    permute_hidden,
+    places,
+)
 
 # (id, overrides): every option value with several player counts. The match
 # configurations play whole matches (several rounds, eliminations in standard
@@ -94,22 +97,6 @@ def random_play(env: rummy_env.raw_env, seed: int) -> Iterator[tuple[str, np.nda
         action = int(legal[rng.randrange(legal.size)])
         yield agent, mask, action
         env.step(action)
-
-
-def pack(rules: rummy_env.RuleSet) -> Counter:
-    return Counter(card_str(f) for f in deck_faces(rules.decks, rules.jokers))
-
-
-def places(d: dict[str, Any]) -> Counter:
-    """Every card of a to_dict() state, wherever it lies."""
-    c = Counter()
-    for h in d["hands"]:
-        c.update(h)
-    c.update(d["stock"])
-    c.update(d["discard"])
-    for m in d["table"]:
-        c.update(m["cards"])
-    return c
 
 
 def card_value(card: str, rules: rummy_env.RuleSet) -> int:
@@ -359,40 +346,6 @@ class Oracle:
         return card in t["wild_faces"]
 
 
-def engine_accepted(state: engine.GameState, num_actions: int, mask: np.ndarray,
-                    full: Counter) -> set[int]:
-    """Every action id ``apply_action`` accepts, tried on copies of ``state``.
-
-    The ids the mask rejects are all tried on one copy, which must come out
-    unchanged; each id the mask marks is tried on a fresh copy, whose successor
-    must still hold every card of the pack and offer a legal move unless the
-    game is over (invariants 1 and 2 one step ahead of the random path).
-    """
-    before = state.to_dict()
-    accepted: set[int] = set()
-    probe = state.copy()
-    for a in np.flatnonzero(mask == 0).tolist():
-        try:
-            engine.apply_action(probe, a)
-        except engine.IllegalActionError:
-            continue
-        accepted.add(a)
-        probe = state.copy()
-    if not accepted:
-        assert probe.to_dict() == before, "a rejected action changed the state"
-    for a in np.flatnonzero(mask).tolist():
-        probe = state.copy()
-        try:
-            engine.apply_action(probe, a)
-        except engine.IllegalActionError:
-            continue
-        accepted.add(a)
-        assert places(probe.to_dict()) == full
-        assert engine.is_terminal(probe) or engine.legal_actions(probe), "a move into a dead end"
-    assert state.to_dict() == before, "trying actions on copies changed the original"
-    return accepted
-
-
 # the brute-force check tries every id: at most this many states per game
 MAX_BRUTE_FORCE = 5
 
@@ -417,7 +370,7 @@ def test_mask_exactness(kw, seed):
         assert set(np.unique(mask).tolist()) <= {0, 1}
         if i % k_brute == 0 and brute < MAX_BRUTE_FORCE:
             brute += 1
-            got = engine_accepted(env.state, na, mask, full)
+            got = engine_accepted(env.state, mask, full, clear_cache=False, strict=False)
             want = set(np.flatnonzero(mask).tolist())
             assert got == want, (
                 f"seed {seed}, step {env.state.step_count}: accepted but masked "
@@ -532,37 +485,6 @@ def test_determinism(kw, seed):
 
 
 # ---------------------------------------------------------------- 6. no leaks
-def permute_hidden(d: dict[str, Any], viewer: int, rng: random.Random) -> dict[str, Any]:
-    """``d`` with every card ``viewer`` cannot see shuffled among the places that
-    hold such cards: the other players' hands (their cards known to all, in
-    ``known``, stay put) and the stock. Sizes stay the same."""
-    d = dict(d, hands=[list(h) for h in d["hands"]])
-    kept: dict[int, list[str]] = {}
-    hidden_count: dict[int, int] = {}
-    pool = list(d["stock"])
-    for q, hand in enumerate(d["hands"]):
-        if q == viewer:
-            continue
-        known = Counter(d["known"][q])
-        kept[q] = []
-        hidden = []
-        for c in hand:
-            if known[c]:
-                known[c] -= 1
-                kept[q].append(c)
-            else:
-                hidden.append(c)
-        hidden_count[q] = len(hidden)
-        pool += hidden
-    rng.shuffle(pool)
-    for q, keep in kept.items():
-        k = hidden_count[q]
-        d["hands"][q] = keep + pool[:k]
-        del pool[:k]
-    d["stock"] = pool
-    return d
-
-
 @pytest.mark.parametrize("kw", CONFIG_KW, ids=CONFIG_IDS)
 @fast(4)
 @given(seed=SEEDS)

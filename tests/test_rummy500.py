@@ -21,21 +21,18 @@ Conventions used in the comments:
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 
 import rummy_env
 from rummy_env import engine
-from rummy_env.cards import card_str, deck_faces
+from rummy_env.cards import card_str
 from rummy_env.moves import (
     Discard,
     DrawDiscard,
@@ -46,6 +43,8 @@ from rummy_env.moves import (
     SwapJoker,
 )
 from rummy_env.observation import decode as decode_obs
+from tests import helpers
+from tests.helpers import assert_illegal, deal, hand, legal_strs, play, snapshot, table
 
 # ----------------------------------------------------------------- helpers
 
@@ -54,84 +53,8 @@ def make_env(preset: str = "rummy500", num_players: int = 2, **overrides) -> rum
     return rummy_env.raw_env(preset, num_players=num_players, **overrides)
 
 
-def rest_of_pack(env: rummy_env.raw_env, *used: Iterable[str]) -> list[str]:
-    """The cards of the env's pack not in ``used``, in card-id order (copies repeated)."""
-    rules = env.unwrapped.rules
-    left = Counter(card_str(f) for f in deck_faces(rules.decks, rules.jokers))
-    for group in used:
-        for c in group:
-            left[c] -= 1
-            assert left[c] >= 0, f"test deal uses {c} more often than the pack holds it"
-    return [card_str(f) for f in range(53) for _ in range(left[card_str(f)])]
-
-
-def deal(
-    env: rummy_env.raw_env,
-    hands: Sequence[Sequence[str]],
-    discard: Sequence[str] = (),
-    stock_top: Sequence[str] = (),
-    dealer: int | None = None,
-) -> None:
-    """Reset ``env`` to a crafted deal: hands + discard + stock are exactly the pack.
-
-    ``stock_top`` lists the first cards of the stock (top first); the rest of the
-    pack follows in card-id order (AS 2S .. KS AH .. KC, then jokers).
-    """
-    n = env.unwrapped.rules.num_players
-    stock = list(stock_top) + rest_of_pack(env, *hands, discard, stock_top)
-    env.reset(seed=0, options={
-        "hands": [list(h) for h in hands],
-        "discard": list(discard),
-        "stock": stock,
-        "dealer": n - 1 if dealer is None else dealer,
-    })
-
-
-def legal_strs(env: rummy_env.raw_env) -> list[str]:
-    return [str(m) for m in env.unwrapped.legal_moves()]
-
-
-def play(env: rummy_env.raw_env, *moves) -> None:
-    """Step each move, first checking that the legal moves list it."""
-    for move in moves:
-        a = env.unwrapped.encode(move)
-        assert a in env.unwrapped.legal_actions(), f"{move} not legal; legal: {legal_strs(env)}"
-        env.step(a)
-
-
-def snapshot(env: rummy_env.raw_env) -> dict:
-    return env.unwrapped.state.to_dict()
-
-
-def hand(env: rummy_env.raw_env, seat: int) -> list[str]:
-    return snapshot(env)["hands"][seat]
-
-
-def table(env: rummy_env.raw_env) -> list[tuple[int, list[str]]]:
-    return [(m["owner"], m["cards"]) for m in snapshot(env)["table"]]
-
-
-def assert_illegal(env: rummy_env.raw_env, move) -> None:
-    """``move`` is masked, and stepping it raises and leaves the state unchanged."""
-    a = env.unwrapped.encode(move)
-    assert a not in env.unwrapped.legal_actions()
-    assert not env.observe(env.agent_selection)["action_mask"][a]
-    before = snapshot(env)
-    with pytest.raises(rummy_env.IllegalActionError):
-        env.step(a)
-    assert snapshot(env) == before
-
-
 def draw_moves(env: rummy_env.raw_env) -> list[str]:
     return [s for s in legal_strs(env) if s.startswith("draw") or s == "end round"]
-
-
-def meld_moves(env: rummy_env.raw_env) -> list[str]:
-    return [s for s in legal_strs(env) if s.startswith("meld")]
-
-
-def discard_moves(env: rummy_env.raw_env) -> set[str]:
-    return {s for s in legal_strs(env) if s.startswith("discard")}
 
 
 def view(env: rummy_env.raw_env, agent: str) -> dict[str, Any]:
@@ -140,11 +63,8 @@ def view(env: rummy_env.raw_env, agent: str) -> dict[str, Any]:
 
 
 def assert_round_over(env, *, winner, reason, round_scores, totals=None):
-    info = env.infos["player_0"]
-    assert info["winner"] == winner
-    assert info["reason"] == reason
-    assert info["round_scores"] == round_scores
-    assert info["totals"] == (round_scores if totals is None else totals)
+    helpers.assert_round_over(env, winner=winner, reason=reason, round_scores=round_scores,
+                              totals=totals)
     # rummy500: every seat's reward is its own round score (higher is better)
     assert [env.rewards[a] for a in env.possible_agents] == round_scores
 
@@ -227,8 +147,8 @@ def test_dig_depth_3_takes_four_cards_and_must_use_the_chosen_card():
     play(env, Meld(("5H", "6H", "7H")))
     assert snapshot(env)["must_use"] is None
     # obligation met: other melds, and discards of the cards picked up with 7H
-    assert meld_moves(env) == ["meld KS KH KD", "meld 2C 3C 4C"]
-    assert {"discard KH", "discard 3C", "discard 4C"} <= discard_moves(env)
+    assert helpers.meld_moves(env) == ["meld KS KH KD", "meld 2C 3C 4C"]
+    assert {"discard KH", "discard 3C", "discard 4C"} <= helpers.discard_moves(env)
     assert env.unwrapped.state.credit == [18, 0]
     play(env, Meld(("KS", "KD", "KH")), Meld(("2C", "3C", "4C")))
     assert all(env.terminations.values())
@@ -256,7 +176,7 @@ def test_dig_chosen_card_used_by_a_layoff():
     assert table(env) == [(0, ["4H", "5H", "6H", "7H"])]
     assert env.unwrapped.state.credit == [18, 4]
     assert view(env, "player_0")["credit"] == [18, 4]
-    assert {"discard QD", "discard 9C"} <= discard_moves(env)
+    assert {"discard QD", "discard 9C"} <= helpers.discard_moves(env)
     play(env, Discard("QD"))
     assert hand(env, 1) == ["2S", "8S", "4D", "9C", "KC"]
 
@@ -280,8 +200,8 @@ def test_discard_pickup_must_meld_variants(mode):
             f"draw discard at depth {k}" for k in range(1, 5)]
         play(env, DrawDiscard(3))
         assert snapshot(env)["must_use"] is None
-        assert meld_moves(env) == ["meld KS KH KD", "meld 5H 6H 7H", "meld 2C 3C 4C"]
-        assert discard_moves(env) == {f"discard {c}" for c in
+        assert helpers.meld_moves(env) == ["meld KS KH KD", "meld 5H 6H 7H", "meld 2C 3C 4C"]
+        assert helpers.discard_moves(env) == {f"discard {c}" for c in
                                       ["5H", "6H", "KS", "KD", "2C", "KH", "3C", "4C"]}
         assert_illegal(env, Discard("7H"))
         play(env, Discard("3C"))
@@ -292,8 +212,8 @@ def test_discard_pickup_must_meld_variants(mode):
         assert_illegal(env, DrawDiscard(4))
         play(env, DrawDiscard(0))
         assert snapshot(env)["must_use"] is None
-        assert "discard 4C" not in discard_moves(env)
-        assert "discard 2C" in discard_moves(env)
+        assert "discard 4C" not in helpers.discard_moves(env)
+        assert "discard 2C" in helpers.discard_moves(env)
         deal(env, hands, discard=pile)
         play(env, DrawDiscard(3))
         assert snapshot(env)["must_use"] == "7H"
@@ -353,7 +273,7 @@ def test_two_decks_taking_a_copy_of_the_only_card_is_masked(mode):
     if mode == "never":
         assert draw_moves(env) == ["draw stock", "draw discard at depth 1"]
         play(env, DrawDiscard(1))
-        assert discard_moves(env) == {"discard 7H"}
+        assert helpers.discard_moves(env) == {"discard 7H"}
     else:
         assert draw_moves(env) == ["draw stock"]
 
@@ -396,7 +316,7 @@ def _end_round_deal(env):
     # hand_size=4.  P0 [5H 6H 7H 9C]   P1 [KS KD 2C QH]   stock: [2D] (one card)
     # discard pile: the other 43 cards in card-id order (bottom AS .. top KC).
     hands = [["5H", "6H", "7H", "9C"], ["KS", "KD", "2C", "QH"]]
-    pile = rest_of_pack(env, *hands, ["2D"])
+    pile = helpers.rest_of_pack(env, *hands, ["2D"])
     env.reset(seed=0, options={"hands": hands, "discard": pile, "stock": ["2D"], "dealer": 1})
     return pile
 
@@ -478,14 +398,7 @@ def test_match_to_target_highest_total_wins(target, over):
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Meld(("2D", "3D", "4D")), LayOff("QC", 1),
          Discard("9C"))
     assert_round_over(env, winner=0, reason="went_out", round_scores=[37, 58])
-    assert all(env.terminations.values()) is over
-    if over:
-        assert env.infos["player_0"]["match_winner"] == 1
-    else:
-        assert "match_winner" not in env.infos["player_0"]
-        d = snapshot(env)
-        assert d["round"] == 1 and d["dealer"] == 0 and d["current_player"] == 1
-        assert d["totals"] == [37, 58] and d["table"] == [] and d["credit"] == [0, 0]
+    helpers.assert_match_end(env, over=over, winner=1, totals=[37, 58], table=[], credit=[0, 0])
 
 
 # ============================================================== persian
@@ -620,24 +533,6 @@ def test_pettingzoo_seed(preset, n, ctor):
 
 # ======================================== random play: invariants of issue 3
 
-SEEDS = st.integers(0, 2**31 - 1)
-MAX_STEPS = 20_000
-BRUTE_EVERY = 3  # try every action id on copies of every 3rd state ...
-MAX_BRUTE = 30  # ... at most this many states per game
-LEAK_EVERY = 5  # the no-leak check on every 5th state
-
-
-def places(d: dict[str, Any]) -> Counter:
-    c = Counter()
-    for h in d["hands"]:
-        c.update(h)
-    c.update(d["stock"])
-    c.update(d["discard"])
-    for m in d["table"]:
-        c.update(m["cards"])
-    return c
-
-
 def check_rules(env: rummy_env.raw_env, legal: list[int]) -> None:
     """Rule-level properties of the legal moves of the player to act (RULES.md 3)."""
     s = env.state
@@ -658,123 +553,14 @@ def check_rules(env: rummy_env.raw_env, legal: list[int]) -> None:
         assert L.DISCARD + s.forbidden not in legal
 
 
-def permute_hidden(d: dict[str, Any], viewer: int, rng: random.Random) -> dict[str, Any]:
-    """``d`` with every card ``viewer`` cannot see shuffled among the places that hold
-    such cards: the other hands (less the cards known to be in them) and the stock."""
-    d = copy.deepcopy(d)
-    pool = list(d["stock"])
-    kept: dict[int, list[str]] = {}
-    hidden: dict[int, int] = {}
-    for q, h in enumerate(d["hands"]):
-        if q == viewer:
-            continue
-        known = Counter(d["known"][q])
-        kept[q], rest = [], []
-        for c in h:
-            if known[c]:
-                known[c] -= 1
-                kept[q].append(c)
-            else:
-                rest.append(c)
-        hidden[q] = len(rest)
-        pool += rest
-    rng.shuffle(pool)
-    for q, keep in kept.items():
-        d["hands"][q] = keep + pool[: hidden[q]]
-        del pool[: hidden[q]]
-    d["stock"] = pool
-    return d
-
-
-def check_no_leak(env: rummy_env.raw_env, other: rummy_env.raw_env, rng: random.Random) -> None:
-    """Every player's observation and mask are unchanged when the cards he cannot
-    see are permuted (DESIGN.md invariant 6)."""
-    d = env.state.to_dict()
-    for viewer in env.agents:
-        v = env.agent_name_mapping[viewer]
-        want = env.observe(viewer)
-        other.reset(options={"state": permute_hidden(d, v, rng)})
-        got = other.observe(viewer)
-        assert np.array_equal(got["action_mask"], want["action_mask"]), f"{viewer}'s mask leaks"
-        assert np.array_equal(got["observation"], want["observation"]), f"{viewer}'s view leaks"
-
-
-def engine_accepted(state: engine.GameState, mask: np.ndarray, full: Counter) -> set[int]:
-    """Every action id ``apply_action`` accepts, tried on copies of ``state`` whose
-    legal-move cache is cleared. The ids the mask rejects are all tried on one
-    copy, which must come out unchanged; each id the mask marks is tried on a fresh
-    copy, whose successor must hold every card of the pack and be terminal or
-    offer a legal move."""
-    before = state.to_dict()
-    accepted: set[int] = set()
-
-    def fresh() -> engine.GameState:
-        probe = state.copy()
-        probe._legal = None
-        return probe
-
-    probe = fresh()
-    for a in np.flatnonzero(mask == 0).tolist():
-        try:
-            engine.apply_action(probe, a)
-        except engine.IllegalActionError:
-            continue
-        accepted.add(a)
-        probe = fresh()
-    assert probe.to_dict() == before, "a refused action changed the state"
-    for a in np.flatnonzero(mask).tolist():
-        probe = fresh()
-        try:
-            engine.apply_action(probe, a)
-        except engine.IllegalActionError:
-            continue
-        accepted.add(a)
-        assert places(probe.to_dict()) == full, f"action {a} lost or made cards"
-        assert engine.is_terminal(probe) or engine.legal_actions(probe), f"action {a}: dead end"
-    assert state.to_dict() == before, "trying actions on copies changed the original"
-    return accepted
-
-
 def random_game(preset: str, n: int, seed: int, **overrides) -> int:
-    """Random masked play of one episode, checking at every step: a legal move
-    exists, the mask is the legal list, the cards are conserved, the rule
-    properties hold; on sampled states the mask equals what apply_action accepts and
-    no observation depends on hidden cards."""
+    """Random masked play of one episode with the checks of
+    :func:`tests.helpers.random_masked_game` and :func:`check_rules`; at the end
+    every card of the pack is still in play."""
     env = make_env(preset, n, **overrides)
-    full = Counter(card_str(f) for f in deck_faces(env.rules.decks, env.rules.jokers))
     env.reset(seed=seed)
-    other = make_env(preset, n, **overrides)
-    rng_leak = random.Random(~seed)
-    rng = random.Random(seed)
-    brute = 0
-    steps = 0
-    for agent in env.agent_iter(MAX_STEPS):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        s = env.state
-        assert not engine.is_terminal(s)
-        legal = env.legal_actions()
-        assert legal, f"seed {seed}: dead end at step {s.step_count}: {s.to_dict()}"
-        mask = obs["action_mask"]
-        assert np.flatnonzero(mask).tolist() == legal
-        assert agent == f"player_{s.current}"
-        assert places(s.to_dict()) == full
-        check_rules(env, legal)
-        if steps % LEAK_EVERY == 0:
-            check_no_leak(env, other, rng_leak)
-        if steps % BRUTE_EVERY == 0 and brute < MAX_BRUTE:
-            brute += 1
-            got = engine_accepted(s, mask, full)
-            assert got == set(legal), (
-                f"seed {seed}, step {s.step_count}: accepted but masked "
-                f"{[str(env.decode(a)) for a in sorted(got - set(legal))]}, marked but refused "
-                f"{[str(env.decode(a)) for a in sorted(set(legal) - got)]}")
-        env.step(legal[rng.randrange(len(legal))])
-        steps += 1
-    assert engine.is_terminal(env.state), f"seed {seed}: no end after {MAX_STEPS} steps"
-    assert places(env.state.to_dict()) == full
+    steps = helpers.random_masked_game(env, make_env(preset, n, **overrides), seed, check_rules)
+    assert helpers.places(env.state.to_dict()) == helpers.pack(env.rules)
     return steps
 
 
@@ -795,7 +581,7 @@ RANDOM_IDS = [f"{p}-{n}p" + "".join(f"-{k}={v}" for k, v in kw.items()) for p, n
 
 @pytest.mark.parametrize(("preset", "n", "kw"), RANDOM_CONFIGS, ids=RANDOM_IDS)
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=SEEDS)
+@given(seed=helpers.SEEDS)
 def test_random_play_invariants(preset, n, kw, seed):
     random_game(preset, n, seed, **kw)
 

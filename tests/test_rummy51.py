@@ -23,15 +23,11 @@ Conventions used in the comments:
 
 from __future__ import annotations
 
-import copy
 import itertools
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -39,86 +35,16 @@ from pettingzoo.test import api_test, seed_test
 
 import rummy_env
 from rummy_env import engine
-from rummy_env.cards import card_str, deck_faces
+from rummy_env.cards import card_str
 from rummy_env.moves import Discard, DrawDiscard, DrawStock, EndRound, LayOff, Meld, SwapJoker
+from tests import helpers
+from tests.helpers import assert_illegal, deal, hand, legal_strs, meld_moves, play, snapshot, table
 
 # ----------------------------------------------------------------- helpers
 
 
 def make_env(num_players: int = 2, **overrides) -> rummy_env.raw_env:
     return rummy_env.raw_env("rummy51", num_players=num_players, **overrides)
-
-
-def rest_of_pack(env: rummy_env.raw_env, *used: Iterable[str]) -> list[str]:
-    """The cards of the env's pack not in ``used``, in card-id order (copies repeated)."""
-    rules = env.unwrapped.rules
-    left = Counter(card_str(f) for f in deck_faces(rules.decks, rules.jokers))
-    for group in used:
-        for c in group:
-            left[c] -= 1
-            assert left[c] >= 0, f"test deal uses {c} more often than the pack holds it"
-    return [card_str(f) for f in range(53) for _ in range(left[card_str(f)])]
-
-
-def deal(
-    env: rummy_env.raw_env,
-    hands: Sequence[Sequence[str]],
-    discard: Sequence[str] = (),
-    stock_top: Sequence[str] = (),
-    dealer: int | None = None,
-) -> None:
-    """Reset ``env`` to a crafted deal: hands + discard + stock are exactly the pack."""
-    n = env.unwrapped.rules.num_players
-    stock = list(stock_top) + rest_of_pack(env, *hands, discard, stock_top)
-    env.reset(seed=0, options={
-        "hands": [list(h) for h in hands],
-        "discard": list(discard),
-        "stock": stock,
-        "dealer": n - 1 if dealer is None else dealer,
-    })
-
-
-def legal_strs(env: rummy_env.raw_env) -> list[str]:
-    return [str(m) for m in env.unwrapped.legal_moves()]
-
-
-def play(env: rummy_env.raw_env, *moves) -> None:
-    """Step each move, first checking that the legal moves list it."""
-    for move in moves:
-        a = env.unwrapped.encode(move)
-        assert a in env.unwrapped.legal_actions(), f"{move} not legal; legal: {legal_strs(env)}"
-        env.step(a)
-
-
-def snapshot(env: rummy_env.raw_env) -> dict:
-    return env.unwrapped.state.to_dict()
-
-
-def hand(env: rummy_env.raw_env, seat: int) -> list[str]:
-    return snapshot(env)["hands"][seat]
-
-
-def table(env: rummy_env.raw_env) -> list[tuple[int, list[str]]]:
-    return [(m["owner"], m["cards"]) for m in snapshot(env)["table"]]
-
-
-def assert_illegal(env: rummy_env.raw_env, move) -> None:
-    """``move`` is masked, and stepping it raises and leaves the state unchanged."""
-    a = env.unwrapped.encode(move)
-    assert a not in env.unwrapped.legal_actions()
-    assert not env.observe(env.agent_selection)["action_mask"][a]
-    before = snapshot(env)
-    with pytest.raises(rummy_env.IllegalActionError):
-        env.step(a)
-    assert snapshot(env) == before
-
-
-def meld_moves(env: rummy_env.raw_env) -> list[str]:
-    return [s for s in legal_strs(env) if s.startswith("meld")]
-
-
-def discard_moves(env: rummy_env.raw_env) -> set[str]:
-    return {s for s in legal_strs(env) if s.startswith("discard")}
 
 
 def layoff_swap_moves(env: rummy_env.raw_env) -> list[str]:
@@ -135,20 +61,26 @@ def opened(env: rummy_env.raw_env) -> list[bool]:
 
 
 def assert_round_over(env, *, winner, reason, round_scores, totals=None):
-    info = env.infos["player_0"]
-    assert info["winner"] == winner
-    assert info["reason"] == reason
-    assert info["round_scores"] == round_scores
-    assert info["totals"] == (round_scores if totals is None else totals)
+    helpers.assert_round_over(env, winner=winner, reason=reason, round_scores=round_scores,
+                              totals=totals)
+    # rummy51: every seat's reward is minus its penalty
     assert [env.rewards[a] for a in env.possible_agents] == [-x for x in round_scores]
 
 
-SEEDS = st.integers(0, 2**31 - 1)
 _RANKS = "A23456789TJQK"
 
 # P1's hand in two-player scenarios where he only draws and discards: nothing to
 # open with (no run, no set).
 IDLE = ["2S", "4S", "6D", "8D", "TC", "QC", "3H", "5H"]
+
+
+def p0_drew(p0_hand: list[str], top: str, p1_hand: list[str] = IDLE) -> rummy_env.raw_env:
+    """A two-player deal with ``hand_size=len(p0_hand)``: P0 ``p0_hand``, P1
+    ``p1_hand``, the stock starting with ``top``, which P0 has drawn."""
+    env = make_env(hand_size=len(p0_hand))
+    deal(env, [p0_hand, p1_hand], stock_top=[top])
+    play(env, DrawStock())
+    return env
 
 
 # ================================================================ the deal
@@ -198,9 +130,7 @@ def test_opening_exactly_51_with_pure_run():
     # After TH JH QH alone (30): not opened; 7S 7D 7C is the only legal move
     # (no discard in the middle of an opening). After it: opened at exactly 51,
     # and P0 may discard (anything left: 5S 2C 4D).
-    env = make_env(hand_size=8)
-    deal(env, [["TH", "JH", "QH", "7S", "7D", "7C", "2C", "4D"], IDLE], stock_top=["5S"])
-    play(env, DrawStock())
+    env = p0_drew(["TH", "JH", "QH", "7S", "7D", "7C", "2C", "4D"], "5S")
     assert meld_moves(env) == ["meld 7S 7D 7C", "meld TH JH QH"]
     play(env, Meld(("TH", "JH", "QH")))
     assert opened(env) == [False, False] and snapshot(env)["turn_value"] == 30
@@ -208,7 +138,7 @@ def test_opening_exactly_51_with_pure_run():
     assert_illegal(env, Discard("2C"))
     play(env, Meld(("7S", "7D", "7C")))
     assert opened(env) == [True, False]
-    assert discard_moves(env) == {"discard 5S", "discard 2C", "discard 4D"}
+    assert helpers.discard_moves(env) == {"discard 5S", "discard 2C", "discard 4D"}
     play(env, Discard("5S"))
     assert env.agent_selection == "player_1"
 
@@ -216,9 +146,7 @@ def test_opening_exactly_51_with_pure_run():
 def test_opening_at_50_fails_melds_masked():
     # As above with 9H TH JH (29) instead of TH JH QH: 29 + 21 = 50 < 51, and
     # nothing else melds ([2C 4D 5S]). No meld is legal, only discards.
-    env = make_env(hand_size=8)
-    deal(env, [["9H", "TH", "JH", "7S", "7D", "7C", "2C", "4D"], IDLE], stock_top=["5S"])
-    play(env, DrawStock())
+    env = p0_drew(["9H", "TH", "JH", "7S", "7D", "7C", "2C", "4D"], "5S")
     assert meld_moves(env) == []
     assert only_discards(env)
     assert_illegal(env, Meld(("9H", "TH", "JH")))
@@ -240,9 +168,7 @@ def test_opening_exactly_51_ace_values(melds):
     # Each meld is legal in turn; the last one opens at exactly 51.
     cards = [c for m in melds for c in m]
     filler = ["9C", "JD", "KH", "6S", "8H", "TS"][: 9 - len(cards)]
-    env = make_env(hand_size=9)
-    deal(env, [cards + filler, IDLE + ["7C"]], stock_top=["8C"])
-    play(env, DrawStock())
+    env = p0_drew(cards + filler, "8C", IDLE + ["7C"])
     for m in melds:
         assert opened(env)[0] is False
         play(env, Meld(m))
@@ -255,10 +181,7 @@ def test_opening_exactly_50_with_ace_low_fails():
     # AH 2H 3H (the low ace is 1: 6, pure) + AS AD AC (33) + 3S 3D 3C (9) = 48
     # < 51 (were the low ace 11 it would be 58). The 4-set 3S 3H 3D 3C breaks
     # the only run; no Q-K-A. No meld is legal.
-    env = make_env(hand_size=9)
-    deal(env, [["AH", "2H", "3H", "AS", "AD", "AC", "3S", "3D", "3C"], IDLE + ["7C"]],
-         stock_top=["8C"])
-    play(env, DrawStock())
+    env = p0_drew(["AH", "2H", "3H", "AS", "AD", "AC", "3S", "3D", "3C"], "8C", IDLE + ["7C"])
     assert meld_moves(env) == []
 
 
@@ -267,9 +190,7 @@ def test_joker_worth_the_card_it_stands_for():
     # 2S..6S (20, pure). QH KH JK with the joker as the high ace: 10+10+11 = 31
     # -> 51: legal. JK QH KH with the joker as JH: 30 -> 50: masked.
     # The shorter spade runs fall short too (2S-5S 14 + 31 = 45, ...).
-    env = make_env(hand_size=8)
-    deal(env, [["QH", "KH", "JK", "2S", "3S", "4S", "5S", "6S"], IDLE], stock_top=["9C"])
-    play(env, DrawStock())
+    env = p0_drew(["QH", "KH", "JK", "2S", "3S", "4S", "5S", "6S"], "9C")
     assert meld_moves(env) == ["meld 2S 3S 4S 5S 6S", "meld QH KH JK"]
     assert_illegal(env, Meld(("JK", "QH", "KH")))
     play(env, Meld(("QH", "KH", "JK")), Meld(("2S", "3S", "4S", "5S", "6S")))
@@ -288,9 +209,7 @@ def test_joker_worth_the_card_it_stands_for():
     ids=["sets-only", "run-with-joker"],
 )
 def test_opening_needs_a_pure_run(cards):
-    env = make_env(hand_size=8)
-    deal(env, [cards, IDLE], stock_top=["5S"])
-    play(env, DrawStock())
+    env = p0_drew(cards, "5S")
     assert meld_moves(env) == []
     assert only_discards(env)
 
@@ -303,9 +222,7 @@ def test_meld_masked_when_opening_could_no_longer_be_completed():
     # After KS KD KC (30, not opened yet): 7S 7D 7H would give 51 but still no
     # pure run -> masked; no discard either: the only move is 7H 8H 9H.
     # Then opened (54): 7S 7D with 5S left; discards legal.
-    env = make_env(hand_size=8)
-    deal(env, [["7H", "8H", "9H", "7S", "7D", "KS", "KD", "KC"], IDLE], stock_top=["5S"])
-    play(env, DrawStock())
+    env = p0_drew(["7H", "8H", "9H", "7S", "7D", "KS", "KD", "KC"], "5S")
     assert meld_moves(env) == ["meld KS KD KC", "meld 7H 8H 9H"]
     assert_illegal(env, Meld(("7S", "7H", "7D")))
     play(env, Meld(("KS", "KD", "KC")))
@@ -420,7 +337,7 @@ def test_melding_the_last_cards_is_not_legal(preset, legal):
     assert ("meld 8S 9S TS" in legal_strs(env)) is legal
     if not legal:
         assert_illegal(env, Meld(("8S", "9S", "TS")))
-        assert discard_moves(env) == {"discard 8S", "discard 9S", "discard TS"}
+        assert helpers.discard_moves(env) == {"discard 8S", "discard 9S", "discard TS"}
 
 
 # ======================================================== taking the discard
@@ -454,7 +371,7 @@ def test_unopened_player_takes_the_discard_only_to_open_with_it(top, legal):
     assert legal_strs(env) == ["meld 7S 7D 7C"]
     play(env, Meld(("7S", "7D", "7C")))
     assert opened(env)[0] is True
-    assert discard_moves(env) == {"discard 2C", "discard 4D", "discard 8S"}
+    assert helpers.discard_moves(env) == {"discard 2C", "discard 4D", "discard 8S"}
 
 
 @pytest.mark.parametrize(
@@ -720,7 +637,7 @@ _POOL = [r + s for r in "A789TJQK" for s in "SH"] * 2 + ["2S", "3S", "4S", "2H",
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=SEEDS, take=st.booleans())
+@given(seed=helpers.SEEDS, take=st.booleans())
 def test_opening_search_matches_brute_force(seed, take):
     """Random meld-rich hands: the legal melds of a player who has not opened, before
     and during his opening (a random legal meld laid each time), are exactly those
@@ -731,8 +648,9 @@ def test_opening_search_matches_brute_force(seed, take):
     rng.shuffle(pool)
     p0, top, pool_rest = pool[:14], pool[14], pool[15:]
     env = make_env()
-    p1 = [c for c in rest_of_pack(env, p0, [top], pool_rest) if c != "JK"][:14]  # off the pool
-    stock = rest_of_pack(env, p0, p1, [top])
+    p1 = [c for c in helpers.rest_of_pack(env, p0, [top], pool_rest)
+          if c != "JK"][:14]  # off the pool
+    stock = helpers.rest_of_pack(env, p0, p1, [top])
     rng.shuffle(stock)
     env.reset(seed=0, options={"hands": [p0, p1], "discard": [top] if take else [],
                                "stock": stock if take else [top] + stock, "dealer": 1})
@@ -775,23 +693,6 @@ def test_pettingzoo_seed(n, ctor):
 
 
 # ======================================== random play: invariants of issue 3
-
-MAX_STEPS = 20_000
-BRUTE_EVERY = 3  # try every action id on copies of every 3rd state ...
-MAX_BRUTE = 30  # ... at most this many states per game
-LEAK_EVERY = 5  # the no-leak check on every 5th state
-
-
-def places(d: dict[str, Any]) -> Counter:
-    c = Counter()
-    for h in d["hands"]:
-        c.update(h)
-    c.update(d["stock"])
-    c.update(d["discard"])
-    for m in d["table"]:
-        c.update(m["cards"])
-    return c
-
 
 
 def meld_value(kind: str, cards: list[str]) -> int:
@@ -841,132 +742,29 @@ def check_rules(env: rummy_env.raw_env, legal: list[int]) -> None:
         assert Discard(card_str(s.forbidden)) not in moves
 
 
-def permute_hidden(d: dict[str, Any], viewer: int, rng: random.Random) -> dict[str, Any]:
-    """``d`` with every card ``viewer`` cannot see shuffled among the places that hold
-    such cards: the other hands (less the cards known to be in them) and the stock."""
-    d = copy.deepcopy(d)
-    pool = list(d["stock"])
-    kept: dict[int, list[str]] = {}
-    hidden: dict[int, int] = {}
-    for q, h in enumerate(d["hands"]):
-        if q == viewer:
-            continue
-        known = Counter(d["known"][q])
-        kept[q], rest = [], []
-        for c in h:
-            if known[c]:
-                known[c] -= 1
-                kept[q].append(c)
-            else:
-                rest.append(c)
-        hidden[q] = len(rest)
-        pool += rest
-    rng.shuffle(pool)
-    for q, keep in kept.items():
-        d["hands"][q] = keep + pool[: hidden[q]]
-        del pool[: hidden[q]]
-    d["stock"] = pool
-    return d
-
-
-def check_no_leak(env: rummy_env.raw_env, other: rummy_env.raw_env, rng: random.Random) -> None:
-    """Every player's observation and mask are unchanged when the cards he cannot
-    see are permuted (DESIGN.md invariant 6)."""
-    d = env.state.to_dict()
-    for viewer in env.agents:
-        v = env.agent_name_mapping[viewer]
-        want = env.observe(viewer)
-        other.reset(options={"state": permute_hidden(d, v, rng)})
-        got = other.observe(viewer)
-        assert np.array_equal(got["action_mask"], want["action_mask"]), f"{viewer}'s mask leaks"
-        assert np.array_equal(got["observation"], want["observation"]), f"{viewer}'s view leaks"
-
-
-def engine_accepted(state: engine.GameState, mask: np.ndarray, full: Counter) -> set[int]:
-    """Every action id ``apply_action`` accepts, tried on copies of ``state`` whose
-    legal-move cache is cleared. The ids the mask rejects are all tried on one
-    copy, which must come out unchanged; each id the mask marks is tried on a fresh
-    copy, whose successor must hold every card of the pack and be terminal or
-    offer a legal move."""
-    before = state.to_dict()
-    accepted: set[int] = set()
-
-    def fresh() -> engine.GameState:
-        probe = state.copy()
-        probe._legal = None
-        return probe
-
-    probe = fresh()
-    for a in np.flatnonzero(mask == 0).tolist():
-        try:
-            engine.apply_action(probe, a)
-        except engine.IllegalActionError:
-            continue
-        accepted.add(a)
-        probe = fresh()
-    assert probe.to_dict() == before, "a refused action changed the state"
-    for a in np.flatnonzero(mask).tolist():
-        probe = fresh()
-        try:
-            engine.apply_action(probe, a)
-        except engine.IllegalActionError:
-            continue
-        accepted.add(a)
-        assert places(probe.to_dict()) == full, f"action {a} lost or made cards"
-        assert engine.is_terminal(probe) or engine.legal_actions(probe), f"action {a}: dead end"
-    assert state.to_dict() == before, "trying actions on copies changed the original"
-    return accepted
-
-
 def random_game(n: int, seed: int, stats: Counter | None = None, deep: bool = True,
                 **overrides) -> None:
-    """Random masked play of one episode with the checks of :func:`check_rules`, card
-    conservation and the mask at every step, the opening values whenever a player
-    opens, and (``deep``) on sampled states the mask against what apply_action
-    accepts and the observations against permutations of hidden cards."""
+    """Random masked play of one episode with the checks of
+    :func:`tests.helpers.random_masked_game` (the deep ones when ``deep``) and
+    :func:`check_rules`, and the opening values whenever a player opens."""
     env = make_env(n, **overrides)
-    full = Counter(card_str(f) for f in deck_faces(env.rules.decks, env.rules.jokers))
     env.reset(seed=seed)
     assert env.state.discard == []
-    other = make_env(n, **overrides)
-    rng_leak = random.Random(~seed)
-    rng = random.Random(seed)
-    brute = steps = 0
     turn_start = 0  # table length when the current turn began
-    for agent in env.agent_iter(MAX_STEPS):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+
+    def step(a: int) -> None:
+        nonlocal turn_start
         s = env.state
-        assert not engine.is_terminal(s)
-        legal = env.legal_actions()
-        assert legal, f"seed {seed}: dead end at step {s.step_count}: {s.to_dict()}"
-        assert np.flatnonzero(obs["action_mask"]).tolist() == legal
-        assert agent == f"player_{s.current}"
-        assert places(s.to_dict()) == full
-        check_rules(env, legal)
-        if deep and steps % LEAK_EVERY == 0:
-            check_no_leak(env, other, rng_leak)
-        if deep and steps % BRUTE_EVERY == 0 and brute < MAX_BRUTE:
-            brute += 1
-            got = engine_accepted(s, obs["action_mask"], full)
-            assert got == set(legal), (
-                f"seed {seed}, step {s.step_count}: accepted but masked "
-                f"{[str(env.decode(a)) for a in sorted(got - set(legal))]}, marked but refused "
-                f"{[str(env.decode(a)) for a in sorted(set(legal) - got)]}")
         p = s.current
         if s.phase == engine.Phase.DRAW:
             turn_start = len(s.table)
         was_open = s.opened[p]
         round_before = s.round
-        a = legal[rng.randrange(len(legal))]
         env.step(a)
-        steps += 1
         if stats is not None:
             stats[type(env.decode(a)).__name__] += 1
         if s.round != round_before or engine.is_terminal(s):
-            continue
+            return
         if not was_open:
             d = s.to_dict()
             mine = d["table"][turn_start:]
@@ -976,7 +774,9 @@ def random_game(n: int, seed: int, stats: Counter | None = None, deep: bool = Tr
                 f"seed {seed}: opened={s.opened[p]} after melds {mine} (value {value})")
             if s.opened[p] and stats is not None:
                 stats["openings"] += 1
-    assert engine.is_terminal(env.state), f"seed {seed}: no end after {MAX_STEPS} steps"
+
+    helpers.random_masked_game(env, make_env(n, **overrides), seed, check_rules,
+                               deep=deep, step=step)
 
 
 RANDOM_CONFIGS = [
@@ -991,7 +791,7 @@ RANDOM_IDS = [f"{n}p" + "".join(f"-{k}={v}" for k, v in kw.items()) for n, kw in
 
 @pytest.mark.parametrize(("n", "kw"), RANDOM_CONFIGS, ids=RANDOM_IDS)
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=SEEDS)
+@given(seed=helpers.SEEDS)
 def test_random_play_invariants(n, kw, seed):
     random_game(n, seed, **kw)
 

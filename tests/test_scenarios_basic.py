@@ -16,15 +16,13 @@ Conventions used in the comments:
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Sequence
-
 import pytest
 
 import rummy_env
 from rummy_env import engine
-from rummy_env.cards import card_str, deck_faces
 from rummy_env.moves import Discard, DrawDiscard, DrawStock, LayOff, Meld, SwapJoker
+from tests import helpers
+from tests.helpers import assert_round_over, deal, hand, meld_moves, play, snapshot, table
 
 # ----------------------------------------------------------------- helpers
 
@@ -35,101 +33,10 @@ def make_env(num_players: int = 2, **overrides) -> rummy_env.raw_env:
     return rummy_env.raw_env("basic", num_players=num_players, **overrides)
 
 
-def rest_of_pack(env: rummy_env.raw_env, *used: Iterable[str]) -> list[str]:
-    """The cards of the env's pack not in ``used``, in card-id order (copies repeated).
-
-    Fails (AssertionError, a bug in the test) when ``used`` over-uses a card.
-    """
-    rules = env.unwrapped.rules
-    left = Counter(card_str(f) for f in deck_faces(rules.decks, rules.jokers))
-    for group in used:
-        for c in group:
-            left[c] -= 1
-            assert left[c] >= 0, f"test deal uses {c} more often than the pack holds it"
-    return [card_str(f) for f in range(53) for _ in range(left[card_str(f)])]
-
-
-def deal(
-    env: rummy_env.raw_env,
-    hands: Sequence[Sequence[str]],
-    discard: Sequence[str] = (),
-    stock_top: Sequence[str] = (),
-    dealer: int | None = None,
-    seed: int = 0,
-) -> None:
-    """Reset ``env`` to a crafted deal.
-
-    ``stock_top`` lists the first cards of the stock (top first); the rest of
-    the pack follows in card-id order (AS 2S .. KS AH .. KC, then jokers), so
-    the whole stock is known and the deal is exactly the pack.
-    """
-    n = env.unwrapped.rules.num_players
-    stock = list(stock_top) + rest_of_pack(env, *hands, discard, stock_top)
-    env.reset(
-        seed=seed,
-        options={
-            "hands": [list(h) for h in hands],
-            "discard": list(discard),
-            "stock": stock,
-            "dealer": n - 1 if dealer is None else dealer,
-        },
-    )
-
-
-def legal_strs(env: rummy_env.raw_env) -> list[str]:
-    return [str(m) for m in env.unwrapped.legal_moves()]
-
-
-def play(env: rummy_env.raw_env, *moves) -> None:
-    """Step each move, first checking that the legal moves list it."""
-    for move in moves:
-        a = env.unwrapped.encode(move)
-        assert a in env.unwrapped.legal_actions(), f"{move} not legal; legal: {legal_strs(env)}"
-        env.step(a)
-
-
-def snapshot(env: rummy_env.raw_env) -> dict:
-    return env.unwrapped.state.to_dict()
-
-
-def hand(env: rummy_env.raw_env, seat: int) -> list[str]:
-    return snapshot(env)["hands"][seat]
-
-
-def table(env: rummy_env.raw_env) -> list[tuple[int, list[str]]]:
-    return [(m["owner"], m["cards"]) for m in snapshot(env)["table"]]
-
-
 def assert_illegal(env: rummy_env.raw_env, move) -> None:
-    """``move`` is masked, and stepping it raises and leaves the state unchanged."""
-    a = env.unwrapped.encode(move)
-    assert a not in env.unwrapped.legal_actions()
-    assert str(move) not in legal_strs(env)
-    before = snapshot(env)
-    with pytest.raises(rummy_env.IllegalActionError):
-        env.step(a)
-    assert snapshot(env) == before
-
-
-def meld_moves(env: rummy_env.raw_env) -> list[str]:
-    return [s for s in legal_strs(env) if s.startswith("meld")]
-
-
-def discard_moves(env: rummy_env.raw_env) -> set[str]:
-    return {s for s in legal_strs(env) if s.startswith("discard")}
-
-
-def assert_round_over(env, *, winner, reason, round_scores, totals=None, rummy=None, rewards=None):
-    """The round ended as computed by hand (single-round episode unless told otherwise)."""
-    info = env.infos["player_0"]
-    assert info["winner"] == winner
-    assert info["reason"] == reason
-    assert info["round_scores"] == round_scores
-    assert info["totals"] == (round_scores if totals is None else totals)
-    if rummy is not None:
-        assert info["rummy"] is rummy
-    if rewards is not None:
-        assert {a: env.rewards[a] for a in rewards} == rewards
+    """``move`` is not legal (nor among the legal moves), and stepping it raises
+    and leaves the state unchanged."""
+    helpers.assert_illegal(env, move, via="moves")
 
 
 # ===================================================== scoring: card values
@@ -266,7 +173,7 @@ def test_go_out_by_discard():
     env = make_env()
     deal(env, [["5H", "6H", "7H"], ["KS", "KD", "2C"]], discard=["9C"], stock_top=["AS"])
     play(env, DrawStock(), Meld(("5H", "6H", "7H")))
-    assert legal_strs(env) == ["discard AS"]
+    assert helpers.legal_strs(env) == ["discard AS"]
     assert not any(env.terminations.values())
     play(env, Discard("AS"))
     assert snapshot(env)["discard"] == ["9C", "AS"]
@@ -319,7 +226,7 @@ def test_layoff_fourth_suit_on_opponents_set():
          stock_top=["4C", "5D"])
     play(env, DrawStock(), Meld(("9S", "9D", "9H")), Discard("QC"))
     play(env, DrawStock())
-    assert "lay off 9C on meld 0" in legal_strs(env)
+    assert "lay off 9C on meld 0" in helpers.legal_strs(env)
     play(env, LayOff("9C", 0), Discard("KD"))
     assert table(env) == [(0, ["9S", "9H", "9D", "9C"])]
     assert hand(env, 1) == ["3S", "2D", "5D"]
@@ -329,27 +236,39 @@ def test_layoff_fourth_suit_on_opponents_set():
 # ============================================================ ace placement
 
 
-def test_ace_low_forbids_queen_king_ace():
-    # ace="low" (basic default): [QS KS AS] is no meld; P0 can only discard.
-    env = make_env()
-    deal(env, [["QS", "KS", "AS"], ["KD", "QD", "2C"]], discard=["9H"], stock_top=["8C"])
+def _meld_hand_and_go_out(env, hands, top, p1_penalty):
+    """Dealt ``hands`` (pile 9H, stock ``top`` ...), P0 draws ``top``; his whole hand
+    is the only legal meld: he melds it and goes out by discarding ``top``, and P1
+    pays ``p1_penalty``."""
+    deal(env, hands, discard=["9H"], stock_top=[top])
+    play(env, DrawStock())
+    assert meld_moves(env) == [" ".join(["meld", *hands[0]])]
+    play(env, Meld(tuple(hands[0])))
+    assert table(env) == [(0, hands[0])]
+    play(env, Discard(top))
+    assert_round_over(env, winner=0, reason="went_out", round_scores=[0, p1_penalty])
+
+
+def _assert_never_a_meld(env, hands, cards):
+    """Dealt ``hands`` (pile 9H, stock 8C ...), P0 draws 8C and may meld nothing:
+    ``cards`` are no meld at all, not even an action the env can encode."""
+    deal(env, hands, discard=["9H"], stock_top=["8C"])
     play(env, DrawStock())
     assert meld_moves(env) == []
     with pytest.raises(ValueError):
-        env.unwrapped.encode(Meld(("QS", "KS", "AS")))
+        env.unwrapped.encode(Meld(cards))
+
+
+def test_ace_low_forbids_queen_king_ace():
+    # ace="low" (basic default): [QS KS AS] is no meld; P0 can only discard.
+    _assert_never_a_meld(make_env(), [["QS", "KS", "AS"], ["KD", "QD", "2C"]], ("QS", "KS", "AS"))
 
 
 def test_ace_low_or_high_allows_queen_king_ace():
     # ace="low_or_high": P0 [QS KS AS] draws 8C, melds Q-K-A, discards 8C -> out.
     # P1 [KD QD 2C] = 22.
-    env = make_env(ace="low_or_high")
-    deal(env, [["QS", "KS", "AS"], ["KD", "QD", "2C"]], discard=["9H"], stock_top=["8C"])
-    play(env, DrawStock())
-    assert meld_moves(env) == ["meld QS KS AS"]
-    play(env, Meld(("QS", "KS", "AS")))
-    assert table(env) == [(0, ["QS", "KS", "AS"])]
-    play(env, Discard("8C"))
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 22])
+    _meld_hand_and_go_out(make_env(ace="low_or_high"), [["QS", "KS", "AS"], ["KD", "QD", "2C"]],
+                          "8C", p1_penalty=22)
 
 
 @pytest.mark.parametrize("ace", ["low", "low_or_high"])
@@ -364,12 +283,8 @@ def test_ace_low_run_always_legal(ace):
 @pytest.mark.parametrize("ace", ["low", "low_or_high"])
 def test_king_ace_two_never_a_run(ace):
     # K-A-2 "round the corner" is never a run (RULES.md 2).
-    env = make_env(ace=ace)
-    deal(env, [["KS", "AS", "2S"], ["KD", "QD", "2C"]], discard=["9H"], stock_top=["8C"])
-    play(env, DrawStock())
-    assert meld_moves(env) == []
-    with pytest.raises(ValueError):
-        env.unwrapped.encode(Meld(("KS", "AS", "2S")))
+    _assert_never_a_meld(make_env(ace=ace), [["KS", "AS", "2S"], ["KD", "QD", "2C"]],
+                         ("KS", "AS", "2S"))
 
 
 @pytest.mark.parametrize(("ace", "allowed"), [("low", False), ("low_or_high", True)])
@@ -393,14 +308,8 @@ def test_ace_layoff_on_jack_queen_king(ace, allowed):
 def test_joker_in_run_meld():
     # jokers=1.  P0 [5H JK 7H]   P1 [KS KD 2C] = 22   stock: 2D ...
     # P0 draws 2D; the only meld is the run 5H (JK=6H) 7H. Meld it, discard 2D -> out.
-    env = make_env(jokers=1)
-    deal(env, [["5H", "JK", "7H"], ["KS", "KD", "2C"]], discard=["9H"], stock_top=["2D"])
-    play(env, DrawStock())
-    assert meld_moves(env) == ["meld 5H JK 7H"]
-    play(env, Meld(("5H", "JK", "7H")))
-    assert table(env) == [(0, ["5H", "JK", "7H"])]
-    play(env, Discard("2D"))
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 22])
+    _meld_hand_and_go_out(make_env(jokers=1), [["5H", "JK", "7H"], ["KS", "KD", "2C"]], "2D",
+                          p1_penalty=22)
 
 
 def test_joker_in_set_meld():
@@ -464,7 +373,8 @@ def test_joker_layoff_on_run_names_its_end(end, cards):
     deal(env, [["5H", "6H", "7H", "JK"], ["KS", "KD", "2C", "3C"]], discard=["9H"],
          stock_top=["2D"])
     play(env, DrawStock(), Meld(("5H", "6H", "7H")))
-    assert {"lay off JK on meld 0 (low end)", "lay off JK on meld 0 (high end)"} <= set(legal_strs(env))
+    assert {"lay off JK on meld 0 (low end)", "lay off JK on meld 0 (high end)"} <= set(
+        helpers.legal_strs(env))
     play(env, LayOff("JK", 0, end))
     assert table(env) == [(0, cards)]
     play(env, Discard("2D"))
@@ -483,7 +393,7 @@ def test_swap_joker_from_run_into_hand():
          stock_top=["2C", "2D", "8H"])
     play(env, DrawStock(), Meld(("5H", "JK", "7H")), Discard("QS"))
     play(env, DrawStock())
-    assert "swap 6H for the joker in meld 0" in legal_strs(env)
+    assert "swap 6H for the joker in meld 0" in helpers.legal_strs(env)
     play(env, SwapJoker("6H", 0))
     assert table(env) == [(0, ["5H", "6H", "7H"])]
     assert sorted(hand(env, 1)) == sorted(["9S", "9D", "KC", "2D", "JK"])
@@ -503,7 +413,7 @@ def test_swap_joker_in_set_any_missing_suit():
          stock_top=["2C", "2D"])
     play(env, DrawStock(), Meld(("9S", "9D", "JK")), Discard("QS"))
     play(env, DrawStock())
-    swaps = {s for s in legal_strs(env) if s.startswith("swap")}
+    swaps = {s for s in helpers.legal_strs(env) if s.startswith("swap")}
     assert swaps == {"swap 9H for the joker in meld 0", "swap 9C for the joker in meld 0"}
     play(env, SwapJoker("9C", 0))
     assert table(env) == [(0, ["9S", "9D", "9C"])]
@@ -525,7 +435,7 @@ def test_swap_joker_never_leads_to_a_dead_end():
          discard=["2C"], stock_top=["KC"])
     play(env, DrawStock(), Meld(("5H", "5D", "5C", "JK")), Discard("JK"))
     play(env, DrawDiscard(), Meld(("9S", "9D", "9H", "9C")))
-    assert "discard 5S" in legal_strs(env)
+    assert "discard 5S" in helpers.legal_strs(env)
     # every legal move from here leads to a finished round or a state with a legal move
     raw = env.unwrapped
     for a in list(raw.legal_actions()):
@@ -547,7 +457,7 @@ def test_drawn_discard_may_not_be_discarded():
     play(env, DrawDiscard())
     assert hand(env, 0) == ["5H", "6H", "7D", "9C"]
     assert snapshot(env)["forbidden"] == "7D"
-    assert discard_moves(env) == {"discard 5H", "discard 6H", "discard 9C"}
+    assert helpers.discard_moves(env) == {"discard 5H", "discard 6H", "discard 9C"}
     assert_illegal(env, Discard("7D"))
     play(env, Discard("9C"))
     assert snapshot(env)["discard"] == ["9C"]
@@ -560,7 +470,7 @@ def test_no_rediscard_applies_to_every_copy_two_decks():
     deal(env, [["7D", "5H", "9C"], ["KS", "KD", "2C"]], discard=["7D"])
     play(env, DrawDiscard())
     assert hand(env, 0) == ["5H", "7D", "7D", "9C"]
-    assert discard_moves(env) == {"discard 5H", "discard 9C"}
+    assert helpers.discard_moves(env) == {"discard 5H", "discard 9C"}
     assert_illegal(env, Discard("7D"))
 
 
@@ -569,7 +479,7 @@ def test_taking_discard_illegal_when_hand_only_copies_of_it():
     # nothing discardable: only the stock may be drawn.
     env = make_env(decks=2, hand_size=1)
     deal(env, [["7D"], ["KS"]], discard=["7D"])
-    assert legal_strs(env) == ["draw stock"]
+    assert helpers.legal_strs(env) == ["draw stock"]
     assert_illegal(env, DrawDiscard())
 
 
@@ -580,7 +490,7 @@ def test_meld_leaving_only_the_drawn_discard_is_illegal():
     deal(env, [["5H", "6H", "7H"], ["KS", "KD", "2C"]], discard=["KC"])
     play(env, DrawDiscard())
     assert meld_moves(env) == []
-    assert set(legal_strs(env)) == {"discard 5H", "discard 6H", "discard 7H"}
+    assert set(helpers.legal_strs(env)) == {"discard 5H", "discard 6H", "discard 7H"}
     assert_illegal(env, Meld(("5H", "6H", "7H")))
 
 
@@ -608,7 +518,7 @@ def test_layoff_of_last_other_card_next_to_drawn_discard_is_illegal():
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("QS"))
     play(env, DrawDiscard(), Meld(("9S", "9D", "9C")))
     assert hand(env, 1) == ["QS", "8H"]
-    assert legal_strs(env) == ["discard 8H"]
+    assert helpers.legal_strs(env) == ["discard 8H"]
     assert_illegal(env, LayOff("8H", 0))
 
 
@@ -627,7 +537,7 @@ def test_go_out_requires_discard():
     assert set(meld_moves(env)) == {"meld 5H 6H 7H", "meld 6H 7H 8H"}
     assert_illegal(env, Meld(("5H", "6H", "7H", "8H")))
     play(env, Meld(("5H", "6H", "7H")))
-    assert legal_strs(env) == ["discard 8H"]
+    assert helpers.legal_strs(env) == ["discard 8H"]
     assert_illegal(env, LayOff("8H", 0))
     play(env, Discard("8H"))
     assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 22])
@@ -638,7 +548,7 @@ def test_go_out_requires_discard():
 
 def _discard_pile_cards(env, hands, stock_top):
     """Every card not in the hands or the stock top, for a pile that holds the rest."""
-    return rest_of_pack(env, *hands, stock_top)
+    return helpers.rest_of_pack(env, *hands, stock_top)
 
 
 def test_stock_rebuild_keeps_top():
@@ -699,6 +609,13 @@ def _draw_and_discard_until_over(env, limit=500):
     return turns, rebuilds
 
 
+def _exhaust_stock(env, hands, stock_top):
+    """Deal ``hands`` with ``stock_top`` the whole stock and every other card in the
+    discard pile, then :func:`_draw_and_discard_until_over` (its result returned)."""
+    deal(env, hands, discard=_discard_pile_cards(env, hands, stock_top), stock_top=stock_top)
+    return _draw_and_discard_until_over(env)
+
+
 def test_stock_exhausted_after_two_rebuilds_lowest_hand_wins():
     # Defaults: rebuild_keeps_top=True, max_stock_rebuilds=2.
     # P0 [KS QD 9C] = 29   P1 [AS 2D 3C] = 6   stock: 4S (1 card); pile: the other 45.
@@ -708,10 +625,7 @@ def test_stock_exhausted_after_two_rebuilds_lowest_hand_wins():
     # turns 47..91 empty it again   -> P1 to draw, limit reached: round over,
     # "stock_exhausted". Lowest hand: P1 (6) wins; P0 pays 29.
     env = make_env()
-    hands = [["KS", "QD", "9C"], ["AS", "2D", "3C"]]
-    pile = _discard_pile_cards(env, hands, ["4S"])
-    deal(env, hands, discard=pile, stock_top=["4S"])
-    turns, rebuilds = _draw_and_discard_until_over(env)
+    turns, rebuilds = _exhaust_stock(env, [["KS", "QD", "9C"], ["AS", "2D", "3C"]], ["4S"])
     assert turns == 91
     assert rebuilds[0] == 1 and rebuilds[45] == 2 and rebuilds[89] == 2
     assert_round_over(env, winner=1, reason="stock_exhausted", round_scores=[29, 0],
@@ -723,10 +637,7 @@ def test_stock_exhausted_without_rebuilds():
     # P0 [KS QD 9C] = 29   P1 [AS 2D 3C] = 6   stock: 4S only.
     # t1 P0: draw 4S, discard 4S -> P1 to draw, stock empty: P1 (6) wins.
     env = make_env(max_stock_rebuilds=0)
-    hands = [["KS", "QD", "9C"], ["AS", "2D", "3C"]]
-    pile = _discard_pile_cards(env, hands, ["4S"])
-    deal(env, hands, discard=pile, stock_top=["4S"])
-    turns, _ = _draw_and_discard_until_over(env)
+    turns, _ = _exhaust_stock(env, [["KS", "QD", "9C"], ["AS", "2D", "3C"]], ["4S"])
     assert turns == 1
     assert_round_over(env, winner=1, reason="stock_exhausted", round_scores=[29, 0])
 
@@ -735,10 +646,7 @@ def test_stock_exhausted_winner_takes_all():
     # winner_takes_all, max_stock_rebuilds=0, same deal as above:
     # P1 (6) wins and collects P0's 29 (no rummy: he did not go out).
     env = make_env(max_stock_rebuilds=0, scoring="winner_takes_all")
-    hands = [["KS", "QD", "9C"], ["AS", "2D", "3C"]]
-    pile = _discard_pile_cards(env, hands, ["4S"])
-    deal(env, hands, discard=pile, stock_top=["4S"])
-    _draw_and_discard_until_over(env)
+    _exhaust_stock(env, [["KS", "QD", "9C"], ["AS", "2D", "3C"]], ["4S"])
     assert_round_over(env, winner=1, reason="stock_exhausted", round_scores=[0, 29], rummy=False,
                       rewards={"player_0": -29, "player_1": 29})
 
@@ -753,9 +661,7 @@ def test_stock_exhausted_tie_goes_nearest_to_drawer():
     # Standard: P0 pays 7, P1 pays 29, P2 (winner) 0.
     env = make_env(num_players=3)
     hands = [["AS", "2D", "4C"], ["KS", "QD", "9C"], ["AH", "2S", "4D"]]
-    pile = _discard_pile_cards(env, hands, ["4S"])
-    deal(env, hands, discard=pile, stock_top=["4S"])
-    turns, _ = _draw_and_discard_until_over(env)
+    turns, _ = _exhaust_stock(env, hands, ["4S"])
     assert turns == 85
     assert_round_over(env, winner=2, reason="stock_exhausted", round_scores=[7, 29, 0],
                       rewards={"player_0": -7, "player_1": -29, "player_2": 0})
@@ -766,9 +672,7 @@ def test_stock_exhausted_tie_with_drawer_goes_to_drawer():
     # himself is nearest. Stock: 3S.
     env = make_env(num_players=3)
     hands = [["AS", "2D", "4C"], ["AC", "2H", "4S"], ["AH", "2S", "4D"]]
-    pile = _discard_pile_cards(env, hands, ["3S"])
-    deal(env, hands, discard=pile, stock_top=["3S"])
-    turns, _ = _draw_and_discard_until_over(env)
+    turns, _ = _exhaust_stock(env, hands, ["3S"])
     assert turns == 85
     assert_round_over(env, winner=1, reason="stock_exhausted", round_scores=[7, 0, 7])
 
@@ -835,7 +739,7 @@ def test_match_elimination_and_last_player_wins():
     hands = [["KH", "QH", "3D"], [], ["5S", "6S", "7S"]]
     d["hands"] = hands
     d["discard"] = ["9C"]
-    d["stock"] = ["8D"] + rest_of_pack(env, *hands, ["9C", "8D"])
+    d["stock"] = ["8D"] + helpers.rest_of_pack(env, *hands, ["9C", "8D"])
     env.reset(options={"state": d})
     assert env.agents == ["player_0", "player_2"]
     assert env.agent_selection == "player_2"
@@ -861,13 +765,7 @@ def test_match_winner_takes_all_first_to_target(target, over):
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("8S"))
     assert env.rewards == {"player_0": 44, "player_1": -44}
     assert env.infos["player_0"]["totals"] == [44, 0]
-    assert all(env.terminations.values()) is over
-    if over:
-        assert env.infos["player_0"]["match_winner"] == 0
-    else:
-        assert "match_winner" not in env.infos["player_0"]
-        d = snapshot(env)
-        assert d["round"] == 1 and d["dealer"] == 0 and d["current_player"] == 1
+    helpers.assert_match_end(env, over=over, winner=0)
 
 
 # ============================================================ crafted deals
@@ -908,7 +806,7 @@ def test_crafted_deal_missing_card_in_full_stock():
     # A stock given explicitly must complete the pack exactly: leave out KC.
     env = make_env()
     hands = [["5H", "6H", "7H"], ["KS", "KD", "2C"]]
-    stock = [c for c in rest_of_pack(env, *hands, ["9C"]) if c != "KC"]
+    stock = [c for c in helpers.rest_of_pack(env, *hands, ["9C"]) if c != "KC"]
     with pytest.raises(ValueError, match="missing.*KC"):
         env.reset(seed=0, options={"hands": hands, "discard": ["9C"], "stock": stock})
 
@@ -916,7 +814,7 @@ def test_crafted_deal_missing_card_in_full_stock():
 def test_crafted_deal_duplicate_in_stock():
     env = make_env()
     hands = [["5H", "6H", "7H"], ["KS", "KD", "2C"]]
-    stock = rest_of_pack(env, *hands, ["9C"]) + ["5H"]
+    stock = helpers.rest_of_pack(env, *hands, ["9C"]) + ["5H"]
     with pytest.raises(ValueError, match="5H"):
         env.reset(seed=0, options={"hands": hands, "discard": ["9C"], "stock": stock})
 
@@ -929,17 +827,13 @@ def test_crafted_deal_stock_omitted_is_shuffled_rest():
     a = snapshot(env)["stock"]
     env.reset(seed=5, options=_good_deal())
     assert snapshot(env)["stock"] == a
-    assert sorted(a) == sorted(rest_of_pack(env, *_good_deal()["hands"], ["9C"]))
+    assert sorted(a) == sorted(helpers.rest_of_pack(env, *_good_deal()["hands"], ["9C"]))
 
 
 def test_two_decks_set_suits_must_differ():
     # D-2: with two decks a set still needs different suits: 7S 7S 7D is no meld.
-    env = make_env(decks=2)
-    deal(env, [["7S", "7S", "7D"], ["KS", "KD", "2C"]], discard=["9H"], stock_top=["8C"])
-    play(env, DrawStock())
-    assert meld_moves(env) == []
-    with pytest.raises(ValueError):
-        env.unwrapped.encode(Meld(("7S", "7S", "7D")))
+    _assert_never_a_meld(make_env(decks=2), [["7S", "7S", "7D"], ["KS", "KD", "2C"]],
+                         ("7S", "7S", "7D"))
 
 
 # ====================================================== after the game ended

@@ -1,0 +1,312 @@
+"""Helpers shared by the test modules: crafted deals played through the AEC API,
+card bookkeeping, and random masked play with the invariant checks of DESIGN.md.
+
+Import them as ``from tests.helpers import ...`` (``tests`` is a package, so this
+works under ``python -m pytest`` and ``pytest`` alike, for the whole suite or one file).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+
+import rummy_env
+from rummy_env import engine
+from rummy_env.cards import card_str, deck_faces
+
+SEEDS = st.integers(0, 2**31 - 1)
+
+# ------------------------------------------------------------ card bookkeeping
+
+
+def pack(rules: rummy_env.RuleSet) -> Counter:
+    """Every card of the pack ``rules`` deal with, copies counted."""
+    return Counter(card_str(f) for f in deck_faces(rules.decks, rules.jokers))
+
+
+def places(d: dict[str, Any]) -> Counter:
+    """Every card of a to_dict() state, wherever it lies."""
+    c = Counter()
+    for h in d["hands"]:
+        c.update(h)
+    c.update(d["stock"])
+    c.update(d["discard"])
+    for m in d["table"]:
+        c.update(m["cards"])
+    return c
+
+
+# ------------------------------------------------------------- crafted deals
+
+
+def rest_of_pack(env: rummy_env.raw_env, *used: Iterable[str]) -> list[str]:
+    """The cards of the env's pack not in ``used``, in card-id order (copies repeated).
+
+    Fails (AssertionError, a bug in the test) when ``used`` over-uses a card.
+    """
+    left = pack(env.unwrapped.rules)
+    for group in used:
+        for c in group:
+            left[c] -= 1
+            assert left[c] >= 0, f"test deal uses {c} more often than the pack holds it"
+    return [card_str(f) for f in range(53) for _ in range(left[card_str(f)])]
+
+
+def deal(
+    env: rummy_env.raw_env,
+    hands: Sequence[Sequence[str]],
+    discard: Sequence[str] = (),
+    stock_top: Sequence[str] = (),
+    dealer: int | None = None,
+    seed: int = 0,
+) -> None:
+    """Reset ``env`` to a crafted deal: hands + discard + stock are exactly the pack.
+
+    ``stock_top`` lists the first cards of the stock (top first); the rest of
+    the pack follows in card-id order (AS 2S .. KS AH .. KC, then jokers), so
+    the whole stock is known. ``dealer`` defaults to the last seat, so P0 starts.
+    """
+    n = env.unwrapped.rules.num_players
+    stock = list(stock_top) + rest_of_pack(env, *hands, discard, stock_top)
+    env.reset(
+        seed=seed,
+        options={
+            "hands": [list(h) for h in hands],
+            "discard": list(discard),
+            "stock": stock,
+            "dealer": n - 1 if dealer is None else dealer,
+        },
+    )
+
+
+def legal_strs(env: rummy_env.raw_env) -> list[str]:
+    return [str(m) for m in env.unwrapped.legal_moves()]
+
+
+def play(env: rummy_env.raw_env, *moves) -> None:
+    """Step each move, first checking that the legal moves list it."""
+    for move in moves:
+        a = env.unwrapped.encode(move)
+        assert a in env.unwrapped.legal_actions(), f"{move} not legal; legal: {legal_strs(env)}"
+        env.step(a)
+
+
+def snapshot(env: rummy_env.raw_env) -> dict:
+    return env.unwrapped.state.to_dict()
+
+
+def hand(env: rummy_env.raw_env, seat: int) -> list[str]:
+    return snapshot(env)["hands"][seat]
+
+
+def table(env: rummy_env.raw_env) -> list[tuple[int, list[str]]]:
+    return [(m["owner"], m["cards"]) for m in snapshot(env)["table"]]
+
+
+def assert_illegal(env: rummy_env.raw_env, move, *, via: str = "mask") -> None:
+    """``move`` is not a legal action, nor marked in the action mask of the player
+    to act (``via="mask"``) or listed among the legal moves (``via="moves"``);
+    stepping it raises and leaves the state unchanged."""
+    a = env.unwrapped.encode(move)
+    assert a not in env.unwrapped.legal_actions()
+    if via == "mask":
+        assert not env.observe(env.agent_selection)["action_mask"][a]
+    elif via == "moves":
+        assert str(move) not in legal_strs(env)
+    else:
+        raise ValueError(f"via must be 'mask' or 'moves', not {via!r}")
+    before = snapshot(env)
+    with pytest.raises(rummy_env.IllegalActionError):
+        env.step(a)
+    assert snapshot(env) == before
+
+
+def meld_moves(env: rummy_env.raw_env) -> list[str]:
+    return [s for s in legal_strs(env) if s.startswith("meld")]
+
+
+def discard_moves(env: rummy_env.raw_env) -> set[str]:
+    return {s for s in legal_strs(env) if s.startswith("discard")}
+
+
+def assert_round_over(env, *, winner, reason, round_scores, totals=None, rummy=None, rewards=None):
+    """The round ended as computed by hand (``totals`` default to ``round_scores``,
+    as after the first round); ``rummy`` and the ``rewards`` of the seats named are
+    checked when given."""
+    info = env.infos["player_0"]
+    assert info["winner"] == winner
+    assert info["reason"] == reason
+    assert info["round_scores"] == round_scores
+    assert info["totals"] == (round_scores if totals is None else totals)
+    if rummy is not None:
+        assert info["rummy"] is rummy
+    if rewards is not None:
+        assert {a: env.rewards[a] for a in rewards} == rewards
+
+
+def assert_match_end(env, *, over: bool, winner: int, **next_round) -> None:
+    """After the last round of a two-player crafted deal (dealt by seat 1): if
+    ``over``, every agent is terminated and ``winner`` won the match; else no one
+    has won yet and the next round is dealt (round 1, dealer seat 0, seat 1 to play),
+    its state holding the ``next_round`` fields given."""
+    assert all(env.terminations.values()) is over
+    if over:
+        assert env.infos["player_0"]["match_winner"] == winner
+    else:
+        assert "match_winner" not in env.infos["player_0"]
+        d = snapshot(env)
+        assert d["round"] == 1 and d["dealer"] == 0 and d["current_player"] == 1
+        for key, value in next_round.items():
+            assert d[key] == value, key
+
+
+# ------------------------------------------------ invariants under random play
+
+
+def permute_hidden(d: dict[str, Any], viewer: int, rng: random.Random) -> dict[str, Any]:
+    """``d`` with every card ``viewer`` cannot see shuffled among the places that hold
+    such cards: the other players' hands (their cards known to all, in ``known``,
+    stay put) and the stock. Sizes stay the same; ``d`` is not changed."""
+    d = copy.deepcopy(d)
+    pool = list(d["stock"])
+    kept: dict[int, list[str]] = {}
+    hidden: dict[int, int] = {}
+    for q, h in enumerate(d["hands"]):
+        if q == viewer:
+            continue
+        known = Counter(d["known"][q])
+        kept[q], rest = [], []
+        for c in h:
+            if known[c]:
+                known[c] -= 1
+                kept[q].append(c)
+            else:
+                rest.append(c)
+        hidden[q] = len(rest)
+        pool += rest
+    rng.shuffle(pool)
+    for q, keep in kept.items():
+        d["hands"][q] = keep + pool[: hidden[q]]
+        del pool[: hidden[q]]
+    d["stock"] = pool
+    return d
+
+
+def check_no_leak(env: rummy_env.raw_env, other: rummy_env.raw_env, rng: random.Random) -> None:
+    """Every player's observation and mask are unchanged when the cards he cannot
+    see are permuted (DESIGN.md invariant 6)."""
+    d = env.state.to_dict()
+    for viewer in env.agents:
+        v = env.agent_name_mapping[viewer]
+        want = env.observe(viewer)
+        other.reset(options={"state": permute_hidden(d, v, rng)})
+        got = other.observe(viewer)
+        assert np.array_equal(got["action_mask"], want["action_mask"]), f"{viewer}'s mask leaks"
+        assert np.array_equal(got["observation"], want["observation"]), f"{viewer}'s view leaks"
+
+
+def engine_accepted(state: engine.GameState, mask: np.ndarray, full: Counter, *,
+                    clear_cache: bool = True, strict: bool = True) -> set[int]:
+    """Every action id ``apply_action`` accepts, tried on copies of ``state``.
+
+    With ``clear_cache`` each copy's legal-move cache is cleared, so that
+    ``apply_action`` works legality out afresh. The ids the mask rejects are all
+    tried on one copy, which must come out unchanged (``strict``: always; else only
+    when none of them was accepted); each id the mask marks is tried on a fresh
+    copy, whose successor must hold every card of the pack and be terminal or
+    offer a legal move (invariants 1 and 2 one step ahead of the random path).
+    """
+    before = state.to_dict()
+    accepted: set[int] = set()
+
+    def fresh() -> engine.GameState:
+        probe = state.copy()
+        if clear_cache:
+            probe._legal = None
+        return probe
+
+    probe = fresh()
+    for a in np.flatnonzero(mask == 0).tolist():
+        try:
+            engine.apply_action(probe, a)
+        except engine.IllegalActionError:
+            continue
+        accepted.add(a)
+        probe = fresh()
+    if strict or not accepted:
+        assert probe.to_dict() == before, "a refused action changed the state"
+    for a in np.flatnonzero(mask).tolist():
+        probe = fresh()
+        try:
+            engine.apply_action(probe, a)
+        except engine.IllegalActionError:
+            continue
+        accepted.add(a)
+        assert places(probe.to_dict()) == full, f"action {a} lost or made cards"
+        assert engine.is_terminal(probe) or engine.legal_actions(probe), f"action {a}: dead end"
+    assert state.to_dict() == before, "trying actions on copies changed the original"
+    return accepted
+
+
+MAX_STEPS = 20_000
+BRUTE_EVERY = 3  # try every action id on copies of every 3rd state ...
+MAX_BRUTE = 30  # ... at most this many states per game
+LEAK_EVERY = 5  # the no-leak check on every 5th state
+
+
+def random_masked_game(
+    env: rummy_env.raw_env,
+    other: rummy_env.raw_env,
+    seed: int,
+    check_rules: Callable[[rummy_env.raw_env, list[int]], None],
+    *,
+    deep: bool = True,
+    step: Callable[[int], None] | None = None,
+) -> int:
+    """Random masked play of the episode ``env`` has been reset to, checking at every
+    step: the game is not over, a legal move exists, the mask is the legal list, the
+    agent to act is the current player, the cards are conserved and ``check_rules``
+    holds; with ``deep``, on sampled states, no observation depends on hidden cards
+    (``other``, an env of the same rules, is reset to the permuted states) and the
+    mask equals what apply_action accepts. ``step(a)`` plays each chosen action
+    (default ``env.step``), so a caller may check around it. Returns the number of
+    actions chosen; fails if the episode does not end within MAX_STEPS."""
+    full = pack(env.rules)
+    rng_leak = random.Random(~seed)
+    rng = random.Random(seed)
+    brute = steps = 0
+    for agent in env.agent_iter(MAX_STEPS):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        s = env.state
+        assert not engine.is_terminal(s)
+        legal = env.legal_actions()
+        assert legal, f"seed {seed}: dead end at step {s.step_count}: {s.to_dict()}"
+        mask = obs["action_mask"]
+        assert np.flatnonzero(mask).tolist() == legal
+        assert agent == f"player_{s.current}"
+        assert places(s.to_dict()) == full
+        check_rules(env, legal)
+        if deep and steps % LEAK_EVERY == 0:
+            check_no_leak(env, other, rng_leak)
+        if deep and steps % BRUTE_EVERY == 0 and brute < MAX_BRUTE:
+            brute += 1
+            got = engine_accepted(s, mask, full)
+            assert got == set(legal), (
+                f"seed {seed}, step {s.step_count}: accepted but masked "
+                f"{[str(env.decode(a)) for a in sorted(got - set(legal))]}, marked but refused "
+                f"{[str(env.decode(a)) for a in sorted(set(legal) - got)]}")
+        a = legal[rng.randrange(len(legal))]
+        (env.step if step is None else step)(a)
+        steps += 1
+    assert engine.is_terminal(env.state), f"seed {seed}: no end after {MAX_STEPS} steps"
+    return steps
