@@ -21,6 +21,7 @@ The meld catalogue (a fixed id table per :class:`Catalogue`), in this order:
 from __future__ import annotations
 
 from functools import cache, lru_cache
+from itertools import compress
 
 from rummy_env.cards import JOKER, NUM_RANKS, make_card
 
@@ -74,6 +75,7 @@ class Catalogue:
                     self.segments.append((lo, hi))
         self.seg_masks = [((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1) for lo, hi in self.segments]
         self.seg_len = [hi - lo + 1 for lo, hi in self.segments]
+        self.seg_id = {seg: k for k, seg in enumerate(self.segments)}
         self.n_runs = 4 * len(self.segments)
         self.size = self.n_sets + self.n_runs
         self._set_cache: dict[int, list[tuple[int, int]]] = {}
@@ -119,12 +121,19 @@ class Catalogue:
         if r is None:
             r = []
             wild_ok = self.wild_ok
-            for k, sm in enumerate(self.seg_masks):
-                nat = (pos_mask & sm).bit_count()
-                if nat:
-                    need = self.seg_len[k] - nat
-                    if need <= w and (need == 0 or wild_ok(nat, need)):
-                        r.append((k, need))
+            seg_id = self.seg_id
+            max_pos = self.max_pos
+            for lo in range(max_pos + 1):
+                nat = need = 0
+                for hi in range(lo, min(lo + 12, max_pos) + 1):
+                    if pos_mask >> hi & 1:
+                        nat += 1
+                    else:
+                        need += 1
+                        if need > w:
+                            break  # longer segments lack more
+                    if hi - lo >= 2 and nat and (need == 0 or wild_ok(nat, need)):
+                        r.append((seg_id[lo, hi], need))
             self._run_cache[key] = r
         return r
 
@@ -432,83 +441,259 @@ def _face_values(ace_value: int) -> list[int]:
 def hand_melds(cat: Catalogue, counts: tuple[int, ...] | list[int], ace_value: int, joker_value: int):
     """Every meld formable from ``counts`` as ``(naturals, wilds, value, pure)`` with the
     catalogue's wild rules (naturals first, wild cards fill what is missing)."""
-    if isinstance(counts, tuple):
-        return _hand_melds_cached(cat, counts, ace_value, joker_value)
-    return _hand_melds(cat, counts, ace_value, joker_value)
+    held = sum(1 << f for f in compress(range(JOKER), counts))
+    pieces = _hand_pieces(_meld_pieces(cat, ace_value, joker_value), held, counts[JOKER])
+    return [(tuple([b + x for x in xs]), wu, value, pure)
+            for _, _, _, _, shapes, b in pieces for xs, wu, value, pure in shapes]
 
 
-@lru_cache(maxsize=1 << 15)
-def _hand_melds_cached(cat: Catalogue, counts: tuple[int, ...], ace_value: int, joker_value: int):
-    return _hand_melds(cat, counts, ace_value, joker_value)
+class _MeldPieces:
+    """The melds of one rank (sets) or one suit (runs) of a hand, by what the hand holds
+    of it: built once per (rank, suits held, wilds) and (suit, positions held, wilds).
 
+    A piece is ``(moves, faces, wild, pure, shapes, b)``: ``moves`` its melds as
+    ``(face bits, wilds, value, pure)``, ``faces`` a bit per face in some meld, ``wild``
+    whether a meld takes a wild card, ``pure`` whether one is a pure run; ``shapes``
+    the melds as :func:`hand_melds` gives them, less ``b`` on every face."""
 
-def _hand_melds(cat: Catalogue, counts, ace_value: int, joker_value: int):
-    w = counts[JOKER]
-    out = []
-    pv = _pos_values(ace_value)
-    for r in range(NUM_RANKS):
-        rm = (counts[r] > 0) | (counts[13 + r] > 0) << 1 | (counts[26 + r] > 0) << 2 | (counts[39 + r] > 0) << 3
-        if rm.bit_count() >= cat.min_naturals:
-            v = ace_value if r == 0 else min(r + 1, 10)
-            for k, wu in cat.sets_for(rm, w):
-                mask = cat.set_shapes[k][0]
-                nat = tuple(su * NUM_RANKS + r for su in range(4) if mask >> su & 1)
-                out.append((nat, wu, len(nat) * v + wu * (joker_value or v), False))
-    for su in range(4):
+    def __init__(self, cat: Catalogue, ace_value: int, joker_value: int):
+        self.cat, self.ace_value, self.joker_value = cat, ace_value, joker_value
+        # no meld takes more wild cards than this (a run spans at most 13 positions)
+        self.wild_cap = cat.max_wilds or NUM_RANKS
+        self.sets: dict[int, tuple] = {}
+        self.runs: dict[int, tuple] = {}
+        self._run_shapes: dict[int, tuple] = {}
+        # (faces held, melds) of the last hand without wild cards an opening search listed
+        self.last_natural: tuple = (0, ())
+
+    def rank(self, key: int, r: int, rm: int, w: int) -> tuple:
+        """The sets of rank ``r`` from the suits ``rm`` and ``w`` wild cards."""
+        cat, jv = self.cat, self.joker_value
+        v = self.ace_value if r == 0 else min(r + 1, 10)
+        shapes = []
+        for k, wu in cat.sets_for(rm, w):
+            mask = cat.set_shapes[k][0]
+            nat = tuple(su * NUM_RANKS + r for su in range(4) if mask >> su & 1)
+            shapes.append((nat, wu, len(nat) * v + wu * (jv or v), False))
+        moves, faces, wild, pure = _moves_of(shapes)
+        piece = self.sets[key] = (moves, faces, wild, pure, tuple(shapes), 0)
+        return piece
+
+    def suit(self, key: int, su: int, pm: int, w: int) -> tuple:
+        """The runs of suit ``su`` from the positions ``pm`` and ``w`` wild cards."""
+        moves, faces, wild, pure, shapes = self._run_shapes.get(pm | w << 14) or self._runs_of(pm, w)
         b = su * NUM_RANKS
-        pm = 0
-        for r in range(NUM_RANKS):
-            if counts[b + r]:
-                pm |= 1 << r
-        if not pm:
-            continue
-        if cat.ace_high and pm & 1:
-            pm |= 1 << ACE_HIGH_POS
-        for k, wu in cat.runs_for(pm, w):
-            lo, hi = cat.segments[k]
-            nat = []
+        piece = self.runs[key] = (tuple([(bits << b, wu, value, p) for bits, wu, value, p in moves]),
+                                  faces << b, wild, pure, shapes, b)
+        return piece
+
+    def _runs_of(self, pm: int, w: int) -> tuple:
+        """A suit's runs with ranks in place of faces (the same for every suit)."""
+        jv = self.joker_value
+        pv = _pos_values(self.ace_value)
+        segs = self.cat.segments
+        shapes = []
+        for k, wu in self.cat.runs_for(pm, w):
+            lo, hi = segs[k]
+            ranks = []
             value = 0
             for p in range(lo, hi + 1):
                 if pm >> p & 1:
-                    nat.append(b + p % NUM_RANKS)
+                    ranks.append(p % NUM_RANKS)
                     value += pv[p]
                 else:
-                    value += joker_value or pv[p]
-            out.append((tuple(nat), wu, value, wu == 0))
+                    value += jv or pv[p]
+            shapes.append((tuple(ranks), wu, value, wu == 0))
+        out = self._run_shapes[pm | w << 14] = (*_moves_of(shapes), tuple(shapes))
+        return out
+
+
+def _moves_of(shapes: list[tuple]) -> tuple:
+    """``(moves, faces, wild, pure)`` of melds given as ``(naturals, wilds, value, pure)``."""
+    moves = tuple((sum(1 << f for f in nat), wu, value, pure) for nat, wu, value, pure in shapes)
+    faces = 0
+    for m in moves:
+        faces |= m[0]
+    return moves, faces, any(m[1] for m in moves), any(m[3] for m in moves)
+
+
+@cache
+def _meld_pieces(cat: Catalogue, ace_value: int, joker_value: int) -> _MeldPieces:
+    return _MeldPieces(cat, ace_value, joker_value)
+
+
+_SUIT_BITS = (1 << NUM_RANKS) - 1
+# bits of the faces a run of three may start at within its suit (ace .. jack), and of the queens
+_RUN_STARTS = sum(((1 << (NUM_RANKS - 2)) - 1) << (su * NUM_RANKS) for su in range(4))
+_QUEENS = sum(1 << (su * NUM_RANKS + NUM_RANKS - 2) for su in range(4))
+
+
+def _hand_pieces(pc: _MeldPieces, held: int, w: int) -> list[tuple]:
+    """The pieces of the hand holding the faces ``held`` (a bit per face) and ``w`` wild
+    cards, in catalogue order: sets by rank, then runs by suit."""
+    if w > pc.wild_cap:
+        w = pc.wild_cap  # the same melds
+    cat = pc.cat
+    s0, s1, s2, s3 = held & _SUIT_BITS, held >> 13 & _SUIT_BITS, held >> 26 & _SUIT_BITS, held >> 39
+    if not w:  # the ranks held in three suits or more: a set needs three naturals
+        ranks = s0 & s1 & (s2 | s3) | s2 & s3 & (s0 | s1)
+    elif cat.min_naturals >= 2:  # in two suits or more
+        ranks = s0 & (s1 | s2 | s3) | s1 & (s2 | s3) | s2 & s3
+    else:
+        ranks = s0 | s1 | s2 | s3
+    out = []
+    if ranks:
+        sets_get = pc.sets.get
+        min_nat = cat.min_naturals
+        while ranks:
+            low = ranks & -ranks
+            ranks ^= low
+            r = low.bit_length() - 1
+            rm = (s0 >> r & 1) | (s1 >> r & 1) << 1 | (s2 >> r & 1) << 2 | (s3 >> r & 1) << 3
+            if rm.bit_count() >= min_nat:
+                key = r | rm << 4 | w << 8
+                out.append(sets_get(key) or pc.rank(key, r, rm, w))
+    runs_get = pc.runs.get
+    ace_high = cat.ace_high
+    for su, pm in enumerate((s0, s1, s2, s3)):
+        if pm:
+            if ace_high and pm & 1:
+                pm |= 1 << ACE_HIGH_POS
+            if not w and not pm & pm >> 1 & pm >> 2:
+                continue  # a run needs three neighbouring naturals
+            key = su | pm << 2 | w << 16
+            out.append(runs_get(key) or pc.suit(key, su, pm, w))
     return out
 
 
-@lru_cache(maxsize=1 << 17)
+def _held(counts) -> tuple[int, int]:
+    """The natural faces of ``counts`` held at least once and twice, a bit per face."""
+    once = twice = 0
+    for f in compress(range(JOKER), counts):
+        once |= 1 << f
+        if counts[f] > 1:
+            if counts[f] > 2:
+                raise ValueError(f"{counts[f]} copies of face {f}: at most two decks")
+            twice |= 1 << f
+    return once, twice
+
+
+@cache
+def _rank_values(ace_value: int) -> list[int]:
+    """Total value (an ace: ``ace_value``) of the ranks in each 13-bit rank mask."""
+    fv = _face_values(ace_value)[:NUM_RANKS]
+    out = [0] * (1 << NUM_RANKS)
+    for m in range(1, 1 << NUM_RANKS):
+        low = m & -m
+        out[m] = out[m ^ low] + fv[low.bit_length() - 1]
+    return out
+
+
+class _Opening:
+    """What an opening search needs beside the hand: the meld pieces and the rules."""
+
+    def __init__(self, cat: Catalogue, ace_value: int, joker_value: int, forb: int, allow_empty: bool):
+        self.pieces = _meld_pieces(cat, ace_value, joker_value)
+        self.forb = forb
+        self.allow_empty = allow_empty
+        self.values = _rank_values(ace_value)
+        self.joker_best = max(joker_value, ace_value, 10)  # the most a wild card is worth
+        self.ace_high = -1 if cat.ace_high else 0  # all bits set: Q-K-A is a run
+        self.memo: dict[tuple, bool] = {}  # (once, twice, wilds, need, need_pure) -> found
+
+
+@cache
+def _opening(cat: Catalogue, ace_value: int, joker_value: int, forb: int, allow_empty: bool) -> _Opening:
+    return _Opening(cat, ace_value, joker_value, forb, allow_empty)
+
+
+@lru_cache(maxsize=1 << 15)
+def _moves(pc: _MeldPieces, held: int, w: int) -> tuple:
+    """``(moves, faces, wild, pure)`` of a hand (see :class:`_MeldPieces`)."""
+    moves: list = []
+    faces = 0
+    wild = pure = False
+    for piece in _hand_pieces(pc, held, w):
+        moves += piece[0]
+        faces |= piece[1]
+        wild = wild or piece[2]
+        pure = pure or piece[3]
+    return moves, faces, wild, pure
+
+
 def opening_possible(cat: Catalogue, counts: tuple[int, ...], need: int, need_pure: bool, forb: int,
                      ace_value: int, joker_value: int, allow_empty: bool) -> bool:
     """Whether disjoint melds from ``counts`` can add ``need`` points (and a pure run when
     ``need_pure``) while leaving a card that may be discarded (not face ``forb``), or
     nothing when ``allow_empty``. Exhaustive over the melds formable at each step, with
     a bound (the value of every card that is in some meld) and memoised: hands repeat
-    within a turn."""
-    n = sum(counts)
-    left_ok = n > (counts[forb] if forb >= 0 else 0) or (allow_empty and n == 0)
+    within a turn. ``counts`` holds at most two of a natural face (two decks)."""
+    once, twice = _held(counts)
+    o = _opening(cat, ace_value, joker_value, forb, allow_empty)
+    memo = o.memo
+    w = counts[JOKER]
+    key = (once, twice, w, need, need_pure)
+    found = memo.get(key)
+    if found is None:
+        if len(memo) > _MEMO_SIZE:
+            memo.clear()
+        # the engine asks about a hand, then about that hand less each meld: without wild
+        # cards the melds of the hand searched last serve while it holds this one
+        last = o.pieces.last_natural
+        sub = last[1] if not w and not once & ~last[0] else None
+        found = memo[key] = _open_search(o, *key, sub)
+    return found
+
+
+_MEMO_SIZE = 1 << 17
+
+
+def _open_search(o: _Opening, once: int, twice: int, w: int, need: int, need_pure: bool,
+                 moves: list | None) -> bool:
+    """:func:`opening_possible` on a hand held as bits: ``once`` the natural faces held,
+    ``twice`` those held twice, ``w`` the wild cards; ``moves`` the melds of a hand
+    without wild cards that holds this one, or ``None``."""
     if need <= 0 and not need_pure:
-        return left_ok
-    melds = hand_melds(cat, counts, ace_value, joker_value)
-    if not melds or (need_pure and not any(m[3] for m in melds)):
+        n = once.bit_count() + twice.bit_count() + w
+        forb = o.forb
+        nforb = 0 if forb < 0 else w if forb == JOKER else (once >> forb & 1) + (twice >> forb & 1)
+        return n > nforb or (o.allow_empty and n == 0)
+    # quick exits before listing the melds: no pure run of three, or no meld at all
+    # (without wild cards a meld is a pure run or a set of three suits)
+    pure = once & once >> 1 & (once >> 2 & _RUN_STARTS | o.ace_high & once << 11 & _QUEENS)
+    if not pure and (need_pure or not w and not (once & once >> 13 & (once >> 26 | once >> 39)
+                                                 | once >> 26 & once >> 39 & (once | once >> 13))
+                     & _SUIT_BITS):
+        return False
+    if moves is None:
+        moves, faces, wild, pure = _moves(o.pieces, once, w)
+        if not w:
+            o.pieces.last_natural = (once, moves)
+    else:  # without wild cards, the melds of part of a hand are those of the hand it still holds
+        moves = [m for m in moves if m[0] & once == m[0]]
+        faces = 0
+        for m in moves:
+            faces |= m[0]
+        wild, pure = False, any(m[3] for m in moves)
+    if not moves or (need_pure and not pure):
         return False
     # bound: each card in some meld at its best value, jokers at the best they can be worth
-    inmeld = set()
-    for nat, _, _, _ in melds:
-        inmeld.update(nat)
-    fv = _face_values(ace_value)
-    bound = sum(counts[f] * fv[f] for f in inmeld)
-    if counts[JOKER] and any(wu for _, wu, _, _ in melds):
-        bound += counts[JOKER] * max(joker_value, ace_value, 10)
+    v = o.values
+    a, b = once & faces, twice & faces
+    bound = (v[a & _SUIT_BITS] + v[a >> 13 & _SUIT_BITS] + v[a >> 26 & _SUIT_BITS] + v[a >> 39]
+             + v[b & _SUIT_BITS] + v[b >> 13 & _SUIT_BITS] + v[b >> 26 & _SUIT_BITS] + v[b >> 39])
+    if w and wild:
+        bound += w * o.joker_best
     if bound < need:
         return False
-    for nat, wu, value, pure in melds:
-        rest = list(counts)
-        for f in nat:
-            rest[f] -= 1
-        rest[JOKER] -= wu
-        if opening_possible(cat, tuple(rest), need - value, need_pure and not pure, forb,
-                            ace_value, joker_value, allow_empty):
+    memo = o.memo
+    sub = None if w else moves
+    for bits, wu, value, mpure in moves:
+        keep = ~bits
+        key = (once & keep | twice & bits, twice & keep, w - wu, need - value, need_pure and not mpure)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = _open_search(o, *key, sub)
+        if found:
             return True
     return False
