@@ -38,6 +38,7 @@ and near neighbour of its suit in hand, with a little random noise.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import defaultdict
@@ -60,6 +61,24 @@ from rummy_env.determinize import Determinizer
 from rummy_env.engine import Phase
 from rummy_env.rules import RuleSet
 
+_PLAY, _DRAW = Phase.PLAY, Phase.DRAW  # globals: reading Phase.X is slow in the rollout loop
+_RANK = [f % NUM_RANKS for f in range(JOKER)]
+_SUIT = [f // NUM_RANKS for f in range(JOKER)]
+# the pairs of suit neighbours that make a run with rank r (bit 13: the ace played high)
+_PAIRS = [tuple(1 << r + a | 1 << r + b for a, b in ((-1, 1), (-2, -1), (1, 2)) if r + a >= 0) for r in range(NUM_RANKS)]
+_LAY_BIT = [1 << (f // NUM_RANKS * 14 + f % NUM_RANKS) for f in range(JOKER)]  # a card's bit in TableMeld.lay_bits
+
+
+def _near_bonus(r: int, m: int) -> int:
+    """Keep bonus of a card of rank ``r`` for its suit neighbours in the suit mask ``m``:
+    4 per card one rank away, 2 per card two ranks away."""
+    return 4 * ((m >> (r + 1) & 1) + (r > 0 and m >> (r - 1) & 1)) \
+        + 2 * ((m >> (r + 2) & 1) + (r > 1 and m >> (r - 2) & 1))
+
+
+_SAME_RANK = [6 * (m.bit_count() - 1) for m in range(16)]  # keep bonus for the suit mask m of the rank
+_NEAR = [bytes(_near_bonus(r, m) for m in range(1 << NUM_RANKS)) for r in range(NUM_RANKS)]  # [rank][suit mask]
+
 
 class FastPolicy:
     """The rollout policy: cheap heuristics on an engine state (see the module docstring)."""
@@ -74,67 +93,76 @@ class FastPolicy:
         self.discard_hi = getattr(L, "KNOCK", L.size)
         self.knock_hi = getattr(L, "PASS", self.discard_hi)
         self.values = engine.card_values(rules)
+        self.meld_during_play = rules.meld_during_play
+        self.ace_high = rules.ace_high
 
     def useful(self, s: engine.GameState, p: int, t: int) -> bool:
         """Whether card ``t`` would pair, connect or lay off for player ``p``."""
         if t == JOKER:
             return True
-        r, su = t % NUM_RANKS, t // NUM_RANKS
+        r = _RANK[t]
         if s.rmask[p][r].bit_count() >= 2:
             return True
-        m = s.smask[p][su]
-        if self.rules.ace_high and m & 1:
+        m = s.smask[p][_SUIT[t]]
+        if self.ace_high and m & 1:
             m |= 1 << NUM_RANKS
             if r == 0 and (m >> 11 & 3) == 3:
                 return True
-        if (r > 0 and m >> (r - 1) & 1 and m >> (r + 1) & 1) or \
-           (r > 1 and m >> (r - 2) & 3 == 3) or (m >> (r + 1) & 3 == 3):
-            return True
+        for pair in _PAIRS[r]:  # both neighbours, or two ranks below, or two above
+            if m & pair == pair:
+                return True
+        bit = _LAY_BIT[t]
         for tm in s.table:
-            if t in tm.accepts and tm.accepts[t] == t:
+            if tm.lay_bits & bit:
                 return True
         return False
 
     def __call__(self, s: engine.GameState, rng: random.Random) -> int:
-        legal = engine.legal_actions(s)
-        if len(legal) == 1:
-            return legal[0]
-        p = s.current
-        L = self.L
-        if s.phase != Phase.PLAY:  # draw, or the gin up-card offer
-            if L.DRAW_DISCARD in legal and self.useful(s, p, s.discard[-1]):
+        if s.phase != _PLAY:  # draw, or the gin up-card offer
+            legal = engine._legal_draw(s) if s.phase == _DRAW else engine.legal_actions(s)
+            if len(legal) == 1:
+                return legal[0]
+            L = self.L
+            if L.DRAW_DISCARD in legal and self.useful(s, s.current, s.discard[-1]):
                 return L.DRAW_DISCARD
             return legal[0] if legal[0] != L.DRAW_DISCARD else legal[-1]
-        # play: melds and lay-offs first (ids ascend by block), then knock, then discard
-        first = legal[0]
-        if first < self.layoff_hi:
-            return first
-        last = legal[-1]
-        if self.discard_hi <= last < self.knock_hi:  # a knock is legal: take the first
-            for a in legal:
-                if a >= self.discard_hi:
-                    return a
+        swap_hi = self.swap_hi  # the first discard id
+        faces = engine.discard_only(s) if self.meld_during_play else None
+        if faces and len(faces) == 1:  # the only legal action
+            return swap_hi + faces[0]
+        if not faces:  # from the legal actions (with melding, the list is cut after its first meld)
+            legal = engine._legal_play_moves(s, first_meld=True) if self.meld_during_play else engine.legal_actions(s)
+            if len(legal) == 1:
+                return legal[0]
+            # melds and lay-offs first (ids ascend by block), then knock, then discard
+            if legal[0] < self.layoff_hi:
+                return legal[0]
+            discard_hi = self.discard_hi
+            if discard_hi <= legal[-1] < self.knock_hi:  # a knock is legal: take the first
+                for a in legal:
+                    if a >= discard_hi:
+                        return a
+            faces = [a - swap_hi for a in legal if swap_hi <= a < discard_hi]
+            if not faces:
+                return legal[-1]
+        # discard the face with the highest score (one random draw per natural card, in order)
+        p = s.current
         hand = s.hands[p]
         rm, sm = s.rmask[p], s.smask[p]
-        vals = self.values
-        best, best_score = legal[-1], None
-        for a in legal:
-            if a < self.swap_hi:
-                continue
-            if a >= self.discard_hi:
-                break
-            f = a - self.swap_hi
+        vals, near, same_rank, rank, suit = self.values, _NEAR, _SAME_RANK, _RANK, _SUIT
+        random_ = rng.random
+        best, best_score = faces[0], -math.inf
+        for f in faces:
             if f == JOKER:
                 score = -100.0
             else:
-                r, su = f % NUM_RANKS, f // NUM_RANKS
-                m = sm[su]
-                keep = 6 * (rm[r].bit_count() - 1) + 4 * ((m >> (r + 1) & 1) + (r > 0 and m >> (r - 1) & 1)) \
-                    + 2 * ((m >> (r + 2) & 1) + (r > 1 and m >> (r - 2) & 1))
-                score = vals[f] - keep + 3.0 * rng.random() - 2.0 * (hand[f] > 1)
-            if best_score is None or score > best_score:
-                best, best_score = a, score
-        return best
+                r = rank[f]
+                score = vals[f] - (same_rank[rm[r]] + near[r][sm[suit[f]]]) + 3.0 * random_()
+                if hand[f] > 1:
+                    score -= 2.0
+            if score > best_score:
+                best, best_score = f, score
+        return swap_hi + best
 
 
 class SearchAgent(Agent):
@@ -242,6 +270,7 @@ class SearchAgent(Agent):
         rng = self.rng
         t0 = time.perf_counter()
         n = 0
+        rollout_rng = random.Random()
         while True:
             if self.time_budget is None:
                 if n >= self.simulations:
@@ -251,7 +280,8 @@ class SearchAgent(Agent):
             d = det.sample(rng)
             seed = rng.randrange(1 << 30)
             for j, a in enumerate(cands):
-                values[j].append(self.rollout(d.copy(), a, random.Random(seed)))
+                rollout_rng.seed(seed)  # the same stream as random.Random(seed)
+                values[j].append(self.rollout(d.copy() if j < len(cands) - 1 else d, a, rollout_rng))
             n += 1
         return cands[self.pick(values)]
 
@@ -274,8 +304,10 @@ class SearchAgent(Agent):
         ended = engine.apply_action(s, a)
         steps = 0
         policy = self.policy
-        while not ended and steps < self.max_rollout_steps:
-            ended = engine.apply_action(s, policy(s, rng))
+        apply = engine.apply_legal_action  # the policy only plays legal actions
+        max_steps = self.max_rollout_steps
+        while not ended and steps < max_steps:
+            ended = apply(s, policy(s, rng))
             steps += 1
         me = self.seat
         n = self.rules.num_players

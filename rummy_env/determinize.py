@@ -151,8 +151,16 @@ def _randint(rng: Rng) -> int:
 
 def _fill(template: dict[str, Any], hidden: list[int], need: list[int], rng: Rng,
           turn_played: bool, hands_won: list[int] | None) -> dict[str, Any]:
+    """The template with the hidden cards shuffled and dealt, for ``from_dict``: the
+    plain path, which :meth:`Determinizer.sample` follows faster (tested equal)."""
     cards = list(hidden)
     rng.shuffle(cards)
+    return _dealt(template, cards, need, _randint(rng), turn_played, hands_won)
+
+
+def _dealt(template: dict[str, Any], cards: list[int], need: list[int], seed: int,
+           turn_played: bool, hands_won: list[int] | None) -> dict[str, Any]:
+    """The template with ``cards`` dealt: ``need[q]`` to each seat in turn, the rest to the stock."""
     d = dict(template)
     hands = [list(h) for h in template["hands"]]
     i = 0
@@ -161,7 +169,7 @@ def _fill(template: dict[str, Any], hidden: list[int], need: list[int], rng: Rng
         i += k
     d["hands"] = hands
     d["stock"] = [card_str(f) for f in cards[i:]]  # top first; the order is random anyway
-    d["seed"] = _randint(rng)
+    d["seed"] = seed
     d["turn_played"] = bool(turn_played)
     if hands_won is not None:
         d["hands_won"] = list(hands_won)
@@ -199,11 +207,26 @@ class Determinizer:
         self.template, self.hidden, self.need = observed(obs, rules, seat, action_mask)
         self.turn_played = turn_played
         self.hands_won = hands_won
+        self._base: engine.GameState | None = None
 
     def sample(self, rng: Rng) -> engine.GameState:
-        d = _fill(self.template, self.hidden, self.need, rng, self.turn_played, self.hands_won)
-        s = engine.from_dict(d, self.rules)
-        _fix_table(s, d)
+        # What the template fixes is built into a state once; a sample copies it and
+        # deals the hidden cards with the same random draws as _fill: the same state
+        # as from_dict(_fill(...)), several times faster.
+        if self._base is None:
+            d = _dealt(self.template, [], [0] * len(self.need), 0, self.turn_played, self.hands_won)
+            self._base = engine.from_dict(d, self.rules)
+            _fix_table(self._base, d)
+        cards = list(self.hidden)
+        rng.shuffle(cards)
+        s = self._base.copy()
+        i = 0
+        for q, k in enumerate(self.need):
+            for f in cards[i:i + k]:
+                s._add(q, f)
+            i += k
+        s.stock = cards[i:][::-1]  # _fill lists the stock top first
+        s.seed = _randint(rng)
         return s
 
 

@@ -6,7 +6,9 @@ ints). Its functions:
 
 * :func:`new_game` deals a round (seeded) or sets up a crafted deal;
 * :func:`legal_actions` lists the legal action ids of the player to act;
-* :func:`apply_action` checks an action and applies it;
+* :func:`apply_action` checks an action and applies it (:func:`apply_legal_action`
+  without the check, and :func:`discard_only`, a quick answer for the usual play
+  phase, serve the search agent's rollouts);
 * :func:`is_terminal`, :func:`returns` and ``GameState.to_dict`` /
   :func:`from_dict` for saving and restoring.
 
@@ -33,6 +35,8 @@ from __future__ import annotations
 
 import random
 from enum import IntEnum
+from itertools import compress
+from operator import mul
 from typing import Any
 
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, card_str, deck_faces, parse_card
@@ -62,6 +66,10 @@ class Phase(IntEnum):
     PLAY = 1  # meld / lay off / swap any number of times, then discard
     GAME_OVER = 2  # the episode is over (round, or match with match=True)
     UPCARD = 3  # gin: the first up-card is offered (take it or pass)
+
+
+# the members as plain globals: reading Phase.X goes through the enum machinery (slow in hot paths)
+_DRAW, _PLAY, _UPCARD = Phase.DRAW, Phase.PLAY, Phase.UPCARD
 
 
 # ------------------------------------------------------------------ layout
@@ -95,10 +103,12 @@ class TableMeld:
     ``accepts`` maps a lay-off slot ``k`` (0..51 a natural card, 52 a joker on a
     set or the low end of a run, 53 a joker on the high end) to the face laid.
     ``swaps`` lists the natural faces that may replace a wild card in it.
+    ``lay_bits`` has bit ``14 * suit + rank`` set for each natural card that it
+    accepts (see :func:`discard_only`).
     """
 
     __slots__ = ("owner", "is_run", "key", "lo", "hi", "wild", "nat_mask", "n_wild", "cards",
-                 "accepts", "swaps")
+                 "accepts", "swaps", "lay_bits")
 
     def __init__(self, owner: int, is_run: bool, key: int, lo: int, hi: int, wild: int,
                  nat_mask: int, n_wild: int, cat: Catalogue):
@@ -114,18 +124,25 @@ class TableMeld:
         self.n_wild = n_wild
         accepts: dict[int, int] = {}
         if is_run:
-            self.cards = tuple(JOKER if wild >> p & 1 else run_face(key, p) for p in range(lo, hi + 1))
+            b = key * NUM_RANKS  # the face at position p is run_face(key, p) = b + p % NUM_RANKS
+            if wild:
+                self.cards = tuple(JOKER if wild >> p & 1 else b + p % NUM_RANKS for p in range(lo, hi + 1))
+                self.swaps = tuple(b + p % NUM_RANKS for p in range(lo, hi + 1) if wild >> p & 1)
+            else:
+                self.cards = tuple([b + p % NUM_RANKS for p in range(lo, hi + 1)])
+                self.swaps = ()
             nat = hi - lo + 1 - n_wild
             add_wild = cat.wilds and cat.wild_ok(nat, n_wild + 1)
             if lo > 0 and hi - lo < 12:
-                accepts[run_face(key, lo - 1)] = run_face(key, lo - 1)
+                f = b + (lo - 1) % NUM_RANKS
+                accepts[f] = f
                 if add_wild:
                     accepts[NUM_NATURAL] = JOKER
             if hi < cat.max_pos and hi - lo < 12:
-                accepts[run_face(key, hi + 1)] = run_face(key, hi + 1)  # ace both ends: high
+                f = b + (hi + 1) % NUM_RANKS
+                accepts[f] = f  # ace both ends: high
                 if add_wild:
                     accepts[NUM_NATURAL + 1] = JOKER
-            self.swaps = tuple(run_face(key, p) for p in range(lo, hi + 1) if wild >> p & 1)
         else:
             nat = popcount(nat_mask)
             self.cards = tuple(key + s * NUM_RANKS for s in range(4) if nat_mask >> s & 1) + (JOKER,) * n_wild
@@ -137,6 +154,11 @@ class TableMeld:
                     accepts[NUM_NATURAL] = JOKER
             self.swaps = missing if n_wild else ()
         self.accepts = accepts
+        bits = 0
+        for f in accepts.values():
+            if f != JOKER:
+                bits |= 1 << (f // NUM_RANKS * 14 + f % NUM_RANKS)
+        self.lay_bits = bits
 
     def laid_off(self, k: int, cat: Catalogue) -> TableMeld:
         """The meld after laying off into slot ``k`` of :attr:`accepts`."""
@@ -186,11 +208,11 @@ class GameState:
     def copy(self) -> GameState:
         c = GameState.__new__(GameState)
         c.rules, c.layout, c.cat, c.values = self.rules, self.layout, self.cat, self.values
-        c.hands = [h[:] for h in self.hands]
+        c.hands = list(map(list, self.hands))  # (a copy of each list)
         c.nhand = self.nhand[:]
-        c.smask = [m[:] for m in self.smask]
-        c.rmask = [m[:] for m in self.rmask]
-        c.known = [k[:] for k in self.known]
+        c.smask = list(map(list, self.smask))
+        c.rmask = list(map(list, self.rmask))
+        c.known = list(map(list, self.known))
         c.stock = self.stock[:]
         c.discard = self.discard[:]
         c.table = self.table[:]
@@ -236,8 +258,7 @@ class GameState:
         return [f for f, c in enumerate(self.hands[p]) for _ in range(c)]
 
     def hand_value(self, p: int) -> int:
-        v = self.values
-        return sum(c * v[f] for f, c in enumerate(self.hands[p]) if c)
+        return sum(map(mul, self.hands[p], self.values))
 
     # ------------------------------------------------------------ save/load
     def to_dict(self) -> dict[str, Any]:
@@ -468,11 +489,11 @@ def new_game(rules: RuleSet, seed: int = 0, options: dict[str, Any] | None = Non
 def legal_actions(s: GameState) -> list[int]:
     """Legal action ids of the player to act, ascending (cached until the next action)."""
     if s._legal is None:
-        if s.phase == Phase.PLAY:
+        if s.phase == _PLAY:
             s._legal = _legal_play(s) if s.rules.meld_during_play else _legal_knock_play(s)
-        elif s.phase == Phase.DRAW:
+        elif s.phase == _DRAW:
             s._legal = _legal_draw(s)
-        elif s.phase == Phase.UPCARD:
+        elif s.phase == _UPCARD:
             s._legal = [s.layout.DRAW_DISCARD, s.layout.PASS]
         else:
             s._legal = []
@@ -498,7 +519,7 @@ def _legal_draw(s: GameState) -> list[int]:
                 # containing it is legal after the draw (which also rules out dead ends)
                 if _may_use(s, p, d) and _legal_play(_drawn(s, p, d)):
                     acts.append(1 + d)
-            elif n + d > hand[c] + sum(f == c for f in pile[len(pile) - d:]):
+            elif n + d > hand[c] + (d and sum(f == c for f in pile[len(pile) - d:])):
                 acts.append(1 + d)  # something other than the taken face to discard
     if not s.stock and rules.empty_stock == "end_round":
         acts.append(s.layout.END_ROUND)
@@ -557,7 +578,7 @@ def _draw_discard(s: GameState, p: int, d: int) -> None:
     s.forbidden = c
     mode = rules.discard_pickup_must_meld
     s.must_use = c if mode == "always" or (mode == "below_top" and d > 0) else -1
-    s.phase = Phase.PLAY
+    s.phase = _PLAY
     s.upcard_stage = -1
 
 
@@ -576,7 +597,62 @@ def _opening_ok(s: GameState, p: int, nat, wu: int, value: int, pure: bool, forb
                             rules.joker_meld_value, not rules.go_out_requires_discard)
 
 
+def discard_only(s: GameState) -> list[int] | None:
+    """The faces the player to act may discard (ascending), when a quick test shows
+    that discarding is all he may do (play phase of a game with melding during play);
+    else None. When a list, ``legal_actions`` lists exactly ``Discard`` of these faces.
+
+    The test: no wild card in hand, no taken card to use, opened, no rank held in
+    three suits, no three neighbouring ranks of a suit (so no meld), no held card
+    that a table meld accepts, and no wild card on the table (no swap).
+    """
+    p = s.current
+    hand = s.hands[p]
+    if hand[JOKER] or s.must_use >= 0 or not s.opened[p]:
+        return None
+    a, b, c, d = s.smask[p]
+    if a & b & (c | d) | c & d & (a | b):
+        return None
+    # the hand's natural cards, 14 bits a suit (bit 13, the high ace, clear: no run crosses suits)
+    held = a | b << 14 | c << 28 | d << 42
+    if s.cat.ace_high:
+        runs = held | (held & _ACES) << ACE_HIGH_POS
+        if runs & (runs >> 1) & (runs >> 2) & _RUN_STARTS:
+            return None
+    elif held & (held >> 1) & (held >> 2):
+        return None
+    for tm in s.table:
+        if tm.lay_bits & held or tm.swaps:  # (a meld with a wild card: not tested further)
+            return None
+    lo, hi = _LOW_FACES, _HIGH_FACES  # the held faces, ascending, from the suit masks
+    faces = [*lo[0][a & 127], *hi[0][a >> 7], *lo[1][b & 127], *hi[1][b >> 7],
+             *lo[2][c & 127], *hi[2][c >> 7], *lo[3][d & 127], *hi[3][d >> 7]]
+    if s.forbidden >= 0 and hand[s.forbidden]:
+        faces.remove(s.forbidden)
+    return faces
+
+
+# the faces of suit su whose ranks are the bits of the suit mask m:
+# ranks 0..6 in _LOW_FACES[su][m & 127], ranks 7..12 in _HIGH_FACES[su][m >> 7]
+_LOW_FACES = [[tuple(su * NUM_RANKS + r for r in range(7) if m >> r & 1) for m in range(1 << 7)] for su in range(4)]
+_HIGH_FACES = [[tuple(su * NUM_RANKS + r for r in range(7, NUM_RANKS) if m >> (r - 7) & 1) for m in range(1 << 6)]
+               for su in range(4)]
+_ACES = sum(1 << 14 * su for su in range(4))  # the low aces of a 14-bits-a-suit mask
+_RUN_STARTS = sum(((1 << 12) - 1) << 14 * su for su in range(4))  # lowest positions 0..11 of a 3-card run
+
+
 def _legal_play(s: GameState) -> list[int]:
+    """Legal actions of the play phase (melding during play)."""
+    faces = discard_only(s)
+    if faces is not None:  # the common case
+        b = s.layout.DISCARD
+        return [b + f for f in faces]
+    return _legal_play_moves(s)
+
+
+def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
+    """:func:`_legal_play` without the ``discard_only`` shortcut; with ``first_meld``
+    only the first (lowest) action when it is a meld: the list is cut short there."""
     p = s.current
     hand = s.hands[p]
     n = s.nhand[p]
@@ -611,9 +687,19 @@ def _legal_play(s: GameState) -> list[int]:
     base = L.MELD
     # a taken natural card that must be used: only its rank's sets and its suit's runs
     nat_must = 0 <= must < NUM_NATURAL
-    for r in () if not may_meld else (must % NUM_RANKS,) if nat_must else range(NUM_RANKS):
+    if not may_meld:
+        ranks: Any = ()
+    elif nat_must:
+        ranks = (must % NUM_RANKS,)
+    elif w:
+        ranks = range(NUM_RANKS)
+    else:  # without wild cards only the ranks held in three suits or more
+        a, b, c, d = s.smask[p]
+        three = a & b & (c | d) | c & d & (a | b)
+        ranks = [r for r in range(NUM_RANKS) if three >> r & 1] if three else ()
+    for r in ranks:
         rm = rmask[r]
-        if rm and (rm & (rm - 1)) or (not cat.at_most_naturals and rm):
+        if (rm and (rm & (rm - 1)) or (not cat.at_most_naturals and rm)) and rm.bit_count() + w >= 3:
             fr = 0 <= forb < NUM_NATURAL and forb % NUM_RANKS == r
             for k, wu in cat.sets_for(rm, w):
                 mask = shapes[k][0]
@@ -632,6 +718,8 @@ def _legal_play(s: GameState) -> list[int]:
                     nat = [r + su * NUM_RANKS for su in range(4) if mask >> su & 1]
                     if not _opening_ok(s, p, nat, wu, set_value(r, len(nat), wu, av, jv), False, forb):
                         continue
+                if first_meld:
+                    return [base + r * nshapes + k]
                 acts.append(base + r * nshapes + k)
     smask = s.smask[p]
     nseg = len(cat.segments)
@@ -644,6 +732,8 @@ def _legal_play(s: GameState) -> list[int]:
             continue
         if ace_high and pm & 1:
             pm |= 1 << ACE_HIGH_POS
+        if not w and not pm & (pm >> 1) & (pm >> 2):
+            continue  # no three neighbouring positions: no run (runs_for would be empty)
         for k, wu in cat.runs_for(pm, w):
             lo, hi = segs[k]
             rest = n - (hi - lo + 1)
@@ -677,6 +767,8 @@ def _legal_play(s: GameState) -> list[int]:
                         wild |= 1 << q
                 if not _opening_ok(s, p, nat, wu, run_value(lo, hi, wild, av, jv), wu == 0, forb):
                     continue
+            if first_meld:
+                return [base + su * nseg + k]
             acts.append(base + su * nseg + k)
     # --- lay-offs and swaps (only once opened, D-7)
     if s.table and opened:
@@ -704,8 +796,11 @@ def _legal_play(s: GameState) -> list[int]:
     # --- discards: not while a taken card awaits its meld, nor in the middle of an opening
     if must < 0 and (opened or s.turn_value == 0):
         b = L.DISCARD
-        acts += [b + f for f, c in enumerate(hand) if c and f != forb]
+        acts += [b + f for f in compress(_FACES, hand) if f != forb]
     return acts
+
+
+_FACES = range(53)  # compress(_FACES, hand): the faces held, ascending
 
 
 def _legal_knock_play(s: GameState) -> list[int]:
@@ -714,22 +809,17 @@ def _legal_knock_play(s: GameState) -> list[int]:
     hand = s.hands[p]
     forb = s.forbidden
     L = s.layout
-    acts = [L.DISCARD + f for f, c in enumerate(hand) if c and f != forb]
+    faces = list(compress(_FACES, hand))
+    b = L.DISCARD
+    acts = [b + f for f in faces if f != forb]
     limit = s.knock_limit
     vals = s.values
-    faces = [f for f, c in enumerate(hand) if c]
     total = sum(vals[f] * hand[f] for f in faces)
-    # Lower bound first: cards that sit in no possible meld are deadwood for sure.
-    cover = 0
-    for r, rm in enumerate(s.rmask[p]):
-        if rm.bit_count() >= 3:
-            cover += vals[r] * rm.bit_count()
-    for m in s.smask[p]:
-        if m:
-            cover += _RUN_COVER_VALUE[m]
     cand = [f for f in faces if f != forb]
     exact = s.rules.ace_high or s.rules.ace_penalty != 1  # the bound assumes aces low, worth 1
-    if exact or total - max(vals[f] for f in cand) - cover <= limit:
+    # Lower bound first: cards that sit in no possible meld are deadwood for sure.
+    cover, drop = (0, 0) if exact else _knock_cover(s, p, cand)
+    if exact or total - drop - cover <= limit:
         after = deadwood_after_discard(hand, vals, s.rules.ace_high)
         acts += [L.KNOCK + f for f in cand if after[f] <= limit]
     if s.rules.big_gin_bonus and (exact or total - cover <= 0) and deadwood(hand, vals, s.rules.ace_high) == 0:
@@ -737,24 +827,41 @@ def _legal_knock_play(s: GameState) -> list[int]:
     return acts
 
 
-def _run_cover_value(mask: int) -> int:
-    """Value (ace 1, faces 10) of the ranks of ``mask`` lying in a run of 3+ (aces low)."""
-    cover = 0
-    r = 0
-    while r < NUM_RANKS:
-        if mask >> r & 1:
-            q = r
-            while q + 1 < NUM_RANKS and mask >> (q + 1) & 1:
-                q += 1
-            if q - r >= 2:
-                cover += sum(min(x + 1, 10) for x in range(r, q + 1))
-            r = q + 1
-        else:
-            r += 1
-    return cover
+def _knock_cover(s: GameState, p: int, cand: list[int]) -> tuple[int, int]:
+    """``(cover, drop)`` for the knock bound of player ``p`` (aces low, worth 1): no
+    discard of ``cand`` leaves less deadwood than the hand's value minus ``cover`` and
+    ``drop``. ``cover``: the value of the cards that lie in some set or run of 3+;
+    ``drop``: the most a discard outside those cards takes away (a covered discard
+    takes its value off ``cover`` too). With several decks (copies): ``cover`` counts
+    a card for its sets and its runs, and ``drop`` is the highest discard."""
+    smask = s.smask[p]
+    vals = s.values
+    if s.rules.decks > 1:
+        cover = 0
+        for r, rm in enumerate(s.rmask[p]):
+            if rm.bit_count() >= 3:
+                cover += vals[r] * rm.bit_count()
+        for m in smask:
+            cover += _RANK_VALUES[_RUN_COVER[m]]
+        return cover, max(vals[f] for f in cand)
+    a, b, c, d = smask
+    three = a & b & (c | d) | c & d & (a | b)  # ranks held in three suits or more
+    covered = [_RUN_COVER[m] | (m & three) for m in smask]
+    cover = sum(_RANK_VALUES[m] for m in covered)
+    drop = max((vals[f] for f in cand if f == JOKER or not covered[f // NUM_RANKS] >> (f % NUM_RANKS) & 1),
+               default=0)
+    return cover, drop
 
 
-_RUN_COVER_VALUE = [_run_cover_value(m) for m in range(1 << NUM_RANKS)]
+def _run_cover(mask: int) -> int:
+    """The ranks of ``mask`` lying in a run of 3+ (aces low)."""
+    below, above = mask << 1, mask >> 1  # bit r: rank r - 1 held; rank r + 1 held
+    return mask & (below & (mask << 2) | below & above | above & (mask >> 2))
+
+
+_RUN_COVER = [_run_cover(m) for m in range(1 << NUM_RANKS)]
+# value (ace 1, faces 10) of the ranks of a suit mask
+_RANK_VALUES = [sum(min(r + 1, 10) for r in range(NUM_RANKS) if m >> r & 1) for m in range(1 << NUM_RANKS)]
 
 
 # ------------------------------------------------------------- transitions
@@ -770,6 +877,13 @@ def apply_action(s: GameState, a: int) -> bool:
     legal = s._legal if s._legal is not None else legal_actions(s)
     if a not in legal:
         raise IllegalActionError(_illegal_message(s, a))
+    return apply_legal_action(s, a)
+
+
+def apply_legal_action(s: GameState, a: int) -> bool:
+    """:func:`apply_action` without the legality check, for callers that took ``a``
+    from :func:`legal_actions` (or :func:`discard_only`): rollouts. An illegal ``a``
+    corrupts the state."""
     s._legal = None
     s.step_count += 1
     L = s.layout
@@ -779,7 +893,7 @@ def apply_action(s: GameState, a: int) -> bool:
             f = s.stock.pop()
             s._add(p, f)
             s.forbidden = -1
-            s.phase = Phase.PLAY
+            s.phase = _PLAY
             s.upcard_stage = -1
         else:
             _draw_discard(s, p, a - L.DRAW_DISCARD)
@@ -826,6 +940,15 @@ def _meld_value(m: TableMeld, rules: RuleSet) -> int:
 def _apply_discard_knock_pass(s: GameState, p: int, a: int) -> bool:
     L = s.layout
     rules = s.rules
+    if a < L.KNOCK:  # discard
+        f = a - L.DISCARD
+        s._remove(p, f)
+        s.discard.append(f)
+        if s.nhand[p] == 0:
+            return _end_round(s, p, "went_out")
+        if rules.wall and len(s.stock) <= rules.wall:
+            return _end_round(s, None, "wall")
+        return _end_turn(s, p)
     if a >= L.END_ROUND:  # rummy500: stock empty, no dig wanted
         return _end_round(s, None, "stock_empty")
     if a >= L.PASS:  # gin: refuse the up-card
@@ -835,26 +958,18 @@ def _apply_discard_knock_pass(s: GameState, p: int, a: int) -> bool:
         else:
             s.current = _next_active(s, s.dealer)
             s.upcard_stage = 2  # the non-dealer must draw from the stock
-            s.phase = Phase.DRAW
+            s.phase = _DRAW
         return False
-    if a >= L.KNOCK:
-        f = a - L.KNOCK
-        if f < NUM_NATURAL:
-            s._remove(p, f)
-            s.discard.append(f)
-        q = _next_active(s, p)
-        res = gin_showdown(s.hands[p], s.hands[q], s.values, s.knock_limit, rules.gin_bonus,
-                           rules.undercut_bonus, rules.big_gin_bonus, rules.ace_high)
-        winner = p if res["points"] > 0 else q
-        return _end_round(s, winner, res["kind"], abs(res["points"]), res)
-    f = a - L.DISCARD
-    s._remove(p, f)
-    s.discard.append(f)
-    if s.nhand[p] == 0:
-        return _end_round(s, p, "went_out")
-    if rules.wall and len(s.stock) <= rules.wall:
-        return _end_round(s, None, "wall")
-    return _end_turn(s, p)
+    # knock
+    f = a - L.KNOCK
+    if f < NUM_NATURAL:
+        s._remove(p, f)
+        s.discard.append(f)
+    q = _next_active(s, p)
+    res = gin_showdown(s.hands[p], s.hands[q], s.values, s.knock_limit, rules.gin_bonus,
+                       rules.undercut_bonus, rules.big_gin_bonus, rules.ace_high)
+    winner = p if res["points"] > 0 else q
+    return _end_round(s, winner, res["kind"], abs(res["points"]), res)
 
 
 def _apply_meld(s: GameState, p: int, mid: int) -> None:
@@ -906,11 +1021,11 @@ def _end_turn(s: GameState, p: int) -> bool:
     s.turn_value = 0
     s.turn_pure = False
     s.current = _next_active(s, p)
-    s.phase = Phase.DRAW
+    s.phase = _DRAW
     s.turns += 1
     if s.turns >= s.rules.max_turns > 0:
         return _end_stuck_round(s, "turn_limit")
-    return _begin_draw(s)
+    return False if s.stock else _begin_draw(s)
 
 
 def _begin_draw(s: GameState) -> bool:

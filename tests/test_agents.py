@@ -7,7 +7,8 @@
 * ``read_observation`` agrees with ``rummy_env.observation.decode``;
 * sampled states re-encode to exactly the observation they came from,
   conserve the pack, keep known cards, agree on the legal moves of the player
-  to act, and vary the hidden cards.
+  to act, vary the hidden cards, and equal the states ``from_dict`` builds
+  from the same random draws.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import rummy_env
 from agents.base import read_observation
 from rummy_env import engine
 from rummy_env.cards import card_str, deck_faces, parse_card
-from rummy_env.determinize import Determinizer, sample_state
+from rummy_env.determinize import Determinizer, _fill, _fix_table, observed, sample_state
 from rummy_env.observation import ObsLayout, decode, encode
 
 # (preset, players, overrides): every preset, plus the basic house rules
@@ -111,6 +112,35 @@ def test_search_agent_chooses_only_legal_moves(cfg):
     assert n > 0
 
 
+@pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)
+def test_rollout_shortcuts_agree_with_legal_actions(cfg):
+    """The engine shortcuts of the search rollouts, over random play: when
+    ``discard_only`` answers, the legal actions are exactly those discards, and
+    ``_legal_play_moves(first_meld=True)`` is the whole legal list or, when that
+    starts with a meld, just that meld."""
+    preset, players, over = cfg
+    rules = rummy_env.make_rules(preset, players, **over)
+    rng = random.Random(3)
+    answered = cut = 0  # the states each shortcut decides
+    for seed in range(4):
+        s = engine.new_game(rules, seed)
+        for _ in range(300):
+            if engine.is_terminal(s):
+                break
+            legal = list(engine.legal_actions(s))
+            if s.phase == engine.Phase.PLAY and rules.meld_during_play:
+                faces = engine.discard_only(s)
+                if faces is not None:
+                    answered += 1
+                    assert [s.layout.DISCARD + f for f in faces] == legal
+                head = engine._legal_play_moves(s, first_meld=True)
+                if head != legal:
+                    cut += 1
+                    assert head == legal[:1] and legal[0] < s.layout.LAYOFF
+            engine.apply_action(s, rng.choice(legal))
+    assert not rules.meld_during_play or answered + cut > 10
+
+
 def test_agents_are_deterministic_given_seed():
     rules = rummy_env.make_rules("basic")
     env = rummy_env.raw_env("basic")
@@ -187,8 +217,17 @@ def test_determinization_never_contradicts_the_observation(cfg):
                 continue
             o = encode(s, q, L)
             mask = obs["action_mask"] if q == seat else None
+            before = rng.getstate()
             t = sample_state(o, rules, q, rng, action_mask=mask,
                              turn_played=s.turn_played if q == seat else False)
+            # the fast sample is the state the plain path builds, with the same draws
+            slow_rng = random.Random()
+            slow_rng.setstate(before)
+            template, hidden, need = observed(o, rules, q, mask)
+            d = _fill(template, hidden, need, slow_rng, s.turn_played if q == seat else False, None)
+            slow = engine.from_dict(d, rules)
+            _fix_table(slow, d)
+            assert t.to_dict() == slow.to_dict() and slow_rng.getstate() == rng.getstate()
             assert np.array_equal(encode(t, q, L), o), "sample re-encodes differently"
             assert _cards_of(t) == pack, "cards not conserved"
             for r in range(players):  # opponents keep the cards they are known to hold
