@@ -420,10 +420,15 @@ def set_value(rank: int, naturals: int, wilds: int, ace_value: int, joker_value:
 
 def run_value(lo: int, hi: int, wild: int, ace_value: int, joker_value: int) -> int:
     """Value of a run at positions lo..hi whose wild positions are the bits of ``wild``."""
-    total = 0
-    for p in range(lo, hi + 1):
-        v = pos_value(p, ace_value)
-        total += (joker_value or v) if wild >> p & 1 else v
+    pv = _pos_values(ace_value)
+    total = sum(pv[lo:hi + 1])
+    if joker_value:  # a wild card worth its own value, not that of the card it stands for
+        wild &= (2 << hi) - (1 << lo)
+        while wild:
+            low = wild & -wild
+            p = low.bit_length() - 1
+            total += joker_value - pv[p]
+            wild ^= low
     return total
 
 
@@ -463,7 +468,7 @@ class _MeldPieces:
         self.sets: dict[int, tuple] = {}
         self.runs: dict[int, tuple] = {}
         self._run_shapes: dict[int, tuple] = {}
-        # (faces held, melds) of the last hand without wild cards an opening search listed
+        # (faces held, melds without wild cards) of the hand an opening search began with last
         self.last_natural: tuple = (0, ())
 
     def rank(self, key: int, r: int, rm: int, w: int) -> tuple:
@@ -568,14 +573,16 @@ def _hand_pieces(pc: _MeldPieces, held: int, w: int) -> list[tuple]:
 
 def _held(counts) -> tuple[int, int]:
     """The natural faces of ``counts`` held at least once and twice, a bit per face."""
-    once = twice = 0
-    for f in compress(range(JOKER), counts):
-        once |= 1 << f
-        if counts[f] > 1:
-            if counts[f] > 2:
-                raise ValueError(f"{counts[f]} copies of face {f}: at most two decks")
-            twice |= 1 << f
-    return once, twice
+    digits = bytes(counts[JOKER - 1::-1])  # face 0 last: the lowest binary digit
+    try:
+        return int(digits.translate(_ONCE), 2), int(digits.translate(_TWICE), 2)
+    except ValueError:
+        raise ValueError(f"counts {list(counts)}: at most two of a face (two decks)") from None
+
+
+# binary digits of a count: held at least once, held twice
+_ONCE = bytes.maketrans(b"\x00\x01\x02", b"011")
+_TWICE = bytes.maketrans(b"\x00\x01\x02", b"001")
 
 
 @cache
@@ -637,11 +644,13 @@ def opening_possible(cat: Catalogue, counts: tuple[int, ...], need: int, need_pu
     if found is None:
         if len(memo) > _MEMO_SIZE:
             memo.clear()
-        # the engine asks about a hand, then about that hand less each meld: without wild
-        # cards the melds of the hand searched last serve while it holds this one
-        last = o.pieces.last_natural
-        sub = last[1] if not w and not once & ~last[0] else None
-        found = memo[key] = _open_search(o, *key, sub)
+        # the engine asks about a hand, then about that hand less each meld: the natural
+        # melds of the hand asked first serve (see _open_search) while it holds this one
+        pc = o.pieces
+        last = pc.last_natural
+        if once & ~last[0]:
+            last = pc.last_natural = (once, _moves(pc, once, 0)[0])
+        found = memo[key] = _open_search(o, *key, last[1])
     return found
 
 
@@ -649,10 +658,10 @@ _MEMO_SIZE = 1 << 17
 
 
 def _open_search(o: _Opening, once: int, twice: int, w: int, need: int, need_pure: bool,
-                 moves: list | None) -> bool:
+                 natural: list) -> bool:
     """:func:`opening_possible` on a hand held as bits: ``once`` the natural faces held,
-    ``twice`` those held twice, ``w`` the wild cards; ``moves`` the melds of a hand
-    without wild cards that holds this one, or ``None``."""
+    ``twice`` those held twice, ``w`` the wild cards; ``natural`` the melds without wild
+    cards of a hand that holds this one."""
     if need <= 0 and not need_pure:
         n = once.bit_count() + twice.bit_count() + w
         forb = o.forb
@@ -665,12 +674,10 @@ def _open_search(o: _Opening, once: int, twice: int, w: int, need: int, need_pur
                                                  | once >> 26 & once >> 39 & (once | once >> 13))
                      & _SUIT_BITS):
         return False
-    if moves is None:
+    if w:
         moves, faces, wild, pure = _moves(o.pieces, once, w)
-        if not w:
-            o.pieces.last_natural = (once, moves)
     else:  # without wild cards, the melds of part of a hand are those of the hand it still holds
-        moves = [m for m in moves if m[0] & once == m[0]]
+        moves = natural = [m for m in natural if m[0] & once == m[0]]
         faces = 0
         for m in moves:
             faces |= m[0]
@@ -686,14 +693,17 @@ def _open_search(o: _Opening, once: int, twice: int, w: int, need: int, need_pur
         bound += w * o.joker_best
     if bound < need:
         return False
+    if need_pure and not o.allow_empty:
+        # some pure run must be laid: lay it first. The other melds then take the same
+        # cards, and stopping sooner leaves more in hand, so a card to discard if they did
+        moves = [m for m in moves if m[3]]
     memo = o.memo
-    sub = None if w else moves
     for bits, wu, value, mpure in moves:
         keep = ~bits
         key = (once & keep | twice & bits, twice & keep, w - wu, need - value, need_pure and not mpure)
         found = memo.get(key)
         if found is None:
-            found = memo[key] = _open_search(o, *key, sub)
+            found = memo[key] = _open_search(o, *key, natural)
         if found:
             return True
     return False
