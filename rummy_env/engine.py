@@ -516,8 +516,9 @@ def _legal_draw(s: GameState) -> list[int]:
             c = pile[-1 - d]
             if mode == "always" or (mode == "below_top" and d > 0):
                 # the card must be used at once: legal only if some meld or lay-off
-                # containing it is legal after the draw (which also rules out dead ends)
-                if _may_use(s, p, d) and _legal_play(_drawn(s, p, d)):
+                # containing it is legal after the draw (which also rules out dead ends);
+                # the first legal meld settles it (no discard is legal before it is used)
+                if _may_use(s, p, d) and _legal_play_moves(_drawn(s, p, d), first_meld=True):
                     acts.append(1 + d)
             elif n + d > hand[c] + (d and sum(f == c for f in pile[len(pile) - d:])):
                 acts.append(1 + d)  # something other than the taken face to discard

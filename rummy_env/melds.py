@@ -681,7 +681,7 @@ def _open_search(o: _Opening, once: int, twice: int, w: int, need: int, need_pur
         faces = 0
         for m in moves:
             faces |= m[0]
-        wild, pure = False, any(m[3] for m in moves)
+        wild = False  # (and pure as found above: a pure run is three neighbouring naturals)
     if not moves or (need_pure and not pure):
         return False
     # bound: each card in some meld at its best value, jokers at the best they can be worth
