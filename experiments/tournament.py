@@ -158,8 +158,17 @@ def seating_key(seating: tuple[AgentSpec, ...]) -> str:
     return " | ".join(s.label for s in seating)
 
 
+# rule fields added after results stores existed: left out of the key while at their
+# default, so that earlier results under the same rules stay resumable
+_LATER_FIELDS = {"joker_natural_first": False}
+
+
 def config_of(rules: RuleSet) -> tuple[str, str]:
-    rj = json.dumps(dataclasses.asdict(rules), sort_keys=True)
+    d = dataclasses.asdict(rules)
+    for k, default in _LATER_FIELDS.items():
+        if d[k] == default:
+            del d[k]
+    rj = json.dumps(d, sort_keys=True)
     return hashlib.sha1(rj.encode()).hexdigest()[:16], rj
 
 

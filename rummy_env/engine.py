@@ -698,12 +698,15 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
         a, b, c, d = s.smask[p]
         three = a & b & (c | d) | c & d & (a | b)
         ranks = [r for r in range(NUM_RANKS) if three >> r & 1] if three else ()
+    nat_first = rules.joker_natural_first
     for r in ranks:
         rm = rmask[r]
         if (rm and (rm & (rm - 1)) or (not cat.at_most_naturals and rm)) and rm.bit_count() + w >= 3:
             fr = 0 <= forb < NUM_NATURAL and forb % NUM_RANKS == r
             for k, wu in cat.sets_for(rm, w):
                 mask = shapes[k][0]
+                if wu and nat_first and rm & ~mask:
+                    continue  # a card of this rank in hand could take the wild card's place
                 rest = n - mask.bit_count() - wu
                 if rest == 0:
                     if not can_out:
@@ -779,6 +782,8 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
             b = L.LAYOFF + mi * lw
             for k, f in m.accepts.items():
                 if hand[f] and (must < 0 or f == must):
+                    if k >= NUM_NATURAL and nat_first and _natural_playable(m, k, hand):
+                        continue
                     if rest == 0:
                         if not can_out:
                             continue
@@ -799,6 +804,14 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
         b = L.DISCARD
         acts += [b + f for f in compress(_FACES, hand) if f != forb]
     return acts
+
+
+def _natural_playable(m: TableMeld, k: int, hand: list[int]) -> bool:
+    """Whether the hand holds a natural card that meld ``m`` would take in place of a
+    wild card laid off into slot ``k`` (52: a set, or a run's low end; 53: a run's high end)."""
+    if not m.is_run:
+        return any(hand[f] for f in m.accepts.values() if f != JOKER)
+    return bool(hand[run_face(m.key, m.lo - 1 if k == NUM_NATURAL else m.hi + 1)])
 
 
 _FACES = range(53)  # compress(_FACES, hand): the faces held, ascending

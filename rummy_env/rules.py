@@ -41,6 +41,7 @@ _PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
             "discard_pickup": "any", "discard_pickup_must_meld": "always",
             "empty_stock": "end_round", "ace_meld_value": 15,
             "jokers": 4, "joker_penalty": 20, "joker_meld_value": 20, "joker_swap": False,
+            "joker_natural_first": True,
         },
         (2, 8),
     ),
@@ -173,6 +174,12 @@ class RuleSet:
     """Value of a wild card in a meld (persian 20); 0 = the value of the card it stands for."""
     joker_swap: bool = True
     """Whether a natural card may replace the wild card standing for it (rules with jokers)."""
+    joker_natural_first: bool = False
+    """Persian (seed 003: a joker may not be added where the natural card it stands for is
+    playable; D-12 here): a wild card may be melded or laid off only where the player holds
+    no natural card that could take its place: a set takes one only if he holds no other
+    card of its rank in a suit the set lacks, a run end only if he lacks that end's card
+    (a run melded from the hand puts wild cards only on ranks he does not hold)."""
     unopened_penalty: int = 0
     """Flat penalty instead of the hand value for a player who never opened (rummy51 100)."""
     elimination: bool = True

@@ -429,8 +429,9 @@ def test_persian_joker_layoff_worth_20_and_no_swap():
     # P0 [5H 6H JK 9C]   P1 [7H 4H KC JK]   stock: 2D 3S ...
     # t1 P0: draw 2D, meld 5H 6H JK (JK = 7H: 5+6+20 = 31), discard 9C.
     # t1 P1: draw 3S. P1 holds 7H, the card the joker stands for, but persian
-    #        has no joker swap. Lay-offs: 4H (low end), JK at either end.
-    #        P1 lays off JK on the high end (as 8H): credit 20.
+    #        has no joker swap. Lay-offs: 4H (low end), JK on the high end only
+    #        (as 8H; on the low end it would stand for 4H, which P1 holds: D-12).
+    #        P1 lays off JK on the high end: credit 20.
     env = make_env("persian", hand_size=4)
     deal(env, [["5H", "6H", "JK", "9C"], ["7H", "4H", "KC", "JK"]], discard=["5S"],
          stock_top=["2D", "3S"])
@@ -438,10 +439,52 @@ def test_persian_joker_layoff_worth_20_and_no_swap():
     play(env, DrawStock())
     assert_illegal(env, SwapJoker("7H", 0))
     assert [s for s in legal_strs(env) if s.startswith(("lay", "swap"))] == [
-        "lay off 4H on meld 0", "lay off JK on meld 0 (low end)", "lay off JK on meld 0 (high end)"]
+        "lay off 4H on meld 0", "lay off JK on meld 0 (high end)"]
+    assert_illegal(env, LayOff("JK", 0, "low"))
     play(env, LayOff("JK", 0, "high"))
     assert table(env) == [(0, ["5H", "6H", "JK", "JK"])]
     assert env.unwrapped.state.credit == [31, 20]
+
+
+def test_persian_joker_not_melded_where_a_natural_card_is_playable():
+    # persian (seed 003: a joker may not be added where its natural card is playable; D-12),
+    # hand_size=6.  P0 [9S 9D 9H JK 2C 5C]   stock: KD ...
+    # t1 P0: draw KD. A set of nines with the joker and two nines would leave out 9H,
+    #        which P0 holds: not legal. 9S 9D 9H and 9S 9D 9H JK (the joker as 9C,
+    #        which P0 lacks) are legal.
+    env = make_env("persian", hand_size=6)
+    assert env.rules.joker_natural_first and not rummy_env.make_rules("rummy500").joker_natural_first
+    deal(env, [["9S", "9D", "9H", "JK", "2C", "5C"], ["4S", "8D", "QC", "JK", "3H", "6H"]],
+         discard=["7S"], stock_top=["KD"])
+    play(env, DrawStock())
+    nine_melds = [s for s in legal_strs(env) if s.startswith("meld") and "9" in s]
+    assert nine_melds == ["meld 9S 9H 9D", "meld 9S 9H 9D JK"]
+    for m in [("9S", "9D", "JK"), ("9S", "9H", "JK"), ("9H", "9D", "JK")]:
+        assert_illegal(env, Meld(m))
+    # the same deal under rummy500 rules with jokers, where the option is off
+    env2 = make_env("persian", hand_size=6, joker_natural_first=False)
+    deal(env2, [["9S", "9D", "9H", "JK", "2C", "5C"], ["4S", "8D", "QC", "JK", "3H", "6H"]],
+         discard=["7S"], stock_top=["KD"])
+    play(env2, DrawStock(), Meld(("9S", "9D", "JK")))
+
+
+def test_persian_joker_layoff_on_a_set_only_without_the_missing_suits():
+    # persian, hand_size=5.
+    # P0 [KS KH KD 2C 4D]   P1 [KC JK 7S 8D TC]   stock: 3C 5S ...
+    # t1 P0: draw 3C, meld KS KH KD, discard 4D.
+    # t1 P1: draw 5S. The set lacks only KC, which P1 holds: he may lay off KC but not
+    #        the joker (it would stand for KC). After KC the set is full (4 suits).
+    env = make_env("persian", hand_size=5)
+    deal(env, [["KS", "KH", "KD", "2C", "4D"], ["KC", "JK", "7S", "8D", "TC"]], discard=["6S"],
+         stock_top=["3C", "5S"])
+    play(env, DrawStock(), Meld(("KS", "KH", "KD")), Discard("4D"), DrawStock())
+    assert [s for s in legal_strs(env) if s.startswith("lay")] == ["lay off KC on meld 0"]
+    assert_illegal(env, LayOff("JK", 0))
+    env2 = make_env("persian", hand_size=5, joker_natural_first=False)
+    deal(env2, [["KS", "KH", "KD", "2C", "4D"], ["KC", "JK", "7S", "8D", "TC"]], discard=["6S"],
+         stock_top=["3C", "5S"])
+    play(env2, DrawStock(), Meld(("KS", "KH", "KD")), Discard("4D"), DrawStock(), LayOff("JK", 0))
+    assert table(env2) == [(0, ["KS", "KH", "KD", "JK"])]
 
 
 # ===================================================== save/restore, render, errors

@@ -10,6 +10,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import math
 import os
 import signal
@@ -135,6 +138,19 @@ def test_seatings_duplicate_format():
     assert len(s3) == 4 * 3
     two = T.seatings(specs[:2], 4)  # fewer agents than seats: repeated in turn, both rotations
     assert [[a.name for a in x] for x in two] == [["random", "greedy"] * 2, ["greedy", "random"] * 2]
+
+
+def test_config_key_ignores_later_rule_fields_at_their_default():
+    # results stored before a rule field existed stay resumable: the key of rules with the
+    # new field at its default is the key of the same rules without it
+    basic = rummy_env.make_rules("basic", 2)
+    d = dataclasses.asdict(basic)
+    del d["joker_natural_first"]
+    old = json.dumps(d, sort_keys=True)
+    assert T.config_of(basic) == (hashlib.sha1(old.encode()).hexdigest()[:16], old)
+    # set away from its default, the field changes the key
+    persian = rummy_env.make_rules("persian", 2)
+    assert T.config_of(persian) != T.config_of(persian.replace(joker_natural_first=False))
 
 
 # ------------------------------------------------------------------ resuming
