@@ -50,9 +50,14 @@ the opponent's deadwood; undercut: 25 + the difference to the defender):
   least 1). It holds a 1-3 point knock to go for gin early in the hand (stock
   20+) when 4 or more unseen cards would complete gin.
 * **Discard.** `basic-expert`'s discard score: deadwood after the discard,
-  minus the near-meld potential, plus the danger of feeding the opponent (a
-  card of the same rank as, or a suit neighbour of, a card he took from the
-  pile). Ties to the higher card.
+  minus half the near-meld potential (``potential_weight=0.5``), plus the
+  danger of feeding the opponent (a card of the same rank as, or a suit
+  neighbour of, a card he took from the pile). Ties to the higher card.
+  Hands in gin are short and an opponent who knocks early catches every
+  point of deadwood, so potential counts for less than in basic rummy.
+  Margin per hand against `gin-simple`, 2,000 duplicate deals (4,000 hands),
+  95% CI: weight 1 -1.1 [-2.4, 0.1], 0.5 +2.3 [1.3, 3.4] (4,000 deals:
+  +2.2 [1.5, 3.0]); with ``gin_hold=0``, 0.25 +1.9 and 0.75 +1.3.
 """
 
 from __future__ import annotations
@@ -181,7 +186,7 @@ class GinExpertAgent(BasicExpertAgent):
 
     name = "gin-expert"
 
-    def __init__(self, rules: RuleSet, seat: int = 0, potential_weight: float = 1.0,
+    def __init__(self, rules: RuleSet, seat: int = 0, potential_weight: float = 0.5,
                  danger_weight: float = 1.0, take_margin: float = 2.0, gin_hold: int = 3,
                  knock_schedule: str = "tight"):
         super().__init__(rules, seat, hold_back="never", potential_weight=potential_weight,
