@@ -76,6 +76,9 @@ class Agent(ABC):
 
     #: registry name (set by subclasses)
     name: str = "agent"
+    #: behaviour version, raised when a change makes the agent play differently, so that a
+    #: tournament store does not reuse games of the old behaviour (experiments.tournament)
+    version: int = 1
 
     def __init__(self, rules: RuleSet, seat: int = 0, **kwargs: Any):
         if kwargs:

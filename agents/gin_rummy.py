@@ -185,6 +185,7 @@ class GinExpertAgent(BasicExpertAgent):
     """
 
     name = "gin-expert"
+    version = 2  # 2: potential_weight 0.5 (was 1)
 
     def __init__(self, rules: RuleSet, seat: int = 0, potential_weight: float = 0.5,
                  danger_weight: float = 1.0, take_margin: float = 2.0, gin_hold: int = 3,

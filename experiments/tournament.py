@@ -22,7 +22,8 @@
   (preset, rules JSON, seed, seating, agents, per-round scores and rewards,
   winner, decisions, seconds), keyed on (config, seed, seating): rerunning the
   same command (or a larger one: more deals, more agents) plays only the games
-  missing, and none is counted twice. Games are committed as they finish, so
+  missing, and none is counted twice. The seating names each agent by spec and,
+  once an agent's behaviour changed, its ``version``, so old games are not reused. Games are committed as they finish, so
   an interrupted run loses at most the games in flight.
 * **Results.** Per agent: mean score per round with a 95% interval (score =
   the round's reward, higher is better; intervals over deals), win rate with
@@ -106,6 +107,13 @@ class AgentSpec:
     def label(self) -> str:
         return ":".join([self.name] + [f"{k}={v}" for k, v in self.options])
 
+    @property
+    def key(self) -> str:
+        """What identifies its games in the store: the label, and the agent's behaviour
+        version when above 1 (games of an older behaviour are played again)."""
+        v = agents.agent_class(self.name).version
+        return self.label if v == 1 else f"{self.label}@v{v}"
+
     def make(self, rules: RuleSet, seat: int) -> agents.Agent:
         return agents.make(self.name, rules, seat, **dict(self.options))
 
@@ -155,7 +163,7 @@ def seatings(specs: list[AgentSpec], players: int) -> list[tuple[AgentSpec, ...]
 
 
 def seating_key(seating: tuple[AgentSpec, ...]) -> str:
-    return " | ".join(s.label for s in seating)
+    return " | ".join(s.key for s in seating)
 
 
 # rule fields added after results stores existed: left out of the key while at their

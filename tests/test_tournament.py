@@ -188,6 +188,21 @@ def test_resume_after_interruption_gives_identical_results(tmp_path, capsys):
     assert "| basic-expert |" in out and "Head to head" in out
 
 
+def test_a_new_agent_version_is_played_again(tmp_path, monkeypatch):
+    # games stored under an agent's older behaviour are not reused once its version rises
+    from agents.random_agent import RandomAgent
+
+    T.run(_args(tmp_path, "v", deals=2))
+    assert len(_rows(tmp_path / "v.sqlite")) == 2 * 6
+    monkeypatch.setattr(RandomAgent, "version", 2)
+    summary = T.run(_args(tmp_path, "v", deals=2))
+    rows = _rows(tmp_path / "v.sqlite")
+    assert len(rows) == 2 * 6 + 2 * 4  # the 4 seatings with random, for both deals
+    assert sum("random@v2" in seating for _, seating, *_ in rows) == 2 * 4
+    # the current games only, under the agents' plain names
+    assert summary is not None and summary.games == {"random": 8, "greedy": 8, "basic-expert": 8}
+
+
 def test_process_pool_matches_one_worker(tmp_path):
     one = T.run(_args(tmp_path, "one", deals=3, workers=1))
     two = T.run(_args(tmp_path, "two", deals=3, workers=2, plots=True))
