@@ -21,7 +21,11 @@ At each decision that matters the agent
    what a head-to-head comparison measures) or its own reward (``"own"``).
    Round scores are noisy, so the guide's choice is kept unless the best
    candidate's gain over it, paired by determinization, exceeds
-   ``confidence`` standard errors.
+   ``confidence`` standard errors (default 2). The rollout policy is weaker
+   than the guide, so small gains it finds are often its own bias: on basic
+   with 2 players, 2,000 duplicate deals, search beat `basic-expert` by
+   +0.54 [0.32, 0.76] points a round at ``confidence=2`` and was level,
+   -0.13 [-0.49, 0.22], at 0.5.
 
 Budget per decision: ``simulations`` determinizations, each played out once
 per candidate, or as many as fit in ``time_budget`` seconds when that is set
@@ -184,10 +188,11 @@ class SearchAgent(Agent):
     """
 
     name = "search"
+    version = 2  # 2: confidence 2 (was 0.5)
 
     def __init__(self, rules: RuleSet, seat: int = 0, simulations: int = 48,
                  time_budget: float | None = None, candidates: int = 4, objective: str = "relative",
-                 guide: str | None = None, max_rollout_steps: int = 600, confidence: float = 0.5):
+                 guide: str | None = None, max_rollout_steps: int = 600, confidence: float = 2.0):
         super().__init__(rules, seat)
         import agents  # the registry imports this module lazily
 
