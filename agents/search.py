@@ -65,12 +65,11 @@ from rummy_env.determinize import Determinizer
 from rummy_env.engine import Phase
 from rummy_env.rules import RuleSet
 
-_PLAY, _DRAW = Phase.PLAY, Phase.DRAW  # globals: reading Phase.X is slow in the rollout loop
+_PLAY = Phase.PLAY  # a global: reading Phase.X is slow in the rollout loop
 _RANK = [f % NUM_RANKS for f in range(JOKER)]
 _SUIT = [f // NUM_RANKS for f in range(JOKER)]
 # the pairs of suit neighbours that make a run with rank r (bit 13: the ace played high)
 _PAIRS = [tuple(1 << r + a | 1 << r + b for a, b in ((-1, 1), (-2, -1), (1, 2)) if r + a >= 0) for r in range(NUM_RANKS)]
-_LAY_BIT = [1 << (f // NUM_RANKS * 14 + f % NUM_RANKS) for f in range(JOKER)]  # a card's bit in TableMeld.lay_bits
 
 
 def _near_bonus(r: int, m: int) -> int:
@@ -115,7 +114,7 @@ class FastPolicy:
         for pair in _PAIRS[r]:  # both neighbours, or two ranks below, or two above
             if m & pair == pair:
                 return True
-        bit = _LAY_BIT[t]
+        bit = 1 << t  # the card's bit in TableMeld.lay_bits
         for tm in s.table:
             if tm.lay_bits & bit:
                 return True
@@ -123,7 +122,7 @@ class FastPolicy:
 
     def __call__(self, s: engine.GameState, rng: random.Random) -> int:
         if s.phase != _PLAY:  # draw, or the gin up-card offer
-            legal = engine._legal_draw(s) if s.phase == _DRAW else engine.legal_actions(s)
+            legal = engine.legal_actions(s)
             if len(legal) == 1:
                 return legal[0]
             L = self.L
@@ -135,7 +134,7 @@ class FastPolicy:
         if faces and len(faces) == 1:  # the only legal action
             return swap_hi + faces[0]
         if not faces:  # from the legal actions (with melding, the list is cut after its first meld)
-            legal = engine._legal_play_moves(s, first_meld=True) if self.meld_during_play else engine.legal_actions(s)
+            legal = engine.legal_play_to_first_meld(s) if self.meld_during_play else engine.legal_actions(s)
             if len(legal) == 1:
                 return legal[0]
             # melds and lay-offs first (ids ascend by block), then knock, then discard

@@ -7,8 +7,8 @@ ints). Its functions:
 * :func:`new_game` deals a round (seeded) or sets up a crafted deal;
 * :func:`legal_actions` lists the legal action ids of the player to act;
 * :func:`apply_action` checks an action and applies it (:func:`apply_legal_action`
-  without the check, and :func:`discard_only`, a quick answer for the usual play
-  phase, serve the search agent's rollouts);
+  without the check, :func:`discard_only`, a quick answer for the usual play
+  phase, and :func:`legal_play_to_first_meld` serve the search agent's rollouts);
 * :func:`is_terminal`, :func:`returns` and ``GameState.to_dict`` /
   :func:`from_dict` for saving and restoring.
 
@@ -50,9 +50,11 @@ from rummy_env.melds import (
     gin_showdown,
     opening_possible,
     popcount,
+    run3_bits,
     run_face,
     run_value,
     set_value,
+    three_suit_ranks,
 )
 from rummy_env.rules import RuleSet
 
@@ -103,8 +105,8 @@ class TableMeld:
     ``accepts`` maps a lay-off slot ``k`` (0..51 a natural card, 52 a joker on a
     set or the low end of a run, 53 a joker on the high end) to the face laid.
     ``swaps`` lists the natural faces that may replace a wild card in it.
-    ``lay_bits`` has bit ``14 * suit + rank`` set for each natural card that it
-    accepts (see :func:`discard_only`).
+    ``lay_bits`` has bit ``f`` set for each natural card ``f`` that it accepts
+    (see :func:`discard_only`).
     """
 
     __slots__ = ("owner", "is_run", "key", "lo", "hi", "wild", "nat_mask", "n_wild", "cards",
@@ -157,7 +159,7 @@ class TableMeld:
         bits = 0
         for f in accepts.values():
             if f != JOKER:
-                bits |= 1 << (f // NUM_RANKS * 14 + f % NUM_RANKS)
+                bits |= 1 << f
         self.lay_bits = bits
 
     def laid_off(self, k: int, cat: Catalogue) -> TableMeld:
@@ -612,15 +614,10 @@ def discard_only(s: GameState) -> list[int] | None:
     if hand[JOKER] or s.must_use >= 0 or not s.opened[p]:
         return None
     a, b, c, d = s.smask[p]
-    if a & b & (c | d) | c & d & (a | b):
+    if three_suit_ranks(a, b, c, d):
         return None
-    # the hand's natural cards, 14 bits a suit (bit 13, the high ace, clear: no run crosses suits)
-    held = a | b << 14 | c << 28 | d << 42
-    if s.cat.ace_high:
-        runs = held | (held & _ACES) << ACE_HIGH_POS
-        if runs & (runs >> 1) & (runs >> 2) & _RUN_STARTS:
-            return None
-    elif held & (held >> 1) & (held >> 2):
+    held = a | b << 13 | c << 26 | d << 39  # the hand's natural faces, a bit each
+    if run3_bits(held, s.cat.ace_high):
         return None
     for tm in s.table:
         if tm.lay_bits & held or tm.swaps:  # (a meld with a wild card: not tested further)
@@ -638,8 +635,6 @@ def discard_only(s: GameState) -> list[int] | None:
 _LOW_FACES = [[tuple(su * NUM_RANKS + r for r in range(7) if m >> r & 1) for m in range(1 << 7)] for su in range(4)]
 _HIGH_FACES = [[tuple(su * NUM_RANKS + r for r in range(7, NUM_RANKS) if m >> (r - 7) & 1) for m in range(1 << 6)]
                for su in range(4)]
-_ACES = sum(1 << 14 * su for su in range(4))  # the low aces of a 14-bits-a-suit mask
-_RUN_STARTS = sum(((1 << 12) - 1) << 14 * su for su in range(4))  # lowest positions 0..11 of a 3-card run
 
 
 def _legal_play(s: GameState) -> list[int]:
@@ -649,6 +644,13 @@ def _legal_play(s: GameState) -> list[int]:
         b = s.layout.DISCARD
         return [b + f for f in faces]
     return _legal_play_moves(s)
+
+
+def legal_play_to_first_meld(s: GameState) -> list[int]:
+    """The legal actions of the play phase (melding during play), ascending, cut short
+    after the first meld when there is one: enough for a policy that melds first (the
+    search agent's rollouts). Not cached."""
+    return _legal_play_moves(s, first_meld=True)
 
 
 def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
@@ -673,13 +675,8 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     if not opened:
         if rules.open_pure_run and not s.turn_pure:
             # no opening without a pure run of three in hand
-            may_meld = False
-            for m in s.smask[p]:
-                if cat.ace_high and m & 1:
-                    m |= 1 << ACE_HIGH_POS
-                if m & (m >> 1) & (m >> 2):
-                    may_meld = True
-                    break
+            a, b, c, d = s.smask[p]
+            may_meld = bool(run3_bits(a | b << 13 | c << 26 | d << 39, cat.ace_high))
         # no meld is legal unless the whole hand can still complete the opening
         may_meld = may_meld and _opening_ok(s, p, (), 0, 0, False, forb)
     rmask = s.rmask[p]
@@ -695,8 +692,7 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     elif w:
         ranks = range(NUM_RANKS)
     else:  # without wild cards only the ranks held in three suits or more
-        a, b, c, d = s.smask[p]
-        three = a & b & (c | d) | c & d & (a | b)
+        three = three_suit_ranks(*s.smask[p])
         ranks = [r for r in range(NUM_RANKS) if three >> r & 1] if three else ()
     nat_first = rules.joker_natural_first
     for r in ranks:
@@ -859,7 +855,7 @@ def _knock_cover(s: GameState, p: int, cand: list[int]) -> tuple[int, int]:
             cover += _RANK_VALUES[_RUN_COVER[m]]
         return cover, max(vals[f] for f in cand)
     a, b, c, d = smask
-    three = a & b & (c | d) | c & d & (a | b)  # ranks held in three suits or more
+    three = three_suit_ranks(a, b, c, d)
     covered = [_RUN_COVER[m] | (m & three) for m in smask]
     cover = sum(_RANK_VALUES[m] for m in covered)
     drop = max((vals[f] for f in cand if f == JOKER or not covered[f // NUM_RANKS] >> (f % NUM_RANKS) & 1),

@@ -533,6 +533,18 @@ _RUN_STARTS = sum(((1 << (NUM_RANKS - 2)) - 1) << (su * NUM_RANKS) for su in ran
 _QUEENS = sum(1 << (su * NUM_RANKS + NUM_RANKS - 2) for su in range(4))
 
 
+def three_suit_ranks(s0: int, s1: int, s2: int, s3: int) -> int:
+    """The ranks (a bit each) held in three suits or more, from the rank masks of the
+    four suits: without wild cards, the ranks that make a set."""
+    return s0 & s1 & (s2 | s3) | s2 & s3 & (s0 | s1)
+
+
+def run3_bits(faces: int, ace_high: bool) -> int:
+    """Non-zero when ``faces`` (bit ``f`` for natural face ``f``) hold three neighbouring
+    ranks of one suit (Q-K-A too when ``ace_high``): without wild cards, a run."""
+    return faces & faces >> 1 & (faces >> 2 & _RUN_STARTS | (faces << 11 & _QUEENS if ace_high else 0))
+
+
 def _hand_pieces(pc: _MeldPieces, held: int, w: int) -> list[tuple]:
     """The pieces of the hand holding the faces ``held`` (a bit per face) and ``w`` wild
     cards, in catalogue order: sets by rank, then runs by suit."""
@@ -541,7 +553,7 @@ def _hand_pieces(pc: _MeldPieces, held: int, w: int) -> list[tuple]:
     cat = pc.cat
     s0, s1, s2, s3 = held & _SUIT_BITS, held >> 13 & _SUIT_BITS, held >> 26 & _SUIT_BITS, held >> 39
     if not w:  # the ranks held in three suits or more: a set needs three naturals
-        ranks = s0 & s1 & (s2 | s3) | s2 & s3 & (s0 | s1)
+        ranks = three_suit_ranks(s0, s1, s2, s3)
     elif cat.min_naturals >= 2:  # in two suits or more
         ranks = s0 & (s1 | s2 | s3) | s1 & (s2 | s3) | s2 & s3
     else:
@@ -605,7 +617,7 @@ class _Opening:
         self.allow_empty = allow_empty
         self.values = _rank_values(ace_value)
         self.joker_best = max(joker_value, ace_value, 10)  # the most a wild card is worth
-        self.ace_high = -1 if cat.ace_high else 0  # all bits set: Q-K-A is a run
+        self.ace_high = cat.ace_high
         self.memo: dict[tuple, bool] = {}  # (once, twice, wilds, need, need_pure) -> found
 
 
@@ -669,10 +681,9 @@ def _open_search(o: _Opening, once: int, twice: int, w: int, need: int, need_pur
         return n > nforb or (o.allow_empty and n == 0)
     # quick exits before listing the melds: no pure run of three, or no meld at all
     # (without wild cards a meld is a pure run or a set of three suits)
-    pure = once & once >> 1 & (once >> 2 & _RUN_STARTS | o.ace_high & once << 11 & _QUEENS)
-    if not pure and (need_pure or not w and not (once & once >> 13 & (once >> 26 | once >> 39)
-                                                 | once >> 26 & once >> 39 & (once | once >> 13))
-                     & _SUIT_BITS):
+    pure = run3_bits(once, o.ace_high)
+    if not pure and (need_pure or not w and not three_suit_ranks(
+            once & _SUIT_BITS, once >> 13 & _SUIT_BITS, once >> 26 & _SUIT_BITS, once >> 39)):
         return False
     if w:
         moves, faces, wild, pure = _moves(o.pieces, once, w)
