@@ -22,7 +22,7 @@ Registry names:
 | `rummy500-expert` | rule-based Rummy 500 agent: digging, lay-offs (`rummy500`, `persian`) |
 | `rummy51-expert` | rule-based Rummy 51 agent: plans the opening (`rummy51`)       |
 | `search`       | determinized Monte Carlo search with fast rollouts             |
-| `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.zip`)     |
+| `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.npz`, or a `.npz`/`.zip` path; loading runs no code) |
 | `variant`      | the rule-based agent of the preset (`VARIANT_AGENTS[rules.name]`) |
 
 A spec may carry options: ``"search:simulations=8:candidates=3"``; bare values

@@ -3,7 +3,7 @@
 ```python
 import agents, rummy_env
 rules = rummy_env.make_rules("basic", num_players=2)
-bot = agents.make("ppo:basic-2p", rules, seat=0)      # agents/trained/basic-2p.zip
+bot = agents.make("ppo:basic-2p", rules, seat=0)      # agents/trained/basic-2p.npz
 bot = agents.make("ppo:runs/x/final_model.zip", rules)  # any model file
 action = bot.act(obs["observation"], obs["action_mask"])
 ```
@@ -14,18 +14,23 @@ legal move, ``MaskablePPO.predict(obs, action_masks=mask, deterministic=True)``;
 ``deterministic=False`` samples from the masked policy with the agent's own
 seeded RNG.
 
-Backends: ``"torch"`` (default) loads the ``.zip`` with sb3-contrib and calls
-``predict``; torch is imported here only, when a model is loaded. ``"numpy"``
-runs the same network in numpy on the sparse observation (no torch at play
-time; several times faster per decision, which tournaments and the self-play
-pool use). Self-play snapshots are written as ``.npz`` files
-(:func:`save_numpy_policy`), which load without torch at all
-(:class:`PolicySnapshot`).
+Model files (:mod:`agents.model_io`; loading one never runs code): the shipped
+models are ``.npz`` policies (numpy weights plus JSON metadata, read with
+``allow_pickle=False``), played in numpy without torch. A ``.zip`` written by
+the trainer (``runs/<run>/final_model.zip``, a checkpoint) loads through
+:func:`agents.model_io.load_ppo`, which refuses every pickle in it.
+
+Backends: ``"numpy"`` (default; the only one for ``.npz``) runs the policy
+network in numpy on the sparse observation (several times faster per decision
+than torch, which tournaments and the self-play pool use). ``"torch"`` (a
+``.zip`` only) calls sb3-contrib's ``predict``: the same moves. Self-play
+snapshots are ``.npz`` files (:func:`save_numpy_policy`, :class:`PolicySnapshot`).
 """
 
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -41,16 +46,38 @@ TRAINED_DIR = Path(__file__).resolve().parent / "trained"
 
 
 def model_path(model: str | Path) -> Path:
-    """The file of a model name (``"basic-2p"`` -> ``agents/trained/basic-2p.zip``) or path."""
+    """The file of a model name (``"basic-2p"`` -> ``agents/trained/basic-2p.npz``) or path."""
     p = Path(model)
     if p.suffix in (".zip", ".npz") or len(p.parts) > 1:
         return p
-    return TRAINED_DIR / f"{model}.zip"
+    return TRAINED_DIR / f"{model}.npz"
 
 
 def trained_models() -> list[str]:
-    """Names of the shipped models (``agents/trained/*.zip``)."""
-    return sorted(p.stem for p in TRAINED_DIR.glob("*.zip"))
+    """Names of the shipped models (``agents/trained/*.npz``)."""
+    return sorted(p.stem for p in TRAINED_DIR.glob("*.npz"))
+
+
+def read_card(path: str | Path) -> dict[str, Any]:
+    """The JSON card beside a model file (``x.npz`` -> ``x.json``); ``{}`` when there is none.
+
+    Raises:
+        ValueError: the card is not a JSON object, or its ``preset`` / ``num_players`` are malformed.
+    """
+    card = Path(path).with_suffix(".json")
+    if not card.exists():
+        return {}
+    try:
+        data = json.loads(card.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"model card {str(card)!r} is not valid JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"model card {str(card)!r} must be a JSON object, not {type(data).__name__}")
+    if not isinstance(data.get("preset", ""), str):
+        raise ValueError(f"model card {str(card)!r}: 'preset' must be a string (a preset name)")
+    if not isinstance(data.get("num_players", 2), int) or isinstance(data.get("num_players"), bool):
+        raise ValueError(f"model card {str(card)!r}: 'num_players' must be an integer")
+    return data
 
 
 # --------------------------------------------------------------- numpy policy
@@ -113,10 +140,21 @@ class NumpyPolicy:
 
     @classmethod
     def load(cls, path: str | Path) -> NumpyPolicy:
-        with np.load(path, allow_pickle=False) as f:
-            arrays = {k: f[k] for k in f.files if k != "meta"}
-            meta = json.loads(str(f["meta"]))
-        return cls(arrays, meta)
+        """Read a ``.npz`` policy: arrays and a JSON ``meta`` string, no pickles.
+
+        Raises:
+            ValueError: not such a file (unreadable, pickled objects, missing or bad entries).
+        """
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                arrays = {k: f[k] for k in f.files if k != "meta"}
+                meta = json.loads(str(f["meta"]))
+            if not isinstance(meta, dict):
+                raise ValueError("'meta' is not a JSON object")
+            return cls(arrays, meta)
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as e:
+            raise ValueError(f"model file {str(path)!r} is not a valid .npz policy "
+                             f"({type(e).__name__}: {e})") from None
 
     @classmethod
     def from_torch(cls, policy: Any) -> NumpyPolicy:
@@ -175,7 +213,7 @@ def save_numpy_policy(policy: Any, path: str | Path) -> Path:
     arrays, meta = torch_policy_arrays(policy)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
     return path
 
 
@@ -186,15 +224,15 @@ class PPOAgent(Agent):
     Args:
         rules: the rule set; its observation and action sizes must be the model's.
         seat: the seat played.
-        model: a shipped model name (``"basic-2p"``) or a path to a ``.zip``/``.npz``.
+        model: a shipped model name (``"basic-2p"``) or a path to a ``.npz``/``.zip``.
         deterministic: play the most probable legal move (True) or sample.
-        backend: ``"torch"`` (sb3-contrib ``predict``) or ``"numpy"``.
+        backend: ``"numpy"`` or ``"torch"`` (sb3-contrib ``predict``; ``.zip`` files only).
     """
 
     name = "ppo"
 
     def __init__(self, rules: RuleSet, seat: int = 0, model: str | Path = "basic-2p",
-                 deterministic: bool = True, backend: str = "torch", **kwargs: Any):
+                 deterministic: bool = True, backend: str = "numpy", **kwargs: Any):
         super().__init__(rules, seat, **kwargs)
         if backend not in ("torch", "numpy"):
             raise ValueError(f"backend={backend!r} is not allowed (allowed: 'torch', 'numpy')")
@@ -206,12 +244,13 @@ class PPOAgent(Agent):
         self.deterministic = bool(deterministic)
         self.model = None
         if path.suffix == ".npz":
-            backend = "numpy"
+            if backend != "numpy":
+                raise ValueError(f"backend={backend!r}: a .npz policy plays in numpy only (backend='numpy')")
             self.np_policy = NumpyPolicy.load(path)
         else:
-            from sb3_contrib import MaskablePPO  # lazily: torch only when a .zip is loaded
+            from agents.model_io import load_ppo  # lazily: torch only when a .zip is loaded
 
-            self.model = MaskablePPO.load(path, device="cpu")
+            self.model = load_ppo(path)
             self.np_policy = NumpyPolicy.from_torch(self.model.policy) if backend == "numpy" else None
         self.backend = backend
         kind = (getattr(self.model.policy.features_extractor, "hand_features", None) if self.model is not None
@@ -225,11 +264,9 @@ class PPOAgent(Agent):
             raise ValueError(
                 f"model {str(path)!r} was trained for observations of {m_obs} and {m_act} actions, "
                 f"but these rules ({rules.name!r}, {rules.num_players} players) have {obs_size} and {n_actions}")
-        card = path.with_suffix(".json")
-        if card.exists():
-            trained = json.loads(card.read_text()).get("preset")
-            if trained and trained != rules.name:
-                raise ValueError(f"model {str(path)!r} was trained for preset {trained!r}, not {rules.name!r}")
+        trained = read_card(path).get("preset")
+        if trained and trained != rules.name:
+            raise ValueError(f"model {str(path)!r} was trained for preset {trained!r}, not {rules.name!r}")
 
     @classmethod
     def options(cls) -> tuple[str, ...]:

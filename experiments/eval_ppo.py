@@ -1,7 +1,7 @@
 """Evaluate a trained MaskablePPO model on duplicate deals against baseline agents.
 
 ```bash
-python -m experiments.eval_ppo --model agents/trained/basic-2p.zip --opponents random greedy \
+python -m experiments.eval_ppo --model agents/trained/basic-2p.npz --opponents random greedy \
     --deals 2000 --workers 2 --out results/basic-2p-eval.json
 ```
 
@@ -111,16 +111,29 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _worker(job: tuple[str, str, int, int, str, int, dict[str, Any], str]) -> list[dict[str, Any]]:
-    path, opponent, n, first, preset, num_players, rules, backend = job
+def load_player(path: str | Path, backend: str = "numpy") -> Any:
+    """What :func:`play_duplicate` plays for a model file: ``.npz`` in numpy; ``.zip``
+    through :func:`agents.model_io.load_ppo` (nothing unpickled), in numpy or torch."""
+    from agents.ppo_agent import NumpyPolicy
+
+    if backend not in ("numpy", "torch"):
+        raise ValueError(f"backend={backend!r} is not allowed (allowed: 'numpy', 'torch')")
+    if Path(path).suffix == ".npz":
+        if backend != "numpy":
+            raise ValueError("a .npz policy plays in numpy only (--backend numpy)")
+        return NumpyPredictor(NumpyPolicy.load(path))
     import torch
 
-    torch.set_num_threads(1)
-    from sb3_contrib import MaskablePPO
+    from agents.model_io import load_ppo
 
-    model = MaskablePPO.load(path, device="cpu")
-    if backend == "numpy":
-        model = NumpyPredictor.of(model)
+    torch.set_num_threads(1)
+    model = load_ppo(path)
+    return NumpyPredictor.of(model) if backend == "numpy" else model
+
+
+def _worker(job: tuple[str, str, int, int, str, int, dict[str, Any], str]) -> list[dict[str, Any]]:
+    path, opponent, n, first, preset, num_players, rules, backend = job
+    model = load_player(path, backend)
     return play_duplicate(model, opponent, n, first, preset, num_players, rules)
 
 
@@ -158,8 +171,8 @@ def format_table(results: dict[str, Any]) -> str:
 
 @dataclass
 class Args:
-    model: str = "agents/trained/basic-2p.zip"
-    """model file (.zip written by experiments/train_ppo.py)"""
+    model: str = "agents/trained/basic-2p.npz"
+    """model file: a .npz policy (shipped models) or a .zip written by experiments/train_ppo.py"""
     opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])
     """registry names of the opponents (agents.make)"""
     deals: int = 2000
@@ -182,6 +195,10 @@ def main() -> None:
     import tyro
 
     args = tyro.cli(Args)
+    try:
+        load_player(args.model, args.backend)  # a clear error before any worker starts
+    except ValueError as e:
+        raise SystemExit(f"eval_ppo: {e}") from None
     workers = args.workers or os.cpu_count() or 1
     res = evaluate_file(args.model, args.opponents, args.deals, args.first_deal, args.preset,
                         args.num_players, workers=workers, backend=args.backend)

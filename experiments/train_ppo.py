@@ -1,7 +1,7 @@
 """Train a MaskablePPO agent for one rule set (console script ``rummy-train``).
 
 ```bash
-rummy-train --config experiments/configs/basic-2p.toml          # the shipped basic-2p model
+rummy-train --config experiments/configs/basic-2p.toml          # the recipe of the shipped basic-2p (writes under runs/)
 rummy-train --total-timesteps 200000 --opponents random 0.5 greedy 0.5   # flags override the file
 rummy-train --config experiments/configs/basic-2p.toml --resume runs/<run>/checkpoints/step_400000.zip
 tensorboard --logdir runs
@@ -39,9 +39,13 @@ margin, win rate overall and against each opponent, steps per second),
 CIs), ``imitation/``; plus SB3's own ``rollout/`` and ``train/``.
 Checkpoints every ``checkpoint_every`` steps in ``runs/<run>/checkpoints/``
 (each with a ``.json`` of the league state, so ``--resume`` restores the pool),
-the best model by evaluation margin against ``best_by``, and the final model.
-``--save-path`` also writes the final model without optimizer state (a few MB)
-plus a ``.json`` card beside it.
+the best model by evaluation margin against ``best_by``, and the final model
+(SB3 ``.zip`` files; ``--resume`` and ``ppo:<file>.zip`` load them without
+unpickling anything, :mod:`agents.model_io`). At the end the run writes its
+play-ready policy, ``runs/<run>/model.npz`` (the final model, or the best one
+with ``--ship-best``) and a ``.json`` card: ``agents.make("ppo:runs/<run>/model.npz")``.
+Training never writes into the package: shipping a model is the explicit
+``--save-path agents/trained/<name>.npz``.
 """
 
 from __future__ import annotations
@@ -79,9 +83,10 @@ class Args:
     resume: str | None = None
     """checkpoint (.zip) to continue from; logs continue in its run directory"""
     save_path: str | None = None
-    """also write the final model here without optimizer state (e.g. agents/trained/basic-2p.zip)"""
+    """ship the run's model.npz (and its .json card) to this path too, e.g. agents/trained/basic-2p.npz;
+    never set by the configs: shipping over a model of the package is an explicit step"""
     ship_best: bool = False
-    """write best_model.zip (best evaluation margin against best_by) to save_path instead of the final model"""
+    """model.npz is best_model.zip's policy (best evaluation margin against best_by), not the final one"""
 
     # ---- game
     preset: str = "basic"
@@ -571,12 +576,6 @@ def imitate(model, venv, args: Args, rules, logger) -> None:
 
 
 # ----------------------------------------------------------------------- main
-def _fresh_optimizer(model) -> None:
-    """Replace the Adam state by an empty one (the shipped file then holds no moments)."""
-    p = model.policy
-    p.optimizer = p.optimizer_class(p.parameters(), lr=model.lr_schedule(1.0), **p.optimizer_kwargs)
-
-
 def train(args: Args) -> Path:
     """Run the training described by ``args``; returns the run directory."""
     import torch as th
@@ -616,7 +615,14 @@ def train(args: Args) -> Path:
     if args.anneal_lr:
         lr = lambda frac, lr0=args.learning_rate: lr0 * frac  # noqa: E731
     if args.resume:
-        model = MaskablePPO.load(args.resume, env=venv, device="cpu")
+        from stable_baselines3.common.utils import ConstantSchedule, FloatSchedule
+
+        from agents.model_io import load_ppo
+
+        # nothing in the checkpoint is unpickled (agents.model_io); the schedules come from args
+        model = load_ppo(args.resume, env=venv, overrides={
+            "learning_rate": lr, "clip_range": FloatSchedule(ConstantSchedule(args.clip_range))})
+        model._setup_lr_schedule()
         venv.seed(args.seed + model.num_timesteps)  # fresh deals, not the first ones again
         from agents.ppo_agent import PolicySnapshot
 
@@ -646,32 +652,37 @@ def train(args: Args) -> Path:
     callback.save_with_league(final, callback.next_ckpt)  # --resume final_model.zip continues the league
     if args.verbose:
         print(f"[train] done: {model.num_timesteps} steps, {time.time() - t0:.0f}s of PPO, saved {final}", flush=True)
-    if args.save_path:
-        best = run_dir / "best_model.zip"
-        shipped = model
-        if args.ship_best and best.exists():
-            shipped = MaskablePPO.load(best, device="cpu")
-            if args.verbose:
-                print(f"[train] shipping {best} (step {shipped.num_timesteps}, best eval margin "
-                      f"against {args.best_by})", flush=True)
-        ship(shipped, args, Path(args.save_path), run_dir,
-             wall=time.time() - league["t0"] + league.get("wall_before", 0.0))
+    best = run_dir / "best_model.zip"
+    shipped = model
+    if args.ship_best and best.exists():
+        from agents.model_io import load_ppo
+
+        shipped = load_ppo(best)
+        if args.verbose:
+            print(f"[train] model.npz is {best} (step {shipped.num_timesteps}, best eval margin "
+                  f"against {args.best_by})", flush=True)
+    wall = time.time() - league["t0"] + league.get("wall_before", 0.0)
+    for path in [run_dir / "model.npz", *([Path(args.save_path)] if args.save_path else [])]:
+        ship(shipped, args, path, run_dir, wall)
     venv.close()
     return run_dir
 
 
 def ship(model, args: Args, path: Path, run_dir: Path, wall: float) -> None:
-    """Write the model without optimizer moments plus a JSON card."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _fresh_optimizer(model)
-    model.save(path)
+    """Write the policy as a ``.npz`` (weights + JSON metadata, loads without pickles or
+    torch: :mod:`agents.model_io`) plus a JSON card beside it."""
+    from agents.ppo_agent import save_numpy_policy
+
+    path = path.with_suffix(".npz")
+    save_numpy_policy(model.policy, path)
     card = {"preset": args.preset, "num_players": args.num_players, "rules": rule_overrides(args.rules),
             "timesteps": int(model.num_timesteps), "imitation_steps": args.imitate_steps if args.imitate else 0,
             "run": run_dir.name, "wall_seconds": round(wall), "config": args.config,
             "command": " ".join(["rummy-train", *sys.argv[1:]])}
     path.with_suffix(".json").write_text(json.dumps(card, indent=1))
     if args.verbose:
-        print(f"[train] shipped {path} ({path.stat().st_size / 1e6:.1f} MB)", flush=True)
+        print(f"[train] wrote {path} ({path.stat().st_size / 1e6:.1f} MB) and its card {path.with_suffix('.json')}",
+              flush=True)
 
 
 def _write_hparams(logger, args: Args) -> None:

@@ -78,7 +78,8 @@ def test_config_files_parse(path):
     args = parse_args(["--config", str(path), "--seed", "7"])
     assert args.seed == 7 and args.config == str(path)
     rummy_env.make_rules(args.preset, args.num_players, **rule_overrides(args.rules))
-    assert args.save_path is None or args.save_path.startswith("agents/trained/")
+    # a config never ships into the package (issue 15): runs write under runs/
+    assert args.save_path is None
 
 
 def test_config_errors_and_overrides(tmp_path):
@@ -95,13 +96,14 @@ def test_config_errors_and_overrides(tmp_path):
 
 
 def test_short_run_saves_reloads_and_plays_legal_moves(tmp_path):
-    ship = tmp_path / "ship" / "tiny.zip"
+    ship = tmp_path / "ship" / "tiny.npz"
     log = train_cli(tmp_path, "--run-name", "short", "--total-timesteps", "256", "--selfplay-every", "128",
                     "--eval-every", "128", "--checkpoint-every", "128", "--imitate", "greedy",
                     "--imitate-steps", "64", "--imitate-batch", "64", "--reward", "margin", "--shaping", "0.5",
                     "--save-path", str(ship))
     run = tmp_path / "short"
     for f in ("final_model.zip", "best_model.zip", "imitation_model.zip", "args.json", "progress.csv",
+              "model.npz", "model.json",
               "checkpoints/step_128.zip", "checkpoints/step_128.json", "pool/step_128.npz"):
         assert (run / f).exists(), f
     assert list(run.glob("events.out.tfevents.*"))
@@ -115,10 +117,11 @@ def test_short_run_saves_reloads_and_plays_legal_moves(tmp_path):
     card = json.loads(ship.with_suffix(".json").read_text())
     assert card["preset"] == "basic" and card["timesteps"] == 256
     rules = rummy_env.make_rules("basic", 2)
-    # the registry spec, the torch backend (MaskablePPO.predict) and the numpy one play the same legal moves
+    # the registry spec; the torch backend (MaskablePPO.predict) on the run's final zip and the
+    # shipped .npz in numpy play the same legal moves
     assert play_raw(lambda seat: agents.make(f"ppo:{ship}", rules, seat), 2) > 0
-    torch_bot = agents.make(f"ppo:{ship}", rules, 0)
-    np_bot = agents.make(f"ppo:{ship}", rules, 0, backend="numpy")
+    torch_bot = agents.make(f"ppo:{run / 'final_model.zip'}", rules, 0, backend="torch")
+    np_bot = agents.make(f"ppo:{ship}", rules, 0)
     from rummy_env.wrappers import RummySingleAgentEnv
 
     env = RummySingleAgentEnv(opponents="greedy")
@@ -142,13 +145,13 @@ def test_hand_features_model_reads_them_at_play_time(tmp_path):
     from agents.features import SIZE
     from experiments.eval_ppo import evaluate_file
 
-    ship = tmp_path / "feat.zip"
+    ship = tmp_path / "feat.npz"
     train_cli(tmp_path, "--run-name", "feat", "--features", "hand", "--total-timesteps", "128",
               "--selfplay-every", "128", "--eval-every", "128", "--checkpoint-every", "128",
               "--imitate", "basic-expert", "--imitate-steps", "64", "--imitate-batch", "64", "--save-path", str(ship))
     rules = rummy_env.make_rules("basic", 2)
-    torch_bot = agents.make(f"ppo:{ship}", rules, 0)
-    np_bot = agents.make(f"ppo:{ship}", rules, 0, backend="numpy")
+    torch_bot = agents.make(f"ppo:{tmp_path / 'feat' / 'final_model.zip'}", rules, 0, backend="torch")
+    np_bot = agents.make(f"ppo:{ship}", rules, 0)
     snap = agents.make(f"ppo:{tmp_path / 'feat' / 'pool' / 'step_128.npz'}", rules, 0)
     assert torch_bot.model.observation_space.shape == (rummy_env.observation.ObsLayout(rules).size + SIZE,)
     for bot in (torch_bot, np_bot, snap):
@@ -174,9 +177,9 @@ def test_resume_continues_from_checkpoint(tmp_path):
     assert [p[0] for p in state["pool"]] == ["step_128"]
     log = train_cli(tmp_path, "--resume", str(ckpt), "--total-timesteps", "384", "--checkpoint-every", "128",
                     "--selfplay-every", "128", "--eval-every", "0")
-    from sb3_contrib import MaskablePPO
+    from agents.model_io import load_ppo
 
-    final = MaskablePPO.load(tmp_path / "r" / "final_model.zip", device="cpu")
+    final = load_ppo(tmp_path / "r" / "final_model.zip")
     assert final.num_timesteps == 384
     assert "[checkpoint]" in log and (tmp_path / "r" / "checkpoints" / "step_384.zip").exists()
     state = json.loads((tmp_path / "r" / "checkpoints" / "step_384.json").read_text())
@@ -192,11 +195,10 @@ def test_ppo_agent_errors(tmp_path):
         agents.make("ppo:basic-2p", rules, backend="jax")
 
 
-@pytest.mark.skipif(not (ROOT / "agents" / "trained" / "basic-2p.zip").exists(), reason="not shipped yet")
 def test_shipped_basic_2p_loads_and_plays_legal_moves():
     rules = rummy_env.make_rules("basic", 2)
     assert play_raw(lambda seat: agents.make("ppo:basic-2p", rules, seat), 2) > 0
-    assert (ROOT / "agents" / "trained" / "basic-2p.zip").stat().st_size < 8e6
+    assert (ROOT / "agents" / "trained" / "basic-2p.npz").stat().st_size < 8e6
     with pytest.raises(ValueError):
         agents.make("ppo:basic-2p", rummy_env.make_rules("gin", 2))
 
