@@ -1,5 +1,5 @@
 """Helpers shared by the test modules: crafted deals played through the AEC API,
-card bookkeeping, and random masked play with the invariant checks of DESIGN.md.
+card bookkeeping, and random masked play with the invariant checks of docs/design.md.
 
 Import them as ``from tests.helpers import ...`` (``tests`` is a package, so this
 works under ``python -m pytest`` and ``pytest`` alike, for the whole suite or one file).
@@ -201,7 +201,7 @@ def permute_hidden(d: dict[str, Any], viewer: int, rng: random.Random) -> dict[s
 
 def check_no_leak(env: rummy_env.raw_env, other: rummy_env.raw_env, rng: random.Random) -> None:
     """Every player's observation and mask are unchanged when the cards he cannot
-    see are permuted (DESIGN.md invariant 6)."""
+    see are permuted (docs/design.md invariant 6)."""
     d = env.state.to_dict()
     for viewer in env.agents:
         v = env.agent_name_mapping[viewer]

@@ -1,4 +1,4 @@
-"""The public env API (DESIGN.md "Public API"): PettingZoo conformance, classic
+"""The public env API (docs/design.md "Public API"): PettingZoo conformance, classic
 behaviour of ``env()``, the raw env's errors, bad input, card notation, the
 action codec, pinned sizes and the docs tables, observation decoding,
 save/restore, rendering and state copies."""
@@ -494,8 +494,8 @@ def moves_doc_table() -> list[tuple[str, str]]:
 ])
 def test_pinned_sizes(kw, actions, obs):
     """Pinned: a change of the action or observation layout must be deliberate
-    (and the docs updated). DESIGN.md's first layout had 3901 observation values
-    for basic 2p; the gin/rummy500/rummy51 slices grew it to 3961."""
+    (and the docs updated). The first design's layout had 3901 observation values
+    for basic 2p; the gin/rummy500/rummy51 slices grew it to 3961 (docs/design.md)."""
     env = rummy_env.raw_env("basic", **kw)
     for agent in env.possible_agents:
         assert env.action_space(agent).n == actions

@@ -2,7 +2,7 @@
 
 Each scenario is a crafted deal (``reset(options={"hands", "discard",
 "stock", "dealer"})``) whose outcome is worked out by hand in the comments,
-following RULES.md 4 gin, then played through the public AEC API
+following docs/rules.md 6.4, then played through the public AEC API
 (``raw_env("gin")``, ``encode``, ``step``, ``legal_moves``, ``observe``,
 ``state.last_result``, ``infos``).
 
@@ -11,7 +11,7 @@ Conventions used in the comments:
 * ``P0``/``P1`` are ``player_0``/``player_1``. The helper deals with
   ``dealer=1`` unless told otherwise, so ``P0`` is the non-dealer and is
   offered the up-card first.
-* Card values (RULES.md 4 gin): A=1, 2-10 face value, J Q K=10.
+* Card values (docs/rules.md 6): A=1, 2-10 face value, J Q K=10.
 * ``dw`` is deadwood: the value of the cards left out of the best melds.
 * A knock: the knocker scores (defender's dw - knocker's dw); when that is not
   positive the defender undercuts and scores the difference + 25; gin (dw 0)

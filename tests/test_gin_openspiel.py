@@ -22,11 +22,11 @@ their text ("TD" <-> "Td").
 Rule differences that the checks work around (each explained where it
 matters): OpenSpiel's knocker lays his melds himself (any layout with
 deadwood <= 10, ours the least deadwood), a tie of deadwoods is 0 points in
-OpenSpiel and an undercut in our rules (RULES.md 4 gin: "otherwise the
-opponent undercuts"), OpenSpiel's 11-card ``min_deadwood`` is a shortcut that
+OpenSpiel and an undercut in our rules (docs/rules.md 6.4: "otherwise (equal
+deadwood included) the defender undercuts"), OpenSpiel's 11-card ``min_deadwood`` is a shortcut that
 is not always the least deadwood after a discard, OpenSpiel has no big gin
 bonus, and in Oklahoma an ace up-card makes OpenSpiel's limit 0 (gin only)
-where RULES.md takes the card's value.
+where docs/rules.md takes the card's value.
 
 Skipped when ``pyspiel`` (PyPI ``open-spiel``) is not installed; CI installs it.
 """
@@ -319,7 +319,7 @@ def os_showdown(knocker: list[int], defender: list[int]) -> list[tuple[int, int,
 def check_showdown(knocker: list[int], defender: list[int], stats: Counter) -> dict:
     """Our ``gin_showdown`` against OpenSpiel's play-out of the same hands.
 
-    Our rules (RULES.md 4 gin, D-11) arrange the knocker's melds for the least
+    Our rules (docs/rules.md 6.4, D-11) arrange the knocker's melds for the least
     deadwood and, among those arrangements, the one best for him; OpenSpiel's
     knocker may stop at any deadwood <= 10, so only its layouts with the least
     deadwood are compared, and the best of them for the knocker is taken (the
@@ -481,7 +481,7 @@ def test_showdown_matches_openspiel_on_crafted_hands():
 def test_oklahoma_limit_matches_openspiel(rank):
     """Oklahoma: the up-card's value sets the knock limit, as in OpenSpiel
     (``knock_card``). Not compared for an ace: OpenSpiel makes an ace up-card
-    mean gin only (limit 0), RULES.md takes its value (1)."""
+    mean gin only (limit 0), docs/rules.md takes its value (1)."""
     up = 2 * NUM_RANKS + rank  # a diamond
     deck = [f for f in range(52) if f != up]
     knocker, other, stock = deck[:10], deck[10:20], deck[20:]

@@ -1,4 +1,4 @@
-"""Property tests of DESIGN.md's six invariants under random masked play.
+"""Property tests of the six invariants of docs/design.md under random masked play.
 
 Every test draws a seed with hypothesis; the seed fixes the deal (``reset(seed=...)``)
 and the random choices among the legal actions, so a failure prints a seed that
@@ -100,7 +100,7 @@ def random_play(env: rummy_env.raw_env, seed: int) -> Iterator[tuple[str, np.nda
 
 
 def card_value(card: str, rules: rummy_env.RuleSet) -> int:
-    """Penalty value of a card left in hand (RULES.md 4 basic)."""
+    """Penalty value of a card left in hand (docs/rules.md 6)."""
     if card == "JK":
         return rules.joker_penalty
     r = card[0]
@@ -184,7 +184,7 @@ def test_swap_joker_never_leaves_a_dead_end():
     Taking the joker from the discard makes JK the face that may not be discarded.
     Swapping 6H for the table's joker then leaves JK JK in hand: neither may be
     discarded, laying one off would leave only the other, so no move would be legal.
-    Such a swap must be masked (DESIGN.md invariant 2); every legal move must lead
+    Such a swap must be masked (docs/design.md invariant 2); every legal move must lead
     to a state with a legal move."""
     env = _state_with_swap_trap()
     env.step(env.encode(DrawDiscard()))
@@ -200,7 +200,7 @@ def test_swap_joker_never_leaves_a_dead_end():
 
 # ------------------------------------------------------------ 3. mask exactness
 class Oracle:
-    """Legal actions from the rule text (RULES.md 2-3, DESIGN.md moves), written
+    """Legal actions from the rule text (docs/rules.md 3 and 5, docs/design.md moves), written
     independently of the engine: one decoded ``Move`` per action id, judged on the
     ``to_dict()`` data. The documented no-dead-end rules are mirrored: a meld,
     lay-off or joker swap may not leave only cards that may not be discarded this
@@ -435,7 +435,7 @@ class AlwaysTakeTheDiscard:
 
 @pytest.mark.parametrize("num_players", [2, 3])
 def test_rounds_end_under_any_play(num_players):
-    """Invariant 4 (DESIGN.md): every round ends in a bounded number of steps. A
+    """Invariant 4 (docs/design.md): every round ends in a bounded number of steps. A
     policy that always takes the top discard (legal every turn) never touches the
     stock; the round must still end (a learned policy may find this loop)."""
     env = rummy_env.raw_env("basic", num_players=num_players)

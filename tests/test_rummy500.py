@@ -2,7 +2,7 @@
 
 Every scenario is a small crafted deal (``hand_size`` overridden to keep it to a
 handful of steps) whose outcome is worked out by hand in the comments from
-RULES.md sections 3-4 and issue 3, then played through the public AEC API
+docs/rules.md sections 5-7 and issue 3, then played through the public AEC API
 (``raw_env``, ``encode``, ``step``, ``legal_moves``, ``state.to_dict()``,
 ``rummy_env.observation.decode``).
 
@@ -12,7 +12,7 @@ Conventions used in the comments:
   (the default of :func:`deal`) ``P0`` starts.
 * A hand is written ``[5H 6H 7H]``; the discard pile bottom..top; the stock top
   first (the rest of the pack follows in card-id order).
-* Rummy 500 values (RULES.md 4 rummy500): 2-9 face, T J Q K 10, ace 15 in a
+* Rummy 500 values (docs/rules.md 6.3): 2-9 face, T J Q K 10, ace 15 in a
   set and in Q-K-A, 1 when low in A-2-3; an ace left in hand 15. Persian: a
   joker is 20 in a meld and 20 (subtracted) in hand.
 * Round score = value melded or laid off by the player this round minus the
@@ -136,7 +136,7 @@ def test_dig_depth_3_takes_four_cards_and_must_use_the_chosen_card():
     assert d["discard"] == ["9C"]
     assert Counter(d["hands"][0]) == Counter(["5H", "6H", "KS", "KD", "2C", "7H", "KH", "3C", "4C"])
     assert d["must_use"] == "7H" and d["forbidden"] == "7H"
-    # everyone sees what P0 picked up (RULES.md: the pile is public)
+    # everyone sees what P0 picked up (docs/rules.md 5.1: the pile is public)
     assert Counter(view(env, "player_1")["known"][0]) == Counter(["7H", "KH", "3C", "4C"])
     assert view(env, "player_0")["must_use"] == "7H"
     # the obligation: the only legal move is the meld containing 7H
@@ -577,7 +577,7 @@ def test_pettingzoo_seed(preset, n, ctor):
 # ======================================== random play: invariants of issue 3
 
 def check_rules(env: rummy_env.raw_env, legal: list[int]) -> None:
-    """Rule-level properties of the legal moves of the player to act (RULES.md 3)."""
+    """Rule-level properties of the legal moves of the player to act (docs/rules.md 5)."""
     s = env.state
     L = s.layout
     if s.phase == engine.Phase.DRAW:

@@ -1,4 +1,4 @@
-"""Scenario and property tests for the ``rummy51`` preset (RULES.md 4 rummy51, issue 3).
+"""Scenario and property tests for the ``rummy51`` preset (docs/rules.md, issue 3).
 
 Every scenario is a small crafted deal (``hand_size`` overridden to keep it to a
 handful of steps) whose outcome is worked out by hand in the comments, then
@@ -560,13 +560,13 @@ def test_bad_input():
 
 # ============================ the opening search against an independent oracle
 #
-# A brute force written from RULES.md alone: every meld the hand can form
+# A brute force written from docs/rules.md alone: every meld the hand can form
 # (sets of distinct suits, runs with the ace low or high, at most one joker and
 # no more jokers than naturals, naturals first), and a search over disjoint meld
 # combinations. A meld is legal for a player who has not opened iff it holds the
 # card that must be used (if any), and some melds from what is left complete the
 # opening (>= 51 with the turn's earlier melds, a pure run among them) and leave
-# a card that may be discarded (RULES.md 3: the last card must be discarded; the
+# a card that may be discarded (docs/rules.md 5.6: the last card must be discarded; the
 # card taken from the pile may not be).
 
 _SUITS = "SHDC"
@@ -713,7 +713,7 @@ def meld_value(kind: str, cards: list[str]) -> int:
 
 
 def check_rules(env: rummy_env.raw_env, legal: list[int]) -> None:
-    """Rule-level properties of the legal moves of the player to act (RULES.md 3, 4)."""
+    """Rule-level properties of the legal moves of the player to act (docs/rules.md 5, 6)."""
     s = env.state
     p = s.current
     moves = [env.decode(a) for a in legal]

@@ -2,7 +2,7 @@
 
 Every scenario is a small crafted deal (mostly ``hand_size=3`` or ``4`` so a
 round is a handful of steps) whose outcome is worked out by hand in the
-comments, following RULES.md sections 1-4, then played through the public AEC
+comments, following docs/rules.md sections 2-7, then played through the public AEC
 API (``raw_env``, ``encode``, ``step``, ``legal_moves``, ``state.to_dict()``).
 
 Conventions used in the comments:
@@ -10,7 +10,7 @@ Conventions used in the comments:
 * ``P0``/``P1``/... are seats ``player_0``/``player_1``/...; with ``dealer=n-1``
   (the helper's default) ``P0`` starts.
 * A hand is written ``[5H 6H 7H]``; the stock is written top first.
-* Penalty values (RULES.md 4 basic): A=1 (``ace_penalty``), 2-10 face, J Q K=10,
+* Penalty values (docs/rules.md 6): A=1 (``ace_penalty``), 2-10 face, J Q K=10,
   joker 15.
 """
 
@@ -282,7 +282,7 @@ def test_ace_low_run_always_legal(ace):
 
 @pytest.mark.parametrize("ace", ["low", "low_or_high"])
 def test_king_ace_two_never_a_run(ace):
-    # K-A-2 "round the corner" is never a run (RULES.md 2).
+    # K-A-2 "round the corner" is never a run (docs/rules.md 3).
     _assert_never_a_meld(make_env(ace=ace), [["KS", "AS", "2S"], ["KD", "QD", "2C"]],
                          ("KS", "AS", "2S"))
 
@@ -429,7 +429,7 @@ def test_swap_joker_never_leads_to_a_dead_end():
     #        meld 9S 9D 9H 9C                                -> P1 [5S JK]
     # Now "discard 5S" goes out. "swap 5S" would leave P1 [JK JK]: both copies of
     # the card taken from the pile, no meld (no naturals), both sets full, so no
-    # legal move at all. RULES.md: such a move must be masked.
+    # legal move at all. docs/rules.md 5.8: such a move must be masked.
     env = make_env(jokers=2, hand_size=5)
     deal(env, [["5H", "5D", "5C", "JK", "JK"], ["5S", "9S", "9D", "9H", "9C"]],
          discard=["2C"], stock_top=["KC"])
