@@ -97,6 +97,13 @@ class Agent(ABC):
         """Keyword options this agent accepts (for error messages and the CLI)."""
         return ()
 
+    @classmethod
+    def content_id(cls, **options: Any) -> str:
+        """What else identifies this agent's play beyond its name, options and ``version``:
+        for agents backed by a file (a trained model), a hash of the file's content, so that
+        a tournament store never reuses games of a different file at the same path."""
+        return ""
+
     def reset(self, seed: int | None = None) -> None:
         self.rng.seed(seed)
 

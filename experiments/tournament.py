@@ -81,6 +81,8 @@ class Args:
     """Worker processes (0 = every core)."""
     db: str = "results/tournament.sqlite"
     """SQLite file holding every game (resumable)."""
+    db_timeout: float = 60.0
+    """Seconds to wait for a database another program holds locked before giving up."""
     out: str = "results"
     """Folder for the markdown, CSV and PNG results."""
     set: tuple[str, ...] = ()
@@ -102,6 +104,7 @@ class UsageError(Exception):
 class AgentSpec:
     name: str  # concrete registry name
     options: tuple[tuple[str, Any], ...] = ()
+    content: str = ""  # hash of the agent's file (a trained model), "" for agents without one
 
     @property
     def label(self) -> str:
@@ -112,7 +115,8 @@ class AgentSpec:
         """What identifies its games in the store: the label, and the agent's behaviour
         version when above 1 (games of an older behaviour are played again)."""
         v = agents.agent_class(self.name).version
-        return self.label if v == 1 else f"{self.label}@v{v}"
+        key = self.label if v == 1 else f"{self.label}@v{v}"
+        return f"{key}#{self.content}" if self.content else key
 
     def make(self, rules: RuleSet, seat: int) -> agents.Agent:
         return agents.make(self.name, rules, seat, **dict(self.options))
@@ -125,6 +129,7 @@ def parse_agents(text: str, rules: RuleSet) -> list[AgentSpec]:
             name, options = agents.parse_spec(item, rules)
             spec = AgentSpec(name, tuple(sorted(options.items())))
             spec.make(rules, 0)  # validates the options (and loads models) now, not in a worker
+            spec = dataclasses.replace(spec, content=agents.agent_class(name).content_id(**options))
         except (ValueError, TypeError) as e:
             raise UsageError(str(e)) from None
         specs.append(spec)
@@ -137,13 +142,22 @@ def parse_agents(text: str, rules: RuleSet) -> list[AgentSpec]:
     return specs
 
 
+#: RuleSet fields that have their own flags
+_OWN_FLAGS = {"name": "--preset", "num_players": "--players"}
+
+
 def parse_overrides(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    fields = ", ".join(f for f in RULE_FIELDS if f not in _OWN_FLAGS)
     out: dict[str, Any] = {}
     for it in items:
         if "=" not in it:
-            raise UsageError(f"--set {it!r}: expected field=value (fields: {', '.join(RULE_FIELDS[2:])})")
-        k, v = it.split("=", 1)
-        out[k.strip()] = agents.parse_value(v.strip())
+            raise UsageError(f"--set {it!r}: expected field=value (fields: {fields})")
+        k, v = (x.strip() for x in it.split("=", 1))
+        if k in _OWN_FLAGS:
+            raise UsageError(f"--set {it!r}: {k} is set by {_OWN_FLAGS[k]}, not --set (fields: {fields})")
+        if k in out:
+            raise UsageError(f"--set names {k!r} twice")
+        out[k] = agents.parse_value(v)
     return out
 
 
@@ -184,7 +198,23 @@ def config_of(rules: RuleSet) -> tuple[str, str]:
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(preset: str, players: int, overrides: dict[str, Any]) -> None:
+def _exit_with_parent(parent: int, every: float = 1.0) -> None:
+    """Daemon thread of a worker: exit as soon as the parent process is gone (killed, even by
+    SIGKILL, which runs no clean-up), rather than live on as an orphan."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def _worker_init(preset: str, players: int, overrides: dict[str, Any], parent: int | None = None) -> None:
+    if parent is not None:
+        _exit_with_parent(parent)
     _WORKER.clear()
     _WORKER["env"] = rummy_env.raw_env(preset, num_players=players, **overrides)
     _WORKER["agents"] = {}
@@ -258,14 +288,70 @@ CREATE TABLE IF NOT EXISTS games (
 """
 
 
-def open_db(path: str | Path) -> sqlite3.Connection:
+_COLUMNS = {"configs": ["config", "preset", "players", "rules"],
+            "games": ["config", "seed", "seating", "preset", "rules", "agents", "round_scores", "round_rewards",
+                      "rewards", "rounds", "winner", "reasons", "decisions", "decisions_per_seat", "seconds",
+                      "finished"]}
+
+
+def _db_error(path: Path, e: sqlite3.Error, timeout: float) -> UsageError:
+    msg = str(e)
+    if "locked" in msg or "busy" in msg:
+        return UsageError(f"--db {str(path)!r}: the database is locked by another program (waited {timeout:g} s; "
+                          f"games already played are saved: rerun to resume, or use another --db)")
+    if "not a database" in msg or "malformed" in msg:
+        return UsageError(f"--db {str(path)!r} is not an SQLite database ({msg}): give a new file or a "
+                          f"tournament database")
+    return UsageError(f"--db {str(path)!r}: {msg}")
+
+
+def open_db(path: str | Path, timeout: float = 60.0) -> sqlite3.Connection:
+    """Open (or create) the store, checking that it is one.
+
+    Raises:
+        UsageError: a directory, a file that is not SQLite or holds other tables of the same
+            names, a path that cannot be created, or a database locked past ``timeout``.
+    """
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    con = sqlite3.connect(str(p), timeout=60)
-    con.execute("PRAGMA journal_mode=WAL")
-    con.execute("PRAGMA synchronous=NORMAL")
-    con.executescript(_SCHEMA)
+    if p.is_dir():
+        raise UsageError(f"--db {str(p)!r} is a directory; give a file (e.g. results/tournament.sqlite)")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--db {str(p)!r}: cannot create its folder ({e.strerror})") from None
+    try:
+        con = sqlite3.connect(str(p), timeout=timeout)
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=NORMAL")
+        con.executescript(_SCHEMA)
+        for table, cols in _COLUMNS.items():
+            have = [r[1] for r in con.execute(f"PRAGMA table_info({table})")]
+            if have != cols:
+                con.close()
+                raise UsageError(f"--db {str(p)!r} holds a table {table!r} that is not a tournament's "
+                                 f"(columns {', '.join(have)}); give another --db")
+    except sqlite3.Error as e:
+        raise _db_error(p, e, timeout) from None
     return con
+
+
+def check_out(out: str | Path) -> Path:
+    """The output folder, created and written to once before any game is played.
+
+    Raises:
+        UsageError: a file, or a folder that cannot be created or written.
+    """
+    p = Path(out)
+    if p.exists() and not p.is_dir():
+        raise UsageError(f"--out {str(p)!r} is a file; give a folder for the results")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        probe = p / f".write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise UsageError(f"--out {str(p)!r} is not writable ({e.strerror})") from None
+    return p
 
 
 def write_games(con: sqlite3.Connection, config: str, preset: str, rules_json: str,
@@ -306,6 +392,8 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
     """
     overrides = parse_overrides(args.set)
     if args.match:
+        if overrides.get("match", True) is not True:
+            raise UsageError(f"--match contradicts --set match={overrides['match']}: give one of them")
         overrides["match"] = True
     if args.deals < 1:
         raise UsageError(f"--deals must be 1 or more, got {args.deals}")
@@ -313,14 +401,19 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
         raise UsageError(f"--workers must be 0 (every core) or more, got {args.workers}")
     try:
         rules = make_rules(args.preset, args.players, **overrides)
-    except ValueError as e:
+    except (ValueError, TypeError) as e:
         raise UsageError(str(e)) from None
     specs = parse_agents(args.agents, rules)
     seats = seatings(specs, args.players)
     config, rules_json = config_of(rules)
-    con = open_db(args.db)
-    con.execute("INSERT OR IGNORE INTO configs VALUES (?,?,?,?)", (config, rules.name, rules.num_players, rules_json))
-    con.commit()
+    out = check_out(args.out)
+    con = open_db(args.db, args.db_timeout)
+    try:
+        con.execute("INSERT OR IGNORE INTO configs VALUES (?,?,?,?)",
+                    (config, rules.name, rules.num_players, rules_json))
+        con.commit()
+    except sqlite3.Error as e:
+        raise _db_error(Path(args.db), e, args.db_timeout) from None
     done = done_keys(con, config)
     todo = [(seed, s) for seed in range(args.deals) for s in seats if (seed, seating_key(s)) not in done]
     total = args.deals * len(seats)
@@ -328,7 +421,10 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
     if stop_after is not None:
         todo = todo[:stop_after]
     if todo:
-        _play_all(todo, total, args, workers, con, config, rules_json, overrides, rules)
+        try:
+            _play_all(todo, total, args, workers, con, config, rules_json, overrides, rules)
+        except sqlite3.Error as e:
+            raise _db_error(Path(args.db), e, args.db_timeout) from None
     if stop_after is not None:
         con.close()
         return None
@@ -338,9 +434,10 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
     names = [s.label for s in specs]
     summary = summarize(results, names, args.players)
     name = args.name or f"{rules.name}_{args.players}p" + ("_match" if rules.match else "")
-    text = report(summary, rules, args, len(results), overrides)
+    text = report(summary, rules, args, len(results), overrides, specs)
     print(text)
-    write_outputs(summary, Path(args.out), name, text, args.plots)
+    written = write_outputs(summary, out, name, text, args.plots)
+    print("\nWrote: " + ", ".join(str(p) for p in [*written, Path(args.db)]))
     return summary
 
 
@@ -366,7 +463,7 @@ def _play_all(todo, total, args, workers, con, config, rules_json, overrides, ru
         chunks = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
         # spawn, not fork: a parent that loaded torch (PPO agents) deadlocks forked children
         with cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
-                                    initargs=(args.preset, args.players, overrides)) as ex:
+                                    initargs=(args.preset, args.players, overrides, os.getpid())) as ex:
             pending = set()
             it = iter(chunks)
             for c in itertools.islice(it, workers * 4):
@@ -406,7 +503,8 @@ def summary_rows(s: Summary) -> list[dict[str, Any]]:
     return sorted(rows, key=order)
 
 
-def report(s: Summary, rules: RuleSet, args: Args, n_games: int, overrides: dict[str, Any]) -> str:
+def report(s: Summary, rules: RuleSet, args: Args, n_games: int, overrides: dict[str, Any],
+           specs: list[AgentSpec] | tuple[AgentSpec, ...] = ()) -> str:
     rows = summary_rows(s)
     head = ["agent", "games", "score/round [95% CI]", "win rate [95% CI]", "OpenSkill mu +- 1.96 sd"]
     if s.elo:
@@ -414,8 +512,14 @@ def report(s: Summary, rules: RuleSet, args: Args, n_games: int, overrides: dict
     lines = [f"## Tournament: {rules.name}, {args.players} players, "
              f"{'matches' if rules.match else 'rounds'}, {args.deals} duplicate deals, {n_games} games",
              "", f"Rule overrides: {json.dumps(overrides) if overrides else 'none'}; scoring "
-             f"{rules.scoring!r}. Score = reward per round (higher is better).", "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+             f"{rules.scoring!r}. Score = the agent's reward per round (higher is better). "
+             f"Sorted by {'Elo' if s.elo else 'OpenSkill mu'}, strongest first.", ""]
+    files = [sp for sp in specs if sp.content]
+    if files:
+        lines += ["Agents read from files are keyed in the store by the file's content, so games of "
+                  "another file at the same path are not reused: "
+                  + "; ".join(f"{sp.label} = {sp.content}" for sp in files) + ".", ""]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r["agent"], str(r["games"]),
                  f"{_fmt(r['score_mean'])} [{_fmt(r['score_lo'])}, {_fmt(r['score_hi'])}]",
@@ -439,7 +543,8 @@ def report(s: Summary, rules: RuleSet, args: Args, n_games: int, overrides: dict
     return "\n".join(lines)
 
 
-def write_outputs(s: Summary, out: Path, name: str, text: str, plots: bool = True) -> None:
+def write_outputs(s: Summary, out: Path, name: str, text: str, plots: bool = True) -> list[Path]:
+    """Write the markdown, CSV and PNG results; the paths written."""
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{name}.md").write_text(text + "\n")
     rows = summary_rows(s)
@@ -453,8 +558,11 @@ def write_outputs(s: Summary, out: Path, name: str, text: str, plots: bool = Tru
         w.writerow(["row", "column", "games", "mean_diff", "lo", "hi"])
         for (a, b), (m, lo, hi) in sorted(s.cross.items()):
             w.writerow([a, b, s.cross_games[a, b], f"{m:.6g}", f"{lo:.6g}", f"{hi:.6g}"])
+    written = [out / f"{name}.md", out / f"{name}_summary.csv", out / f"{name}_crosstable.csv"]
     if plots:
         _plots(s, rows, out, name)
+        written += [out / f"{name}_ratings.png", out / f"{name}_crosstable.png"]
+    return written
 
 
 def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None:

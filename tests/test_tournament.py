@@ -261,6 +261,10 @@ def test_killed_subprocess_resumes_to_identical_results(tmp_path):
     (["--set", "jokers"], "field=value"),
     (["--set", "colour=red"], "unknown rule option"),
     (["--deals", "0"], "--deals"),
+    (["--set", "num_players=3"], "num_players is set by --players"),
+    (["--set", "name=gin"], "name is set by --preset"),
+    (["--set", "jokers=1", "jokers=2"], "names 'jokers' twice"),
+    (["--match", "--set", "match=false"], "--match contradicts --set match=False"),
 ])
 def test_bad_cli_exits_2_with_a_message(tmp_path, capsys, argv, message):
     with pytest.raises(SystemExit) as e:
@@ -276,3 +280,136 @@ def test_bad_cli_in_a_subprocess(tmp_path):
     assert r.returncode == 2 and "unknown agent 'nope'" in r.stderr
     r = subprocess.run(_cli("--deals", "many"), cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 2
+
+
+def _bad_db_cases(tmp: Path) -> list[tuple[Path, str]]:
+    text = tmp / "notes.txt"
+    text.write_text("these are not the games you are looking for\n" * 50)
+    foreign = tmp / "foreign.sqlite"
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT)")
+    con.commit()
+    con.close()
+    corrupt = tmp / "corrupt.sqlite"
+    T.open_db(corrupt).close()
+    raw = bytearray(corrupt.read_bytes())
+    raw[16:100] = b"\xff" * 84  # a valid header start, then garbage
+    corrupt.write_bytes(bytes(raw))
+    return [(tmp, "is a directory"), (text, "is not an SQLite database"),
+            (foreign, "holds a table 'games' that is not a tournament's"),
+            (corrupt, "--db"), (text / "x.sqlite", "cannot create its folder")]
+
+
+def test_bad_db_files_exit_2_before_any_game(tmp_path, capsys):
+    for db, message in _bad_db_cases(tmp_path):
+        with pytest.raises(SystemExit) as e:
+            T.main(["--agents", "random,greedy", "--deals", "1", "--db", str(db), "--out",
+                    str(tmp_path / "out"), "--quiet", "--no-plots"])
+        assert e.value.code == 2, db
+        assert message in capsys.readouterr().err, db
+        assert not (tmp_path / "out" / "basic_2p.md").exists()
+
+
+def test_a_locked_db_is_a_clear_error(tmp_path, capsys):
+    db = tmp_path / "t.sqlite"
+    T.open_db(db).close()
+    holder = sqlite3.connect(db)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(SystemExit) as e:
+            T.main(["--agents", "random,greedy", "--deals", "1", "--db", str(db), "--db-timeout", "0.2",
+                    "--out", str(tmp_path / "out"), "--quiet", "--no-plots"])
+    finally:
+        holder.rollback()
+        holder.close()
+    assert e.value.code == 2 and "locked by another program" in capsys.readouterr().err
+
+
+def test_bad_out_is_refused_before_any_game(tmp_path, capsys):
+    afile = tmp_path / "results.txt"
+    afile.write_text("x")
+    for out, message in ((afile, "is a file"), (afile / "sub", "is not writable")):
+        db = tmp_path / "t.sqlite"
+        with pytest.raises(SystemExit) as e:
+            T.main(["--agents", "random,greedy", "--deals", "1", "--db", str(db), "--out", str(out), "--quiet"])
+        assert e.value.code == 2 and message in capsys.readouterr().err
+        assert not db.exists() or not _rows(db)
+
+
+def test_outputs_say_where_they_went(tmp_path, capsys):
+    T.run(_args(tmp_path, "w", deals=1, plots=True))
+    out = capsys.readouterr().out
+    wrote = out.split("Wrote: ", 1)[1].strip().split(", ")
+    assert {Path(p).name for p in wrote} == {"basic_2p.md", "basic_2p_summary.csv", "basic_2p_crosstable.csv",
+                                             "basic_2p_ratings.png", "basic_2p_crosstable.png", "w.sqlite"}
+    assert all(Path(p).exists() for p in wrote)
+    assert "Sorted by Elo" in out and "row minus column" in out
+
+
+def test_a_replaced_model_file_is_played_again(tmp_path, capsys):
+    """Games are keyed by the model file's content: new weights at the same path are new games."""
+    model = tmp_path / "m.npz"
+    shipped = ROOT / "agents" / "trained" / "basic-2p.npz"
+    model.write_bytes(shipped.read_bytes())
+    model.with_suffix(".json").write_text((shipped.with_suffix(".json")).read_text())
+    args = T.Args(agents=f"random,ppo:{model}", deals=2, workers=1, db=str(tmp_path / "m.sqlite"),
+                  out=str(tmp_path / "out"), quiet=True, plots=False)
+    first = T.run(args)
+    assert len(_rows(tmp_path / "m.sqlite")) == 4
+    assert "sha256:" in capsys.readouterr().out
+    with np.load(model, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    arrays["b0"] = arrays["b0"] + np.random.default_rng(0).normal(0, 5, arrays["b0"].shape).astype(np.float32)
+    np.savez(model, **arrays)
+    second = T.run(args)
+    rows = _rows(tmp_path / "m.sqlite")
+    assert len(rows) == 8  # both seatings of both deals played again; the old games are kept apart
+    assert len({seating for _, seating, *_ in rows}) == 4
+    assert second.games == first.games  # the summary counts only the current file's games
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(d.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
+def test_workers_exit_when_the_parent_is_killed(tmp_path):
+    proc = subprocess.Popen(_cli("--agents", "greedy,basic-expert", "--deals", "2000", "--workers", "2", "--quiet",
+                                 "--db", str(tmp_path / "o.sqlite"), "--out", str(tmp_path / "o")),
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        workers: list[int] = []
+        while time.time() < deadline and len(workers) < 2:
+            time.sleep(0.2)
+            # spawn: the pool's workers (and its resource tracker) are the parent's children
+            workers = [c for c in _children(proc.pid) if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()
+                       and b"resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()]
+        assert len(workers) >= 2, "the pool did not start"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.time() + 15
+        while time.time() < deadline and any(_alive(w) for w in workers):
+            time.sleep(0.2)
+        assert not any(_alive(w) for w in workers), "workers outlived their parent"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
