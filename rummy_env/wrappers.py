@@ -78,6 +78,7 @@ by a fresh one (counted in `info["redeals"]`); the learner always gets a move.
 from __future__ import annotations
 
 import importlib
+import math
 import random
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -269,6 +270,10 @@ class RummySingleAgentEnv(gym.Env):
             raise ValueError(f"seat={seat!r} is not allowed (allowed: None or 0..{P - 1})")
         if reward not in REWARDS:
             raise ValueError(f"reward={reward!r} is not allowed (allowed: {', '.join(map(repr, REWARDS))})")
+        for name, value in (("reward_scale", reward_scale), ("shaping", shaping), ("illegal_reward", illegal_reward)):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
         if not reward_scale > 0:
             raise ValueError(f"reward_scale must be > 0, got {reward_scale}")
         if illegal not in ("terminate", "raise"):
@@ -415,11 +420,21 @@ class RummySingleAgentEnv(gym.Env):
             self.render()
         return self._obs(), info
 
+    def _action(self, action: Any) -> int:
+        """``action`` as an int: an integer or a 0-d integer array in the action space, nothing else
+        (``0.9`` or ``"0"`` are errors, not action 0)."""
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action[()]
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+                or not 0 <= action < self.num_actions:
+            raise ValueError(f"action must be an integer in 0..{self.num_actions - 1}, got {action!r}")
+        return int(action)
+
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self.state is None or self._done:
             raise RuntimeError("step() called before reset() or after the episode ended (call reset())")
         s = self.state
-        a = int(action)
+        a = self._action(action)
         if a not in engine.legal_actions(s):
             if self.illegal == "raise":
                 raise IllegalActionError(f"action {a} is not legal for the learner (seat {self._me}, "

@@ -313,3 +313,30 @@ def test_hand_features_are_appended_and_read_only_the_observation():
             ref, _, _, _, _ = plain.step(a)
     with pytest.raises(ValueError, match="features='deadwood' is not allowed"):
         RummySingleAgentEnv(features="deadwood")
+
+
+@pytest.mark.parametrize("action", [0.9, "0", None, True, np.float32(3.0), np.array([0])])
+def test_wrapper_rejects_actions_that_are_not_integers(action):
+    """Issue 16: 0.9 and "0" used to be taken as action 0."""
+    env = RummySingleAgentEnv(opponents="random")
+    env.reset(seed=0)
+    before = env.state.to_dict()
+    with pytest.raises(ValueError, match="action must be an integer"):
+        env.step(action)
+    assert env.state.to_dict() == before  # the game is untouched
+
+
+def test_wrapper_accepts_numpy_integers_and_0d_arrays():
+    env = RummySingleAgentEnv(opponents="random")
+    env.reset(seed=0)
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    env.step(np.array(legal))
+    env.reset(seed=0)
+    env.step(np.int64(legal))
+
+
+@pytest.mark.parametrize("kw", [{"shaping": float("nan")}, {"shaping": float("inf")}, {"reward_scale": float("nan")},
+                                {"illegal_reward": float("nan")}, {"shaping": "1"}])
+def test_wrapper_rejects_non_finite_numbers(kw):
+    with pytest.raises(ValueError, match="must be a finite number"):
+        RummySingleAgentEnv(opponents="random", **kw)
