@@ -24,6 +24,7 @@ Registry names:
 | `search`       | determinized Monte Carlo search with fast rollouts             |
 | `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.npz`, or a `.npz`/`.zip` path; loading runs no code) |
 | `variant`      | the rule-based agent of the preset (`VARIANT_AGENTS[rules.name]`) |
+| `trained:<preset>` | the strongest shipped model of the preset for two players (`TRAINED_MODELS`); bare `trained`: the rules' preset |
 
 A spec may carry options: ``"search:simulations=8:candidates=3"``; bare values
 fill the agent's options in order (``"ppo:basic-2p"`` sets ``model``).
@@ -64,10 +65,35 @@ VARIANT_AGENTS: dict[str, str] = {
 
 VARIANT = "variant"
 
+#: preset -> the shipped model (``agents/trained/<model>.npz``) that ``trained:<preset>`` plays:
+#: the strongest shipped model of that preset for two players (its card: agents/trained/README.md)
+TRAINED_MODELS: dict[str, str] = {
+    "basic": "basic-2p",
+}
+
+TRAINED = "trained"
+
 
 def available() -> list[str]:
     """Every name :func:`make` accepts."""
-    return sorted([*_AGENTS, VARIANT])
+    return sorted([*_AGENTS, VARIANT, *(f"{TRAINED}:{p}" for p in TRAINED_MODELS)])
+
+
+def _trained(spec: str, parts: list[str], rules: RuleSet | None) -> tuple[str, dict[str, Any]]:
+    """``trained[:<preset>][:option=value...]`` -> ``("ppo", {"model": ..., ...})``."""
+    bare = [p for p in parts if p and "=" not in p]
+    if len(bare) > 1:
+        raise ValueError(f"agent spec {spec!r}: trained takes one preset name (trained:<preset>)")
+    preset = bare[0] if bare else (rules.name if rules is not None else None)
+    if preset not in TRAINED_MODELS:
+        raise ValueError(f"agent spec {spec!r}: no trained model for preset {preset!r} yet "
+                         f"(trained models: {', '.join(f'{TRAINED}:{p}' for p in TRAINED_MODELS)})")
+    if rules is not None and rules.name != preset:
+        raise ValueError(f"agent spec {spec!r}: a {preset} model cannot play {rules.name!r}")
+    _, opts = parse_spec(":".join(["ppo", *[p for p in parts if "=" in p]]), rules)
+    if "model" in opts:
+        raise ValueError(f"agent spec {spec!r}: trained picks the model; use ppo:<model> for another")
+    return "ppo", {"model": TRAINED_MODELS[preset], **opts}
 
 
 def resolve(name: str, rules: RuleSet) -> str:
@@ -128,6 +154,8 @@ def parse_spec(spec: str, rules: RuleSet | None = None) -> tuple[str, dict[str, 
         ValueError: unknown name, malformed or unknown option.
     """
     name, *parts = [p.strip() for p in spec.split(":")]
+    if name == TRAINED:
+        return _trained(spec, parts, rules)
     name = resolve(name, rules) if rules is not None else _check(name)
     opts: dict[str, Any] = {}
     positional = []
@@ -169,5 +197,5 @@ def make(name: str, rules: RuleSet, seat: int = 0, **kwargs: Any) -> Agent:
     return cls(rules, seat, **opts)
 
 
-__all__ = ["Agent", "Policy", "VARIANT_AGENTS", "View", "agent_class", "available", "make",
+__all__ = ["Agent", "Policy", "TRAINED_MODELS", "VARIANT_AGENTS", "View", "agent_class", "available", "make",
            "parse_spec", "parse_value", "read_observation", "resolve"]

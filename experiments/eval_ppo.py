@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from experiments.stats import ratio_ci
+
 METRICS = ("margin", "win_rate", "score")
 
 
@@ -104,10 +106,9 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         by_deal.setdefault(r["deal"], []).append(r)
     out: dict[str, Any] = {"deals": len(by_deal), "games": len(records)}
     for m, key in (("margin", "margin"), ("win_rate", "win"), ("score", "score")):
-        x = np.array([np.mean([g[key] for g in games]) for games in by_deal.values()], dtype=np.float64)
-        mean = float(x.mean()) if len(x) else float("nan")
-        half = float(1.96 * x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float("nan")
-        out[m] = {"mean": mean, "ci95": half, "lo": mean - half, "hi": mean + half}
+        x = [float(np.mean([g[key] for g in games])) for games in by_deal.values()]
+        mean, lo, hi = ratio_ci(x, [1.0] * len(x))  # one value per deal, the deals independent
+        out[m] = {"mean": mean, "ci95": hi - mean, "lo": lo, "hi": hi}
     return out
 
 

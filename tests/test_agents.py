@@ -265,3 +265,23 @@ def test_determinization_rejects_inconsistent_observation():
     o[L.slices["stock_size"].start] += 5  # more cards than the pack holds
     with pytest.raises(ValueError, match="inconsistent"):
         sample_state(o, rules, 0, random.Random(0))
+
+
+def test_trained_alias_plays_the_shipped_model_of_the_preset():
+    """``trained:<preset>`` is the stable name of the strongest shipped model (issue 11)."""
+    rules = rummy_env.make_rules("basic", num_players=2)
+    for preset, model in agents.TRAINED_MODELS.items():
+        assert f"trained:{preset}" in agents.available()
+        r = rummy_env.make_rules(preset, num_players=2)
+        assert agents.parse_spec(f"trained:{preset}", r) == ("ppo", {"model": model})
+        assert agents.parse_spec("trained", r) == ("ppo", {"model": model})
+        assert agents.make(f"trained:{preset}", r, 1).path.name == f"{model}.npz"
+    assert agents.parse_spec("trained:basic:deterministic=false", rules)[1]["deterministic"] is False
+    missing = sorted({"gin", "rummy500", "rummy51", "persian"} - set(agents.TRAINED_MODELS))
+    for preset in missing:
+        with pytest.raises(ValueError, match="no trained model for preset"):
+            agents.make(f"trained:{preset}", rummy_env.make_rules(preset, num_players=2))
+    with pytest.raises(ValueError, match="cannot play"):
+        agents.make("trained:basic", rummy_env.make_rules("gin", num_players=2))
+    with pytest.raises(ValueError, match="trained picks the model"):
+        agents.make("trained:basic:model=x", rules)
