@@ -565,51 +565,150 @@ def write_outputs(s: Summary, out: Path, name: str, text: str, plots: bool = Tru
     return written
 
 
+#: labels longer than this are shown as ``<name> [k]`` in the plots, with a footnote ``[k] = label``
+_LABEL_MAX = 22
+#: inches per character of a 10-point label (DejaVu Sans averages about 0.6 em)
+_CHAR_IN = 0.085
+
+
+def _short_labels(names: list[str], width: int = _LABEL_MAX) -> tuple[dict[str, str], list[str]]:
+    """Plot labels: names up to ``width`` characters as they are, longer ones as
+    ``<agent name> [k]`` (k = 1, 2, ...); and the footnote lines ``[k] <full name>``."""
+    short, notes = {}, []
+    for n in names:
+        if len(n) <= width:
+            short[n] = n
+        else:
+            notes.append(n)
+            short[n] = f"{n.split(':')[0][:width - 5]} [{len(notes)}]"
+    return short, [f"[{k}] {n}" for k, n in enumerate(notes, 1)]
+
+
+def _colour_limit(M: Any, k: float = 5.0) -> tuple[float, list[int]]:
+    """The crosstable's colour limit, robust to outliers, and the outliers' indices.
+
+    One very weak (or strong) agent makes every difference involving it large,
+    and a colour scale up to those hides the differences among the others. An
+    agent is an outlier when its mean difference to the others (its row's mean)
+    is more than ``k`` times the median distance of the agents' row means from
+    their median away from that median; the limit is then the largest
+    |difference| among the pairs that involve no outlier (cells beyond it are
+    drawn at full colour), else the largest |difference|.
+    """
+    import numpy as np
+
+    M = np.asarray(M, dtype=float)
+    A = np.abs(M)
+    if not np.isfinite(A).any():
+        return 1.0, []
+    full = float(np.nanmax(A))
+    with np.errstate(all="ignore"):
+        row = np.array([np.nanmean(r) if np.isfinite(r).any() else np.nan for r in M])
+    dev = np.abs(row - np.nanmedian(row))
+    spread = float(np.nanmedian(dev))
+    outliers = [i for i in range(len(M)) if np.isfinite(dev[i]) and dev[i] > k * spread]
+    rest = [i for i in range(len(M)) if i not in outliers]
+    sub = A[np.ix_(rest, rest)]
+    lim = float(np.nanmax(sub)) if np.isfinite(sub).any() else 0.0
+    if not outliers or not 0 < lim < full:
+        return (full if full > 0 else 1.0), []
+    return lim, outliers
+
+
+def _wrap(text: str, width_in: float, fontsize: float = 9) -> str:
+    """``text`` wrapped to ``width_in`` inches of ``fontsize``-point characters
+    (long words, paths, are broken too)."""
+    import textwrap
+
+    chars = max(20, int(width_in / (_CHAR_IN * fontsize / 10)))
+    return "\n".join(textwrap.fill(line, chars, subsequent_indent="    ", break_on_hyphens=False)
+                     for line in text.splitlines())
+
+
 def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None:
+    """``<name>_ratings.png`` and ``<name>_crosstable.png``, sized from the labels:
+    long agent names are shortened with a footnote giving them in full, and the
+    crosstable's colours are clipped at a limit set by the pairs without outliers
+    (see :func:`_colour_limit`), the exact numbers written in every cell."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
-    labels = [r["agent"] for r in rows][::-1]
+    order = [r["agent"] for r in rows]  # strongest first
+    short, notes = _short_labels(order)
+    label_in = _CHAR_IN * max(len(short[n]) for n in order) + 0.3
+    n = len(order)
+
+    # ratings: one row per agent, strongest on top; the value written at each point
+    labels = order[::-1]
     k = 2 if s.elo else 1
-    fig, axes = plt.subplots(1, k, figsize=(5 * k + 1, 0.5 * len(labels) + 1.5), squeeze=False)
-    ax = axes[0][0]
-    mus = [s.openskill[n][0] for n in labels]
-    ax.errorbar(mus, range(len(labels)), xerr=[1.96 * s.openskill[n][1] for n in labels], fmt="o", capsize=4)
-    ax.set_yticks(range(len(labels)), labels)
-    ax.set_xlabel("OpenSkill Plackett-Luce mu (+- 1.96 sigma)")
+    panels = [([s.openskill[a][0] for a in labels], [1.96 * s.openskill[a][1] for a in labels],
+               "OpenSkill Plackett-Luce mu\n(+- 1.96 sigma)", "C0", "{:.1f}")]
     if s.elo:
-        ax = axes[0][1]
-        ax.errorbar([s.elo[n][0] for n in labels], range(len(labels)),
-                    xerr=[1.96 * s.elo[n][1] for n in labels], fmt="o", capsize=4, color="C1")
-        ax.set_yticks(range(len(labels)), labels)
-        ax.set_xlabel("Bradley-Terry Elo (+- 1.96 se)")
-    fig.suptitle(name)
-    fig.tight_layout()
-    fig.savefig(out / f"{name}_ratings.png", dpi=110)
+        panels.append(([s.elo[a][0] for a in labels], [1.96 * s.elo[a][1] for a in labels],
+                       "Bradley-Terry Elo\n(+- 1.96 se)", "C1", "{:.0f}"))
+    width = label_in + 3.6 * k + 0.6
+    note = _wrap("\n".join(notes), width - 0.3, 8)
+    note_in = 0.17 * (note.count("\n") + 1) if notes else 0.0
+    title = _wrap(name, width - 0.3, 12)
+    title_in = 0.25 * (title.count("\n") + 1)
+    height = 0.45 * n + 1.2 + title_in + note_in
+    fig, axes = plt.subplots(1, k, figsize=(width, height), sharey=True, squeeze=False)
+    for ax, (x, err, xlabel, colour, fmt) in zip(axes[0], panels):
+        ax.errorbar(x, range(n), xerr=err, fmt="o", capsize=4, color=colour)
+        for y, v in enumerate(x):
+            ax.annotate(fmt.format(v), (v, y), xytext=(0, 6), textcoords="offset points",
+                        ha="center", fontsize=8)
+        ax.set_xlabel(xlabel)
+        ax.set_ylim(-0.6, n - 0.4)
+        ax.margins(x=0.15)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0][0].set_yticks(range(n), [short[a] for a in labels])
+    fig.suptitle(title)
+    if notes:
+        fig.text(0.01, 0.01, note, fontsize=8, va="bottom", ha="left")
+    fig.tight_layout(rect=(0, note_in / height, 1, 1))
+    fig.savefig(out / f"{name}_ratings.png", dpi=110, bbox_inches="tight")
     plt.close(fig)
-    order = [r["agent"] for r in rows]
-    M = np.full((len(order), len(order)), np.nan)
+
+    # crosstable: row minus column
+    M = np.full((n, n), np.nan)
     for i, a in enumerate(order):
         for j, b in enumerate(order):
             if (a, b) in s.cross:
                 M[i, j] = s.cross[a, b][0]
-    fig, ax = plt.subplots(figsize=(1.3 * len(order) + 3, 1.0 * len(order) + 2))
-    lim = np.nanmax(np.abs(M)) if np.isfinite(M).any() else 1.0
+    lim, outliers = _colour_limit(M)
+    clipped = bool(np.nanmax(np.abs(M), initial=0.0) > lim) if np.isfinite(M).any() else False
+    cell = 0.85
+    width = label_in + cell * n + 1.5
+    lines = []
+    if clipped:
+        lines.append(f"Colours end at ±{lim:.2f}, the largest difference among the agents other "
+                     f"than {', '.join(short[order[i]] for i in outliers)}; larger differences "
+                     "have the full colour. The numbers are exact.")
+    lines += notes
+    note = _wrap("\n".join(lines), width - 0.3, 8)
+    note_in = 0.17 * (note.count("\n") + 1) if lines else 0.0
+    title = _wrap(f"{name}: mean score difference per round, row minus column", width - 0.3, 11)
+    title_in = 0.22 * (title.count("\n") + 1)
+    height = cell * n + 0.6 * label_in + 0.6 + title_in + note_in  # x labels are rotated 30 degrees
+    fig, ax = plt.subplots(figsize=(width, height))
     im = ax.imshow(M, cmap="RdBu", vmin=-lim, vmax=lim)
-    for i in range(len(order)):
-        for j in range(len(order)):
+    for i in range(n):
+        for j in range(n):
             if np.isfinite(M[i, j]):
                 ax.text(j, i, f"{M[i, j]:.1f}", ha="center", va="center", fontsize=9,
                         color="white" if abs(M[i, j]) > 0.6 * lim else "black")
-    ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
-    ax.set_yticks(range(len(order)), order)
-    ax.set_title("mean score difference per round (row - column)")
-    fig.colorbar(im, ax=ax)
-    fig.tight_layout()
-    fig.savefig(out / f"{name}_crosstable.png", dpi=110)
+    ax.set_xticks(range(n), [short[a] for a in order], rotation=30, ha="right")
+    ax.set_yticks(range(n), [short[a] for a in order])
+    ax.set_title(title, fontsize=11)
+    fig.colorbar(im, ax=ax, extend="both" if clipped else "neither", fraction=0.046, pad=0.04)
+    if lines:
+        fig.text(0.01, 0.01, note, fontsize=8, va="bottom", ha="left")
+    fig.tight_layout(rect=(0, note_in / height, 1, 1))
+    fig.savefig(out / f"{name}_crosstable.png", dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 

@@ -413,3 +413,72 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+# ------------------------------------------------------------------ plots
+_LONG = "ppo:model=runs/basic-2p__basic-2p__1__1796004042/final_model.zip"
+
+
+def _fake_summary(strength: dict[str, float]) -> T.Summary:
+    """A two-player summary in which agent a beats b by strength[a] - strength[b] a round."""
+    s = T.Summary(list(strength))
+    for n, v in strength.items():
+        s.games[n] = s.rounds[n] = 100
+        s.wins[n] = 50
+        s.score[n], s.win[n] = (v, v - 1, v + 1), (0.5, 0.4, 0.6)
+        s.openskill[n], s.elo[n] = (25 + v / 4, 0.8), (1500 + 10 * v, 20.0)
+    for a in strength:
+        for b in strength:
+            if a != b:
+                d = strength[a] - strength[b]
+                s.cross[a, b], s.cross_games[a, b] = (d, d - 0.5, d + 0.5), 100
+    return s
+
+
+def test_colour_limit_is_set_by_the_pairs_without_the_outlier():
+    s = _fake_summary({"greedy": 0.0, "random": -40.0, "basic-expert": 1.7, "search": 2.2})
+    names = list(s.names)
+    M = np.array([[s.cross.get((a, b), (np.nan,))[0] for b in names] for a in names])
+    lim, outliers = T._colour_limit(M)
+    assert lim == pytest.approx(2.2) and outliers == [names.index("random")]
+    # no outlier: the largest difference; two agents: nothing to set aside
+    close = np.array([[np.nan, 1.0, 3.0], [-1.0, np.nan, 2.0], [-3.0, -2.0, np.nan]])
+    assert T._colour_limit(close) == (3.0, [])
+    assert T._colour_limit(np.array([[np.nan, 40.0], [-40.0, np.nan]])) == (40.0, [])
+    assert T._colour_limit(np.full((2, 2), np.nan)) == (1.0, [])
+
+
+def test_plots_with_long_names_and_an_outlier(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
+
+    s = _fake_summary({"random": -40.0, "greedy": 0.0, "basic-expert": 1.7, "search:simulations=48": 2.2,
+                       _LONG: 1.0, _LONG.replace("__1__", "__2__"): 0.6})
+    colour_range, texts = [], {}
+    imshow, savefig = Axes.imshow, Figure.savefig
+
+    def spy_imshow(self, *a, **kw):
+        colour_range.append((kw["vmin"], kw["vmax"]))
+        return imshow(self, *a, **kw)
+
+    def spy_savefig(self, path, *a, **kw):
+        texts[Path(path).name] = [t.get_text() for t in self.findobj(Text)]
+        return savefig(self, path, *a, **kw)
+
+    monkeypatch.setattr(Axes, "imshow", spy_imshow)
+    monkeypatch.setattr(Figure, "savefig", spy_savefig)
+    T._plots(s, T.summary_rows(s), tmp_path, "a_long_tournament_name")
+    assert {p.name for p in tmp_path.iterdir()} == {"a_long_tournament_name_ratings.png",
+                                                   "a_long_tournament_name_crosstable.png"}
+    assert colour_range == [(pytest.approx(-2.2), pytest.approx(2.2))]  # not +-42.2: random is set aside
+    cross = texts["a_long_tournament_name_crosstable.png"]
+    assert "42.2" in cross and "-40.0" in cross  # the true numbers, in the clipped cells too
+    for name, found in texts.items():
+        joined = "\n".join(found).replace("\n    ", "")  # footnotes wrap long paths
+        assert _LONG in joined and _LONG.replace("__1__", "__2__") in joined, name  # the footnote
+        assert "ppo [1]" in found and "ppo [2]" in found, name  # short tick labels
+        assert not any(t.startswith("ppo:") for t in found if "\n" not in t and len(t) > T._LABEL_MAX)
