@@ -1,4 +1,4 @@
-"""The main job, for now: one rendered random game, then the speed benchmark.
+"""One rendered game of random legal moves, its result explained, then the speed benchmark.
 
     rummy-demo                       # basic, 2 players
     rummy-demo --preset basic --players 4 --seed 3 --seconds 2
@@ -13,6 +13,7 @@ import numpy as np
 
 import rummy_env
 from experiments import benchmark
+from rummy_env.render import describe_result
 
 
 def play_rendered(preset: str, players: int, seed: int) -> None:
@@ -21,6 +22,7 @@ def play_rendered(preset: str, players: int, seed: int) -> None:
     env.reset(seed=seed)
     rng = random.Random(seed)
     last_round = -1
+    explained = -1
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         if term or trunc:
@@ -36,11 +38,10 @@ def play_rendered(preset: str, players: int, seed: int) -> None:
         action = int(legal[rng.randrange(len(legal))])
         print(f"  {agent}: {env.unwrapped.decode(action)}")
         env.step(action)
-        if env.infos[agent].get("reason") and all(env.terminations.values()):
-            info = env.infos[agent]
-            print(f"\nround over ({info['reason']}): winner player_{info['winner']}, "
-                  f"round scores {info['round_scores']}, totals {info['totals']}"
-                  + (" (rummy!)" if info["rummy"] else ""))
+        result = env.unwrapped.state.last_result
+        if result is not None and result["round"] != explained:
+            explained = result["round"]
+            print("\n" + describe_result(result, env.unwrapped.rules) + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,9 +1,92 @@
-"""Text rendering of a game, seen by one player (hidden cards stay hidden)."""
+"""Text rendering of a game, seen by one player (hidden cards stay hidden), and
+of a round's result (who won, why, and what each player's score means)."""
 
 from __future__ import annotations
 
+import textwrap
+from typing import Any
+
 from rummy_env.cards import card_str
 from rummy_env.engine import GameState, Phase
+from rummy_env.rules import RuleSet
+
+
+def plural(n: int, word: str) -> str:
+    """``"1 card"``, ``"2 cards"``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+#: why a round ended (the ``reason`` of the round's info), in words
+REASONS = {
+    "went_out": "went out",
+    "stock_exhausted": "the stock ran out and may not be rebuilt again",
+    "turn_limit": "the round reached its turn limit",
+    "stock_empty": "the stock was empty and the player to draw ended the round",
+    "wall": "only the wall was left in the stock",
+    "knock": "knocked",
+    "gin": "went gin",
+    "big_gin": "went big gin",
+    "undercut": "undercut the knocker",
+}
+
+#: what ``round_scores`` and the rewards mean, per ``RuleSet.scoring``: (the scores' name, meaning)
+SCORE_MEANING = {
+    "standard": ("penalties", "the value of the cards left in each hand, the winner 0, added to the "
+                              "totals; lower is better; the reward is minus the penalty"),
+    "winner_takes_all": ("points", "the winner scores the value of the others' hands (times the rummy "
+                                   "multiplier for a rummy), the others 0; the winner's reward is his "
+                                   "points, each loser's minus the value of his hand"),
+    "rummy500": ("points", "the value melded and laid off this round minus the cards left in hand; "
+                           "higher is better; the reward is the points"),
+    "gin": ("points", "the winner of the hand scores his deadwood difference plus bonuses, the other "
+                      "0; the reward is the points for the winner and minus them for the loser"),
+}
+
+
+def round_outcome(result: dict[str, Any]) -> str:
+    """Who won the round and why, in one phrase: ``"player_1 went out"``,
+    ``"the stock ran out and may not be rebuilt again: player_0 holds the lowest hand and wins"``."""
+    w, reason = result["winner"], result["reason"]
+    why = REASONS.get(reason, reason)
+    if reason == "went_out":
+        return f"player_{w} went out" + (" in one turn (a rummy)" if result.get("rummy") else "")
+    if reason in ("knock", "gin", "big_gin", "undercut"):
+        sd = result.get("showdown") or {}
+        dead = (f" (deadwood: knocker {sd['knocker_deadwood']}, defender {sd['defender_deadwood']})"
+                if "knocker_deadwood" in sd else "")
+        return f"player_{w} {why} and wins the hand{dead}"
+    if w is None:
+        return f"{why}: no winner"
+    return f"{why}: player_{w} holds the lowest hand and wins"
+
+
+def describe_result(result: dict[str, Any], rules: RuleSet) -> str:
+    """A round's result in words: who won and why, each player's score and
+    reward with what they mean under ``rules.scoring``, and the match totals.
+
+    ``result`` is ``GameState.last_result`` (or the round's ``info``, then
+    without the rewards).
+    """
+    n = len(result["round_scores"])
+    name, meaning = SCORE_MEANING.get(rules.scoring, ("scores", ""))
+    lines = [f"round {result['round'] + 1} over: {round_outcome(result)}.",
+             *textwrap.wrap(f"{name.capitalize()} this round, {rules.scoring} scoring: {meaning}.", 88)]
+    rewards = result.get("rewards")
+    for p in range(n):
+        line = f"  player_{p}: {result['round_scores'][p]:>4}"
+        if rewards is not None:
+            line += f"   reward {rewards[p]:+d}"
+        if p == result["winner"]:
+            line += "   (winner)"
+        lines.append(line)
+    if rules.match:
+        goal = (f"a player over {rules.penalty_limit} is out" if rules.scoring == "standard" and rules.elimination
+                else f"the match ends at {rules.penalty_limit}, lowest total wins" if rules.scoring == "standard"
+                else f"the first to {rules.target} wins")
+        lines.append(f"match totals ({goal}): {result['totals']}"
+                     + (f"; match over, winner player_{result['match_winner']}"
+                        if result.get("match_winner") is not None else ""))
+    return "\n".join(lines)
 
 
 def render_text(state: GameState, viewer: int | None = None) -> str:
@@ -11,7 +94,9 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
 
     Shows the viewer's hand, every meld with its owner and slot number, the
     discard pile (top last), the stock size, other hands as sizes plus the
-    cards known to be in them, and the scores.
+    cards known to be in them, and the scores. Rounds are numbered from 1
+    here ("round 1"); ``state.round`` and the round's ``info["round"]`` are
+    0-based indices (0 for round 1).
     """
     n = state.rules.num_players
     if viewer is None:
@@ -24,7 +109,7 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
         head += f" · player_{state.current} to {state.phase.name.lower()}"
     lines.append(head)
     pile = " ".join(card_str(f) for f in state.discard)
-    lines.append(f"stock: {len(state.stock)} cards · discard (top last): {pile or '-'}")
+    lines.append(f"stock: {plural(len(state.stock), 'card')} · discard (top last): {pile or '-'}")
     if state.forbidden >= 0:
         lines.append(f"may not discard this turn: {card_str(state.forbidden)}")
     if state.must_use >= 0:
@@ -51,12 +136,12 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
         else:
             known = [card_str(f) for f, c in enumerate(state.known[p]) for _ in range(c)]
             extra = f", known: {' '.join(known)}" if known else ""
-            lines.append(f"{mark} player_{p}: {state.nhand[p]} cards{extra}{tag}")
-    lines.append(f"totals: {state.totals}")
+            lines.append(f"{mark} player_{p}: {plural(state.nhand[p], 'card')}{extra}{tag}")
+    name = SCORE_MEANING.get(rules.scoring, ("scores",))[0]
+    better = "lower" if rules.scoring == "standard" else "higher"
+    lines.append(f"totals ({name}, {better} is better): {state.totals}")
     if state.last_result is not None:
         r = state.last_result
-        lines.append(
-            f"last round {r['round'] + 1}: winner player_{r['winner']} ({r['reason']}), "
-            f"scores {r['round_scores']}" + (" · rummy!" if r["rummy"] else "")
-        )
+        lines.append(f"round {r['round'] + 1} result: {round_outcome(r)}; "
+                     f"{name} {r['round_scores']}")
     return "\n".join(lines)

@@ -1,0 +1,66 @@
+"""What the text render and ``rummy-demo`` tell a reader: counts in words ("1 card"),
+and a round's result explained (who won, why, each score and reward and what
+the numbers mean)."""
+
+from __future__ import annotations
+
+import re
+
+import rummy_env
+from experiments.demo import play_rendered
+from rummy_env.render import describe_result, render_text
+
+
+def _state_with_one_card_left():
+    """Basic, 2 players: player_0 to draw, player_1 holding 1 card, 1 card in the stock."""
+    env = rummy_env.raw_env("basic", num_players=2)
+    env.reset(seed=0)
+    d = env.unwrapped.state.to_dict()
+    moved = d["hands"][1][1:] + d["stock"][1:]
+    d["hands"][1], d["stock"] = d["hands"][1][:1], d["stock"][:1]
+    d["discard"] = moved + d["discard"]
+    env.reset(options={"state": d})
+    return env.unwrapped.state
+
+
+def test_counts_of_one_are_singular():
+    text = render_text(_state_with_one_card_left(), viewer=0)
+    assert "stock: 1 card ·" in text and "player_1: 1 card" in text
+    assert not re.search(r"\b1 cards\b", text), text
+    assert "totals (penalties, lower is better): [0, 0]" in text
+
+
+def _standard_result():
+    return {"round": 0, "round_scores": [0, 24], "totals": [0, 24], "winner": 0,
+            "reason": "stock_exhausted", "rummy": False, "rewards": [0, -24],
+            "eliminated": [], "match_over": True, "match_winner": 0}
+
+
+def test_a_round_result_says_who_won_why_and_what_the_numbers_mean():
+    text = describe_result(_standard_result(), rummy_env.make_rules("basic", 2))
+    assert text.startswith("round 1 over: the stock ran out")  # round index 0 is round 1
+    assert "player_0 holds the lowest hand and wins" in text
+    assert "Penalties this round" in text and "lower is better" in text and "minus the penalty" in text
+    assert re.search(r"player_0: +0 +reward \+0 +\(winner\)", text), text
+    assert re.search(r"player_1: +24 +reward -24$", text, re.M), text
+    assert "match totals" not in text  # one round, no match
+    match = describe_result(_standard_result(), rummy_env.make_rules("basic", 2, match=True))
+    assert "match totals (a player over 100 is out): [0, 24]; match over, winner player_0" in match
+
+
+def test_a_gin_knock_and_an_info_without_rewards():
+    info = {"round": 2, "round_scores": [0, 13], "totals": [40, 13], "winner": 1, "reason": "undercut",
+            "rummy": False, "showdown": {"knocker_deadwood": 8, "defender_deadwood": 5}}
+    text = describe_result(info, rummy_env.make_rules("gin", 2))
+    assert text.startswith("round 3 over: player_1 undercut the knocker and wins the hand "
+                           "(deadwood: knocker 8, defender 5).")
+    assert "Points this round, gin scoring" in text and "reward" not in text.splitlines()[-1]
+
+
+def test_the_demo_explains_the_result(capsys):
+    play_rendered("basic", 2, 0)
+    out = capsys.readouterr().out
+    assert "=== round 1 ===" in out and "round 1 over: " in out
+    assert "Penalties this round, standard scoring" in out
+    assert re.search(r"player_\d: +0 +reward \+0 +\(winner\)", out)
+    assert not re.search(r"\b1 cards\b", out)
