@@ -195,7 +195,7 @@ class Args:
 def main() -> None:
     import tyro
 
-    args = tyro.cli(Args)
+    args = tyro.cli(Args, description=__doc__.splitlines()[0])
     try:
         load_player(args.model, args.backend)  # a clear error before any worker starts
     except ValueError as e:

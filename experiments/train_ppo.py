@@ -217,7 +217,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
             default = Args(**_load_config(argv[i + 1]))
         elif a.startswith("--config="):
             default = Args(**_load_config(a.split("=", 1)[1]))
-    return tyro.cli(Args, default=default, args=argv)
+    return tyro.cli(Args, default=default, args=argv, description=__doc__.splitlines()[0].replace("``", ""))
 
 
 def rule_overrides(items: list[str]) -> dict[str, Any]:

@@ -1,10 +1,14 @@
-"""What the text render and ``rummy-demo`` tell a reader: counts in words ("1 card"),
-and a round's result explained (who won, why, each score and reward and what
-the numbers mean)."""
+"""What the text render, ``rummy-demo`` and the commands' ``--help`` tell a reader:
+counts in words ("1 card"), a round's result explained (who won, why, each
+score and reward and what the numbers mean), and what each command does."""
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
+
+import pytest
 
 import rummy_env
 from experiments.demo import play_rendered
@@ -64,3 +68,19 @@ def test_the_demo_explains_the_result(capsys):
     assert "Penalties this round, standard scoring" in out
     assert re.search(r"player_\d: +0 +reward \+0 +\(winner\)", out)
     assert not re.search(r"\b1 cards\b", out)
+
+
+@pytest.mark.parametrize("module", ["train_ppo", "tournament", "benchmark", "demo", "eval_ppo"])
+def test_every_command_says_what_it_does(module, capsys, monkeypatch):
+    """rummy-train, rummy-tournament, rummy-benchmark, rummy-demo and
+    python -m experiments.eval_ppo: --help gives the module's one-line summary."""
+    pytest.importorskip("tyro")
+    mod = importlib.import_module(f"experiments.{module}")
+    monkeypatch.setattr(sys, "argv", [module, "--help"])  # eval_ppo.main() reads sys.argv
+    monkeypatch.setenv("COLUMNS", "200")  # the summary on one line
+    with pytest.raises(SystemExit) as exit_:
+        mod.main(*([] if module == "eval_ppo" else [["--help"]]))
+    assert exit_.value.code == 0
+    summary = mod.__doc__.splitlines()[0].replace("``", "")
+    out = capsys.readouterr().out
+    assert summary in out, out[:600]
