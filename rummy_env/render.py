@@ -110,9 +110,10 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     lines.append(head)
     pile = " ".join(card_str(f) for f in state.discard)
     lines.append(f"stock: {plural(len(state.stock), 'card')} · discard (top last): {pile or '-'}")
-    if state.forbidden >= 0:
+    playing = state.phase != Phase.GAME_OVER
+    if state.forbidden >= 0 and playing:
         lines.append(f"may not discard this turn: {card_str(state.forbidden)}")
-    if state.must_use >= 0:
+    if state.must_use >= 0 and playing:
         lines.append(f"must use at once (next meld or lay-off): {card_str(state.must_use)}")
     rules = state.rules
     if rules.open_points:

@@ -8,6 +8,7 @@ import importlib
 import re
 import sys
 
+import numpy as np
 import pytest
 
 import rummy_env
@@ -84,3 +85,17 @@ def test_every_command_says_what_it_does(module, capsys, monkeypatch):
     summary = mod.__doc__.splitlines()[0].replace("``", "")
     out = capsys.readouterr().out
     assert summary in out, out[:600]
+
+
+def test_a_finished_game_shows_no_turn_restrictions():
+    """After the last discard, "may not discard this turn" describes no turn."""
+    env = rummy_env.env("basic", num_players=2, render_mode="ansi")
+    env.reset(seed=7)
+    rng = np.random.default_rng(0)
+    for _agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    state = env.unwrapped.state
+    assert state.forbidden >= 0  # this game ends with a restriction left in the state
+    text = env.render()
+    assert "game over" in text and "may not discard" not in text and "must use" not in text
