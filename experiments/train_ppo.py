@@ -81,7 +81,7 @@ class Args:
     run_name: str | None = None
     """fixed run name (default: <preset>-<P>p__<exp_name>__<seed>__<unix time>)"""
     resume: str | None = None
-    """checkpoint (.zip) to continue from; logs continue in its run directory"""
+    """checkpoint (.zip) to continue from, or a run directory (its newest checkpoint); logs continue there"""
     save_path: str | None = None
     """ship the run's model.npz (and its .json card) to this path too, e.g. agents/trained/basic-2p.npz;
     never set by the configs: shipping over a model of the package is an explicit step"""
@@ -299,6 +299,35 @@ def policy_kwargs(args: Args, rules) -> dict[str, Any]:
     return kw
 
 
+def _duration(seconds: float) -> str:
+    m = int(seconds // 60)
+    return f"{m // 60}h{m % 60:02d}m" if m >= 60 else f"{m}m{int(seconds % 60):02d}s"
+
+
+def latest_checkpoint(path: str | Path) -> Path:
+    """``path`` itself if it is a file, else the newest ``checkpoints/step_N.zip`` of the run
+    directory ``path`` (or its ``final_model.zip`` when that is newer).
+
+    Raises:
+        ValueError: no such file, or a directory without checkpoints.
+    """
+    p = Path(path)
+    if p.is_file():
+        return p
+    if not p.is_dir():
+        raise ValueError(f"--resume {str(p)!r}: no such checkpoint or run directory")
+    from agents.model_io import read_sb3_data
+
+    candidates = [*(p / "checkpoints").glob("step_*.zip"), p / "final_model.zip"]
+    # a checkpoint counts once its league .json, written after the model, exists (a kill while
+    # writing leaves no .json)
+    steps = [(int(read_sb3_data(c).get("num_timesteps", 0)), c) for c in candidates
+             if c.exists() and c.with_suffix(".json").exists()]
+    if not steps:
+        raise ValueError(f"--resume {str(p)!r}: the run directory has no checkpoints yet")
+    return max(steps, key=lambda t: t[0])[1]
+
+
 # ------------------------------------------------------------------ callbacks
 def _callbacks(args: Args, run_dir: Path, league: dict[str, Any]):
     from stable_baselines3.common.callbacks import BaseCallback
@@ -319,6 +348,7 @@ def _callbacks(args: Args, run_dir: Path, league: dict[str, Any]):
             self.next_ckpt = league.get("next_ckpt")
             self.best = league.get("best", -float("inf"))
             self.last_eval: int | None = None
+            self.last_print = time.time()
 
         def _on_training_start(self) -> None:
             n = self.model.num_timesteps
@@ -356,7 +386,13 @@ def _callbacks(args: Args, run_dir: Path, league: dict[str, Any]):
                     lg.record(f"charts/win_rate_vs/{k}", float(np.mean(v)))
                 self.eps = []
             dt = time.time() - self.t_start
-            lg.record("charts/sps", (n - self.n_start) / max(dt, 1e-9))
+            sps = (n - self.n_start) / max(dt, 1e-9)
+            lg.record("charts/sps", sps)
+            if args.verbose and time.time() - self.last_print >= 60:
+                self.last_print = time.time()
+                left = max(0, args.total_timesteps - n) / max(sps, 1e-9)
+                print(f"[ppo] step {n:,}/{args.total_timesteps:,} ({100 * n / max(1, args.total_timesteps):.1f}%), "
+                      f"{sps:.0f} steps/s, ETA {_duration(left)} (evaluations not included)", flush=True)
             lg.record("charts/wall_minutes", (time.time() - league["t0"] + league.get("wall_before", 0.0)) / 60)
             # the previous update's losses (SB3 dumps them at the next rollout) under losses/
             for k, v in list(lg.name_to_value.items()):
@@ -593,7 +629,8 @@ def train(args: Args) -> Path:
     rules = make_rules(args.preset, args.num_players, **rule_overrides(args.rules))
     league: dict[str, Any] = {"pool": [], "t0": time.time()}
     if args.resume:
-        ckpt = Path(args.resume)
+        ckpt = latest_checkpoint(args.resume)
+        args.resume = str(ckpt)
         run_dir = ckpt.parent.parent if ckpt.parent.name == "checkpoints" else ckpt.parent
         side = ckpt.with_suffix(".json")
         if side.exists():

@@ -217,3 +217,57 @@ def test_a_few_minutes_of_training_beats_random(tmp_path):
                         workers=1)["random"]
     assert res["margin"]["lo"] > 5.0, res
     assert res["win_rate"]["mean"] > 0.6, res
+
+
+def test_a_killed_run_resumes_from_its_directory(tmp_path):
+    """SIGKILL part-way (after the first checkpoint), then ``--resume <run dir>`` finishes it."""
+    import os
+    import signal
+    import time
+
+    cmd = [sys.executable, "-m", "experiments.train_ppo", "--run-dir", str(tmp_path), "--run-name", "k",
+           "--n-envs", "1", "--vec-env", "dummy", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
+           "--features-dim", "32", "--net-arch", "32", "--opponents", "random=1", "--eval-every", "0",
+           "--checkpoint-every", "64", "--total-timesteps", "100000"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ckpts = tmp_path / "k" / "checkpoints"
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and len(list(ckpts.glob("step_*.json"))) < 2:
+            time.sleep(0.2)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    done = sorted(int(p.stem[5:]) for p in ckpts.glob("step_*.json"))
+    assert len(done) >= 2, "no checkpoint before the kill"
+    latest = done[-1]
+    log = train_cli(tmp_path, "--resume", str(tmp_path / "k"), "--n-envs", "1", "--total-timesteps",
+                    str(latest + 128), "--checkpoint-every", "64", "--eval-every", "0")
+    from agents.model_io import load_ppo
+
+    assert load_ppo(tmp_path / "k" / "final_model.zip").num_timesteps == latest + 128
+    assert (tmp_path / "k" / "model.npz").exists() and "[train] done" in log
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_every_recipe_runs_a_smoke_version(tmp_path, path):
+    """Each shipped recipe (experiments/configs/*.toml), its budgets cut to a few hundred
+    decisions: warm start, PPO, evaluation, checkpoint and the playable model.npz."""
+    args = parse_args(["--config", str(path)])
+    cmd = [sys.executable, "-m", "experiments.train_ppo", "--config", str(path), "--run-dir", str(tmp_path),
+           "--run-name", "smoke", "--n-envs", "1", "--vec-env", "dummy", "--n-steps", "64", "--batch-size", "64",
+           "--n-epochs", "1", "--total-timesteps", "128", "--eval-every", "128", "--eval-deals", "1",
+           "--checkpoint-every", "128", "--selfplay-every", "64", "--selfplay-start", "64"]
+    if args.imitate:
+        cmd += ["--imitate-steps", "64", "--imitate-batch", "64", "--imitate-final-epochs", "1"]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    run = tmp_path / "smoke"
+    for f in ("model.npz", "model.json", "checkpoints/step_128.zip", "final_model.zip"):
+        assert (run / f).exists(), f
+    rules = rummy_env.make_rules(args.preset, args.num_players, **rule_overrides(args.rules))
+    bot = agents.make(f"ppo:{run / 'model.npz'}", rules, 0)
+    env = rummy_env.raw_env(args.preset, num_players=args.num_players, **rule_overrides(args.rules))
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    assert obs["action_mask"][bot.act(obs["observation"], obs["action_mask"])]
