@@ -9,9 +9,17 @@ Three ways per configuration:
 
 A *decision* is an action chosen by a player (not PettingZoo's ``step(None)``
 for a finished agent). Games are played back to back for ``--seconds`` per
-repeat; the median of ``--repeats`` is printed. ``--peers`` also runs the
-RLCard / PettingZoo / OpenSpiel gin rummy scripts of ``../shared/peers`` in the
-same run (needs their venv, ``--peers-python``) and prints one table.
+repeat; the median of ``--repeats`` is printed.
+
+``--peers`` compares gin with the peers' gin rummy in the same run. OpenSpiel
+(``pyspiel``, the ``peers`` extra) is measured in this process, interleaved
+with ours (ours, peer, ours, peer, ... for ``--repeats`` rounds), and the
+median of the per-round ratios is reported: our raw AEC env (observation and
+mask every decision) against OpenSpiel with ``observation_tensor`` every
+decision, and our engine against OpenSpiel without observations. RLCard and
+PettingZoo's gin_rummy_v4 (removed from PettingZoo 1.27) cannot be imported
+beside our dependencies; their scripts in ``../shared/peers`` run in their own
+venv (``--peers-python``) when it exists.
 
     python -m experiments.benchmark                     # basic, 2 players
     python -m experiments.benchmark --preset basic --players 4 --seconds 5
@@ -121,9 +129,80 @@ def state_metrics(preset: str, players: int, overrides: dict) -> dict:
 PEER_SCRIPTS = [
     ("PettingZoo gin_rummy_v4 env()", ["bench_pettingzoo_gin.py"]),
     ("RLCard gin step loop", ["bench_rlcard_gin.py", "--mode", "step"]),
-    ("OpenSpiel gin (C++), no obs", ["bench_openspiel_gin.py"]),
-    ("OpenSpiel gin (C++) + observation_tensor", ["bench_openspiel_gin.py", "--obs"]),
 ]
+
+
+def bench_openspiel(seconds: float, seed: int, with_obs: bool) -> dict:
+    """OpenSpiel's gin rummy (C++ through pyspiel), random legal play: chance outcomes drawn by
+    their probabilities, a uniform legal action at each decision, and with ``with_obs`` the acting
+    player's ``observation_tensor`` first (what an RL loop reads)."""
+    import pyspiel
+
+    game = pyspiel.load_game("gin_rummy")
+    rng = random.Random(seed)
+    games = decisions = 0
+    t0 = time.perf_counter()
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                r, acc, pick = rng.random(), 0.0, outcomes[-1][0]
+                for a, p in outcomes:
+                    acc += p
+                    if r < acc:
+                        pick = a
+                        break
+                state.apply_action(pick)
+            else:
+                if with_obs:
+                    state.observation_tensor(state.current_player())
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+                decisions += 1
+        games += 1
+        el = time.perf_counter() - t0
+        if el >= seconds:
+            return {"games": games, "decisions": decisions, "seconds": el}
+
+
+#: (ours, the OpenSpiel run it is paired with, target ratio)
+INTERLEAVED = [("raw", "OpenSpiel gin (C++) + observation_tensor", True, 2.0),
+               ("engine", "OpenSpiel gin (C++), no obs", False, 2.0)]
+
+
+def interleaved_openspiel(seconds: float, repeats: int, seed: int) -> list[dict]:
+    """Ours and OpenSpiel alternately in this process; per pair the median ratio (module docs)."""
+    rules = rummy_env.make_rules("gin", 2)
+    out = []
+    for mode, peer, with_obs, target in INTERLEAVED:
+        if mode == "raw":
+            ours_fn = lambda: bench_aec(lambda: rummy_env.raw_env("gin", 2), seconds, seed)  # noqa: E731
+        else:
+            ours_fn = lambda: bench_engine(rules, seconds, seed)  # noqa: E731
+        bench_openspiel(0.3, seed, with_obs)  # warm-up (loads the game)
+        mine, theirs = [], []
+        for _ in range(repeats):
+            r = ours_fn()
+            mine.append(r["decisions"] / r["seconds"])
+            r = bench_openspiel(seconds, seed, with_obs)
+            theirs.append(r["decisions"] / r["seconds"])
+        ratios = [a / b for a, b in zip(mine, theirs)]
+        out.append({"ours": mode, "peer": peer, "ours_per_s": statistics.median(mine),
+                    "peer_per_s": statistics.median(theirs), "ratio_median": statistics.median(ratios),
+                    "ratios": ratios, "target": target})
+    return out
+
+
+def print_interleaved(rows: list[dict]) -> None:
+    print("\ngin rummy vs OpenSpiel, random play, one core, one process, interleaved:")
+    print(f"  {'ours':12s} {'decisions/s':>12s}  {'OpenSpiel':42s} {'decisions/s':>12s} {'median ratio':>13s}"
+          f" {'target':>7s}")
+    for r in rows:
+        label = {"engine": "gin engine", "raw": "gin raw AEC"}[r["ours"]]
+        print(f"  {label:12s} {r['ours_per_s']:12,.0f}  {r['peer']:42s} {r['peer_per_s']:12,.0f} "
+              f"{r['ratio_median']:12.2f}x {r['target']:6.0f}x   (per round: "
+              + ", ".join(f"{x:.2f}" for x in r["ratios"]) + ")")
 
 
 def run_peers(python: str, seconds: float, repeats: int, peers_dir: Path) -> list[dict]:
@@ -141,10 +220,8 @@ def run_peers(python: str, seconds: float, repeats: int, peers_dir: Path) -> lis
     return out
 
 
-# (our mode, peer name, target ratio): the comparisons of issue 4
+# (our mode, peer name, target ratio): the peers measured in their own venv
 PEER_PAIRS = [
-    ("engine", "OpenSpiel gin (C++), no obs", 2.0),
-    ("raw", "OpenSpiel gin (C++) + observation_tensor", 2.0),
     ("env", "PettingZoo gin_rummy_v4 env()", 4.0),
     ("env", "RLCard gin step loop", None),
 ]
@@ -208,6 +285,17 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{preset:10s} state: {m['state_bytes']} bytes pickled, copy() {m['copy_us']:.2f} us")
         results.append({"preset": preset, **m})
     if args.peers:
+        try:
+            rows = interleaved_openspiel(args.seconds, args.repeats, args.seed)
+            results.append({"interleaved": rows})
+            print_interleaved(rows)
+        except ImportError:
+            print("\nOpenSpiel (pyspiel) is not installed: pip install -e '.[peers]'")
+        if not Path(args.peers_python).exists():
+            print(f"(RLCard / PettingZoo gin: no peers venv at {args.peers_python}; see ../shared/peers)")
+            if args.json:
+                Path(args.json).write_text(json.dumps(results, indent=2))
+            return
         peers = run_peers(args.peers_python, args.seconds, args.repeats, Path(args.peers_dir))
         results.append({"peers": peers})
         ours = {r["mode"]: r["decisions_per_s"] for r in results

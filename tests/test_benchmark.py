@@ -1,0 +1,21 @@
+"""experiments/benchmark.py runs (what it measures, not how fast: timing belongs in the benchmark)."""
+
+from __future__ import annotations
+
+import pytest
+
+from experiments import benchmark
+
+
+def test_modes_count_decisions_of_whole_games():
+    r = benchmark.run_mode("raw", "gin", 2, {}, seconds=0.05, repeats=1, seed=0)
+    assert r["decisions_per_s"] > 0 and r["decisions_per_game"] > 1
+
+
+def test_openspiel_is_measured_in_process_interleaved_with_ours():
+    pytest.importorskip("pyspiel")
+    rows = benchmark.interleaved_openspiel(seconds=0.05, repeats=2, seed=0)
+    assert [r["ours"] for r in rows] == ["raw", "engine"]
+    for r in rows:
+        assert len(r["ratios"]) == 2 and r["ours_per_s"] > 0 and r["peer_per_s"] > 0
+        assert min(r["ratios"]) <= r["ratio_median"] <= max(r["ratios"])
