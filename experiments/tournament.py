@@ -630,11 +630,9 @@ def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None
     long agent names are shortened with a footnote giving them in full, and the
     crosstable's colours are clipped at a limit set by the pairs without outliers
     (see :func:`_colour_limit`), the exact numbers written in every cell."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # Figure, not pyplot: the caller's backend (a notebook's inline one) stays as it is
     import numpy as np
+    from matplotlib.figure import Figure
 
     order = [r["agent"] for r in rows]  # strongest first
     short, notes = _short_labels(order)
@@ -655,7 +653,8 @@ def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None
     title = _wrap(name, width - 0.3, 12)
     title_in = 0.25 * (title.count("\n") + 1)
     height = 0.45 * n + 1.2 + title_in + note_in
-    fig, axes = plt.subplots(1, k, figsize=(width, height), sharey=True, squeeze=False)
+    fig = Figure(figsize=(width, height))
+    axes = fig.subplots(1, k, sharey=True, squeeze=False)
     for ax, (x, err, xlabel, colour, fmt) in zip(axes[0], panels):
         ax.errorbar(x, range(n), xerr=err, fmt="o", capsize=4, color=colour)
         for y, v in enumerate(x):
@@ -671,7 +670,6 @@ def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None
         fig.text(0.01, 0.01, note, fontsize=8, va="bottom", ha="left")
     fig.tight_layout(rect=(0, note_in / height, 1, 1))
     fig.savefig(out / f"{name}_ratings.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
 
     # crosstable: row minus column
     M = np.full((n, n), np.nan)
@@ -694,7 +692,8 @@ def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None
     title = _wrap(f"{name}: mean score difference per round, row minus column", width - 0.3, 11)
     title_in = 0.22 * (title.count("\n") + 1)
     height = cell * n + 0.6 * label_in + 0.6 + title_in + note_in  # x labels are rotated 30 degrees
-    fig, ax = plt.subplots(figsize=(width, height))
+    fig = Figure(figsize=(width, height))
+    ax = fig.subplots()
     im = ax.imshow(M, cmap="RdBu", vmin=-lim, vmax=lim)
     for i in range(n):
         for j in range(n):
@@ -709,7 +708,6 @@ def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None
         fig.text(0.01, 0.01, note, fontsize=8, va="bottom", ha="left")
     fig.tight_layout(rect=(0, note_in / height, 1, 1))
     fig.savefig(out / f"{name}_crosstable.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
 
 
 # ------------------------------------------------------------------ CLI

@@ -449,9 +449,6 @@ def test_colour_limit_is_set_by_the_pairs_without_the_outlier():
 
 
 def test_plots_with_long_names_and_an_outlier(tmp_path, monkeypatch):
-    import matplotlib
-
-    matplotlib.use("Agg")
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.text import Text
@@ -482,3 +479,17 @@ def test_plots_with_long_names_and_an_outlier(tmp_path, monkeypatch):
         assert _LONG in joined and _LONG.replace("__1__", "__2__") in joined, name  # the footnote
         assert "ppo [1]" in found and "ppo [2]" in found, name  # short tick labels
         assert not any(t.startswith("ppo:") for t in found if "\n" not in t and len(t) > T._LABEL_MAX)
+
+
+def test_plots_leave_the_callers_matplotlib_backend_alone(tmp_path):
+    """A notebook that runs a tournament keeps showing its own figures inline."""
+    import matplotlib
+
+    before = matplotlib.get_backend()
+    matplotlib.use("pdf")
+    try:
+        s = _fake_summary({"random": -40.0, "greedy": 0.0})
+        T._plots(s, T.summary_rows(s), tmp_path, "t")
+        assert matplotlib.get_backend() == "pdf"
+    finally:
+        matplotlib.use(before)
