@@ -1,4 +1,5 @@
-"""The notebooks run top to bottom (tiny budgets: they read RUMMY_NOTEBOOK_SMOKE=1)."""
+"""The notebooks run top to bottom (tiny budgets: they read RUMMY_NOTEBOOK_SMOKE=1), and
+are committed with the outputs of a full run, so the repository page shows them."""
 
 from __future__ import annotations
 
@@ -24,6 +25,20 @@ def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert not errors, errors
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_is_committed_with_its_outputs(path: Path) -> None:
+    """Every code cell ran, in order, in one session (re-execute after editing one:
+    jupyter nbconvert --to notebook --execute --inplace notebooks/X.ipynb), no cell
+    failed, and the file stays small (outputs cut short, images at modest dpi)."""
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert [c.get("execution_count") for c in code] == list(range(1, len(code) + 1)), \
+        f"{path.name} is not committed as run top to bottom"
+    assert sum(bool(c.get("outputs")) for c in code) >= len(code) // 2, f"{path.name} has few outputs"
+    assert not [o for c in code for o in c.outputs if o.get("output_type") == "error"]
+    assert path.stat().st_size < 1_000_000, f"{path.name}: {path.stat().st_size:,} bytes"
 
 
 def test_there_are_notebooks() -> None:
