@@ -46,7 +46,7 @@ PER_FACE = ("dw_after", "eval_after", "danger", "in_meld", "fits", "unseen")
 SCALARS = ("deadwood", "eval", "take_gain", "horizon", "top_fits")
 SIZE = len(PER_FACE) * F + len(SCALARS)
 #: the names a model records (``features`` in its metadata) and the wrapper accepts
-KINDS = ("hand",)
+KINDS = ("hand", "variant", "hand+variant")
 
 
 class HandFeatures:
@@ -75,8 +75,8 @@ class HandFeatures:
             out = self._cache[key] = self._compute(obs)
         return out
 
-    def augment(self, observation: np.ndarray) -> np.ndarray:
-        """The observation with the features appended (what the model reads)."""
+    def augment(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        """The observation with the features appended (what the model reads; the mask is not used)."""
         obs = np.asarray(observation, dtype=np.float32)
         return np.concatenate([obs, self(obs)])
 
@@ -117,10 +117,51 @@ class HandFeatures:
         return out
 
 
-def make_features(kind: str | None, rules: RuleSet) -> HandFeatures | None:
+class VariantFeatures:
+    """The move the preset's rule-based agent (``variant``) would play, one-hot over the
+    action space, after the hand features when ``hand`` is set (kinds ``"variant"`` and
+    ``"hand+variant"``).
+
+    A policy that reads it starts, after a short imitation, exactly at the expert's play, and
+    reinforcement learning then learns where to deviate from it (residual policy learning on
+    top of a heuristic). The expert sees the observation and the mask only, like any agent, so
+    nothing hidden enters. It keeps its small per-turn state (what it played this turn), so
+    calls must follow the game's decisions in order: the wrapper and ``PPOAgent`` do.
+    """
+
+    def __init__(self, rules: RuleSet, hand: bool):
+        from agents import make
+        from rummy_env.engine import Layout
+
+        self.rules = rules
+        self.hand = HandFeatures(rules) if hand else None
+        self.expert = make("variant", rules, 0)
+        self.n_actions = Layout(rules).size
+        self.size = self.n_actions + (SIZE if hand else 0)
+
+    def __getstate__(self) -> dict:
+        return {"rules": self.rules, "hand": self.hand is not None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["rules"], state["hand"])
+
+    def augment(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        """The observation, the hand features (``hand+variant``) and the expert's move one-hot
+        (all zeros when nothing is legal: the episode's last observation)."""
+        obs = np.asarray(observation, dtype=np.float32)
+        onehot = np.zeros(self.n_actions, dtype=np.float32)
+        if action_mask is not None and np.any(action_mask):
+            onehot[self.expert.act(obs, action_mask)] = 1.0
+        parts = [obs] if self.hand is None else [obs, self.hand(obs)]
+        return np.concatenate([*parts, onehot])
+
+
+def make_features(kind: str | None, rules: RuleSet) -> HandFeatures | VariantFeatures | None:
     """The feature map named ``kind`` (``None``: no features)."""
     if kind is None:
         return None
     if kind not in KINDS:
         raise ValueError(f"features={kind!r} is not allowed (allowed: None, {', '.join(map(repr, KINDS))})")
-    return HandFeatures(rules)
+    if kind == "hand":
+        return HandFeatures(rules)
+    return VariantFeatures(rules, hand=kind.startswith("hand+"))

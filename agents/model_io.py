@@ -19,7 +19,8 @@ code on the machine that plays it. Two formats load here, and neither unpickles:
     runs code there. :func:`load_ppo` never lets it: every pickled value is
     replaced before SB3 sees it (SB3's ``custom_objects``), rebuilt from the
     readable copy SB3 writes beside it and checked against a short allow-list
-    (the maskable actor-critic policy, :class:`agents.ppo_net.RummyFeatures` or
+    (the maskable actor-critic policy or :class:`agents.ppo_net.ResidualPolicy`,
+    :class:`agents.ppo_net.RummyFeatures` or
     SB3's flatten extractor, ReLU or Tanh, constant schedules, Box and Discrete
     spaces). A pickled value under any other key is refused with an error
     naming it. So ``ppo:<file>.zip``, ``experiments/eval_ppo.py`` and
@@ -166,10 +167,17 @@ def safe_custom_objects(data: dict[str, Any], path: str | Path = "?", observatio
         elif key == "action_space":
             custom[key] = action_space if action_space is not None else spaces.Discrete(n_act)
         elif key == "policy_class":
-            if value.get("__module__") != _POLICY_MODULE:
-                raise ValueError(f"model file {str(path)!r}: policy class from {value.get('__module__')!r} "
-                                 f"is not allowed (allowed: MaskableActorCriticPolicy of {_POLICY_MODULE})")
-            custom[key] = MaskableActorCriticPolicy
+            module = value.get("__module__")
+            if module == _POLICY_MODULE:
+                custom[key] = MaskableActorCriticPolicy
+            elif module == "agents.ppo_net":
+                from agents.ppo_net import ResidualPolicy
+
+                custom[key] = ResidualPolicy
+            else:
+                raise ValueError(f"model file {str(path)!r}: policy class from {module!r} is not allowed "
+                                 f"(allowed: MaskableActorCriticPolicy of {_POLICY_MODULE}, "
+                                 f"agents.ppo_net.ResidualPolicy)")
         elif key == "rollout_buffer_class":
             if value.get("__module__") != _BUFFER_MODULE:
                 raise ValueError(f"model file {str(path)!r}: rollout buffer from {value.get('__module__')!r} "

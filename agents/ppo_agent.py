@@ -102,6 +102,8 @@ class NumpyPolicy:
         self.w0t = np.ascontiguousarray(arrays["w0"].T.astype(np.float32))  # (n_in, h0)
         self.b0 = arrays["b0"].astype(np.float32)
         self.first_act = bool(meta.get("first_act", False))
+        self.prior_actions = int(meta.get("prior_actions", 0))
+        self.prior_scale = float(meta.get("prior_scale", 0.0))
         n_layers = int(meta["n_layers"])
         self.layers = [(arrays[f"w{i}"].astype(np.float32), arrays[f"b{i}"].astype(np.float32))
                        for i in range(1, n_layers)]
@@ -129,6 +131,8 @@ class NumpyPolicy:
             h = w @ h + b
             if i < len(self.layers) - 1:
                 h = self._act(h)
+        if self.prior_actions:
+            h = h + self.prior_scale * np.asarray(obs, dtype=np.float32)[-self.prior_actions:]
         return h
 
     def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -200,7 +204,12 @@ def torch_policy_arrays(policy: Any) -> tuple[dict[str, np.ndarray], dict[str, A
         if hasattr(layer, "weight"):
             linears.append((sd[f"mlp_extractor.policy_net.{i}.weight"],
                             sd[f"mlp_extractor.policy_net.{i}.bias"]))
-    linears.append((sd["action_net.weight"], sd["action_net.bias"]))
+    if "action_net.alpha" in sd:  # ResidualPolicy: logits + alpha * the expert-move one-hot
+        linears.append((sd["action_net.linear.weight"], sd["action_net.linear.bias"]))
+        meta["prior_actions"] = int(fe.prior_actions)
+        meta["prior_scale"] = float(sd["action_net.alpha"])
+    else:
+        linears.append((sd["action_net.weight"], sd["action_net.bias"]))
     if not isinstance(fe, RummyFeatures):
         meta["first_act"] = len(linears) > 1  # the first MLP layer's activation
     for i, (w, b) in enumerate(linears):
@@ -292,7 +301,7 @@ class PPOAgent(Agent):
         """The model's input (the observation, with the hand features if it was trained with them)."""
         observation, action_mask = split_obs(observation, action_mask)
         if self.features is not None:
-            observation = self.features.augment(observation)
+            observation = self.features.augment(observation, action_mask)
         return observation, action_mask
 
     def action_probs(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:

@@ -17,6 +17,14 @@ keep the whole pile (``keep_pile=True``), since any depth may be taken there.
 
 :func:`feature_kwargs` builds the extractor's keyword arguments (plain ints,
 so they pickle into the model file) from a rule set.
+
+**Residual policies** (``features="variant"`` or ``"hand+variant"``): the last
+``prior_actions`` values of the input are the move the preset's rule-based
+agent would play, one-hot (:class:`agents.features.VariantFeatures`).
+:class:`ResidualPolicy` adds them to the action logits, scaled by a learned
+``alpha`` (:class:`PriorHead`): ``logits = action_net(latent) + alpha * onehot``.
+With the action head's small initial weights the most probable move is the
+expert's from the first step, and training learns where to leave it.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import torch as th
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from rummy_env.engine import Layout
 from rummy_env.observation import ObsLayout
 from rummy_env.rules import RuleSet
 
@@ -36,7 +45,8 @@ SCALES = {"hand_sizes": 10.0, "stock_size": 10.0, "totals": 100.0, "turn_value":
           "credit": 100.0, "knock_limit": 10.0}
 
 
-def feature_kwargs(rules: RuleSet, features_dim: int = 256, hand_features: str | None = None) -> dict[str, Any]:
+def feature_kwargs(rules: RuleSet, features_dim: int = 256, hand_features: str | None = None,
+                   prior_scale: float = 3.0) -> dict[str, Any]:
     """``features_extractor_kwargs`` for :class:`RummyFeatures` under ``rules``.
 
     ``hand_features``: the :mod:`agents.features` map appended to the
@@ -51,6 +61,8 @@ def feature_kwargs(rules: RuleSet, features_dim: int = 256, hand_features: str |
         "keep_pile": rules.discard_pickup == "any",
         "features_dim": features_dim,
         "hand_features": hand_features,
+        **({"prior_actions": Layout(rules).size, "prior_scale": float(prior_scale)}
+           if hand_features and "variant" in hand_features else {}),
     }
 
 
@@ -59,9 +71,12 @@ class RummyFeatures(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: gym.spaces.Box, discard: tuple[int, int],
                  scales: list[tuple[int, int, float]], keep_pile: bool = False, features_dim: int = 256,
-                 hand_features: str | None = None):
+                 hand_features: str | None = None, prior_actions: int = 0, prior_scale: float = 3.0):
         super().__init__(observation_space, features_dim)
         self.hand_features = hand_features  # appended after the observation (scale 1, kept whole)
+        self.prior_actions = int(prior_actions)  # the expert's move one-hot: the input's last values
+        self.prior_scale = float(prior_scale)
+        self.prior: th.Tensor | None = None  # of the last forward pass, for PriorHead
         n = int(observation_space.shape[0])
         self.d0, self.rows = int(discard[0]), int(discard[1])
         self.d1 = self.d0 + self.rows * 53
@@ -84,4 +99,37 @@ class RummyFeatures(BaseFeaturesExtractor):
         return th.cat([x[:, :self.d0], x[:, self.d1:], top, seen], dim=1)
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
+        if self.prior_actions:
+            self.prior = observations[:, -self.prior_actions:]
         return th.relu(self.linear(self.compress(observations)))
+
+
+class PriorHead(nn.Module):
+    """``linear(latent) + alpha * prior``: the action head of :class:`ResidualPolicy`, where
+    ``prior`` is the expert-move one-hot the extractor saw in the same forward pass."""
+
+    def __init__(self, linear: nn.Linear, extractor: RummyFeatures, alpha: float):
+        super().__init__()
+        self.linear = linear
+        self._extractor = [extractor]  # a reference, not a submodule (its weights live in the policy)
+        self.alpha = nn.Parameter(th.tensor(float(alpha)))
+
+    def forward(self, latent: th.Tensor) -> th.Tensor:
+        return self.linear(latent) + self.alpha * self._extractor[0].prior
+
+
+def _maskable_policy():
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    return MaskableActorCriticPolicy
+
+
+class ResidualPolicy(_maskable_policy()):
+    """The maskable actor-critic policy whose action head adds the expert's move (module docs)."""
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        fe = self.pi_features_extractor
+        if isinstance(fe, RummyFeatures) and fe.prior_actions:
+            self.action_net = PriorHead(self.action_net, fe, fe.prior_scale)
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)

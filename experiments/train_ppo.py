@@ -666,8 +666,11 @@ def train(args: Args) -> Path:
         for name, path in league.get("pool", []):
             venv.env_method("add_opponent", name, PolicySnapshot(path, name))
     else:
+        from agents.ppo_net import ResidualPolicy
+
+        residual = bool(args.features and "variant" in args.features)
         model = MaskablePPO(
-            "MlpPolicy", venv, learning_rate=lr, n_steps=args.n_steps, batch_size=args.batch_size,
+            ResidualPolicy if residual else "MlpPolicy", venv, learning_rate=lr, n_steps=args.n_steps, batch_size=args.batch_size,
             n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
             ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
             target_kl=args.target_kl, policy_kwargs=policy_kwargs(args, rules), seed=args.seed,

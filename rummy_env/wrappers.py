@@ -59,9 +59,11 @@ features=None, **rule_overrides)`:
 * `duplicate_deals=N`: evaluation mode. Episode `k` plays deal `first_deal + k // P`
   with the learner in seat `k % P` (each deal once from every seat), cycling after
   `N * P` episodes; deal `i` is the deal `rummy_env.raw_env(...).reset(seed=i)` makes.
-* `features`: `None` (the observation only) or `"hand"`: the observation with
+* `features`: `None` (the observation only), `"hand"`: the observation with
   :mod:`agents.features`' hand-evaluation features appended (deadwood after each
-  discard, near-meld potential, danger, ...; computed from the observation alone).
+  discard, near-meld potential, danger, ...; computed from the observation alone),
+  `"variant"`: the move the preset's rule-based agent would play (one-hot over the
+  actions, from the observation and mask alone), or `"hand+variant"`: both.
 * `rule_overrides`: any `RuleSet` field (`match=True`, `jokers=2`, ...).
 
 `reset(seed, options)`: `options` may hold `"seat"` (the learner's seat for this
@@ -485,7 +487,9 @@ class RummySingleAgentEnv(gym.Env):
     # ------------------------------------------------------------ internals
     def _obs(self) -> np.ndarray:
         obs = encode_obs(self.state, self._me, self.layout)
-        return obs if self.features is None else self.features.augment(obs)
+        if self.features is None:
+            return obs
+        return self.features.augment(obs, self.action_masks() if self.state.current == self._me else None)
 
     def _me_active(self) -> bool:
         return bool(self.state.active[self._me])

@@ -271,3 +271,44 @@ def test_every_recipe_runs_a_smoke_version(tmp_path, path):
     env.reset(seed=0)
     obs, *_ = env.last()
     assert obs["action_mask"][bot.act(obs["observation"], obs["action_mask"])]
+
+
+def test_residual_policy_starts_at_the_expert_and_exports_exactly(tmp_path):
+    """features="hand+variant": the untrained ResidualPolicy's most probable move is basic-expert's,
+    and the .npz export (numpy) and the safely reloaded .zip (torch) give the same probabilities."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.model_io import load_ppo
+    from agents.ppo_agent import save_numpy_policy
+    from agents.ppo_net import ResidualPolicy, feature_kwargs
+    from rummy_env.wrappers import RummySingleAgentEnv
+
+    rules = rummy_env.make_rules("basic", 2)
+    env = RummySingleAgentEnv(opponents="greedy", features="hand+variant")
+    from agents.ppo_net import RummyFeatures
+
+    model = MaskablePPO(ResidualPolicy, env, n_steps=64, batch_size=64, device="cpu",
+                        policy_kwargs={"net_arch": [32], "features_extractor_class": RummyFeatures,
+                                       "features_extractor_kwargs": feature_kwargs(rules, 32, "hand+variant")})
+    model.save(tmp_path / "r.zip")
+    save_numpy_policy(model.policy, tmp_path / "r.npz")
+    zbot = agents.make(f"ppo:{tmp_path / 'r.zip'}", rules, 0, backend="torch")
+    nbot = agents.make(f"ppo:{tmp_path / 'r.npz'}", rules, 0)
+    expert = agents.make("basic-expert", rules, 0)
+    assert isinstance(load_ppo(tmp_path / "r.zip").policy, ResidualPolicy)
+    raw = rummy_env.raw_env("basic", 2)
+    n = 0
+    for g in range(3):
+        raw.reset(seed=g)
+        for _name in raw.agent_iter():
+            obs, _, term, trunc, _ = raw.last()
+            if term or trunc:
+                raw.step(None)
+                continue
+            o, m = obs["observation"], obs["action_mask"]
+            a = expert.act(o, m)
+            np.testing.assert_allclose(zbot.action_probs(o, m), nbot.action_probs(o, m), atol=1e-3)
+            assert nbot.act(o, m) == zbot.act(o, m) == a
+            n += 1
+            raw.step(a)
+    assert n > 50
