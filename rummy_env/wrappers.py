@@ -28,8 +28,9 @@ features=None, **rule_overrides)`:
 
 * `opponents`, one of:
   - `None`: the built-in uniform random opponent (:class:`UniformRandomOpponent`);
-  - a registry name (`"random"`, `"greedy"`, ...), built with
-    `agents.make(name, rules, seat)` (the `agents` package is imported only then);
+  - a registry name (`"random"`, `"greedy"`, ...), built by the `make_agent` plugin
+    (:func:`plugin`: `agents.make(name, rules, seat)`, which the `agents` package
+    registers as an entry point; `rummy_env` itself never imports `agents`);
   - an agent object (`act(observation, action_mask) -> int`, `reset(seed)`),
     used for every opponent seat;
   - a callable `factory(rules, seat) -> agent` (an `agents` class works);
@@ -79,7 +80,6 @@ by a fresh one (counted in `info["redeals"]`); the learner always gets a move.
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
 from collections.abc import Callable, Mapping
@@ -130,14 +130,14 @@ def make_opponent(spec: Any, rules: RuleSet, seat: int) -> Any:
     if spec is None:
         return UniformRandomOpponent(rules, seat)
     if isinstance(spec, str):
-        try:
-            registry = importlib.import_module("agents")
-        except ImportError:
+        make = plugin("make_agent")
+        if make is None:
             if spec == "random":
                 return UniformRandomOpponent(rules, seat)
-            raise ValueError(f"opponent {spec!r} needs the `agents` package, which is not "
-                             "importable (without it only 'random' is available)") from None
-        return registry.make(spec, rules, seat)
+            raise ValueError(f"opponent {spec!r} needs an agent registry (the `agents` package of "
+                             "rummy-env, found through its entry point), which is not installed; "
+                             "without it only 'random' is available") from None
+        return make(spec, rules, seat)
     if _is_agent(spec):
         return spec
     if callable(spec):
@@ -146,15 +146,32 @@ def make_opponent(spec: Any, rules: RuleSet, seat: int) -> Any:
                      "(with act/reset), a factory(rules, seat) nor an OpponentPool")
 
 
+#: the entry-point group through which packages offer named agents and feature maps
+PLUGIN_GROUP = "rummy_env.plugins"
+
+
+def plugin(name: str) -> Callable[..., Any] | None:
+    """The callable a package registered as ``name`` in the entry-point group
+    ``rummy_env.plugins`` (``make_agent(spec, rules, seat)``, ``make_features(kind, rules)``),
+    or None. This package names no other package: the agents register themselves
+    (``pyproject.toml``), so the layers point one way, ``agents -> rummy_env``."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=PLUGIN_GROUP):
+        if ep.name == name:
+            return ep.load()
+    return None
+
+
 def _make_features(kind: str | None, rules: RuleSet) -> Any:
-    """The feature map of ``features=`` (:mod:`agents.features`, imported only when asked for)."""
+    """The feature map of ``features=``, from the ``make_features`` plugin (:mod:`agents.features`)."""
     if kind is None:
         return None
-    try:
-        module = importlib.import_module("agents.features")
-    except ImportError:
-        raise ValueError(f"features={kind!r} needs the `agents` package, which is not importable") from None
-    return module.make_features(kind, rules)
+    make = plugin("make_features")
+    if make is None:
+        raise ValueError(f"features={kind!r} needs a feature plugin (the `agents` package of rummy-env), "
+                         "which is not installed")
+    return make(kind, rules)
 
 
 def _is_agent(spec: Any) -> bool:
