@@ -185,14 +185,13 @@ def classify(cards: list[int], cat: Catalogue, kind: str | None = None) -> tuple
 
 def is_set(cards: list[int], cat: Catalogue) -> bool:
     """Whether the cards form a valid set under the catalogue's rules."""
-    d = classify(cards, cat)
-    return d is not None and d[0] == "set"
+    return classify(cards, cat, "set") is not None
 
 
 def is_run(cards: list[int], cat: Catalogue) -> bool:
-    """Whether the cards (in rank order, JK where wild) form a valid run."""
-    d = classify(cards, cat)
-    return d is not None and d[0] == "run"
+    """Whether the cards (in rank order, JK where wild) form a valid run (``5H JK JK`` is
+    both a run and a set where one natural may carry two wild cards)."""
+    return classify(cards, cat, "run") is not None
 
 
 # ------------------------------------------------------ deadwood search
@@ -260,9 +259,10 @@ def best_arrangement(
 
 
 def _each_arrangement(counts: list[int], melds: list[tuple[int, ...]], visit) -> None:
-    """Call ``visit(chosen, avail)`` for every set of disjoint ``melds`` that ``counts``
-    can hold (``chosen``: meld indices, ascending; ``avail``: the cards left), the empty
-    set first. The one search behind every arrangement question below."""
+    """Call ``visit(chosen, avail)`` for every multiset of disjoint ``melds`` that ``counts``
+    can hold (``chosen``: meld indices, non-decreasing: a meld appears twice when the hand
+    holds two copies of its cards, two decks; ``avail``: the cards left), the empty set
+    first. The one search behind every arrangement question below."""
     avail = list(counts)
     chosen: list[int] = []
 
@@ -274,7 +274,7 @@ def _each_arrangement(counts: list[int], melds: list[tuple[int, ...]], visit) ->
                 for f in m:
                     avail[f] -= 1
                 chosen.append(i)
-                search(i + 1)
+                search(i)  # i again: with two decks a hand may hold a meld twice
                 chosen.pop()
                 for f in m:
                     avail[f] += 1
