@@ -114,6 +114,8 @@ class NumpyPolicy:
     def features(self, obs: np.ndarray) -> np.ndarray:
         """The input of the first linear layer (the compressed observation)."""
         obs = np.asarray(obs, dtype=np.float32)
+        if self.prior_actions:
+            obs = obs[:-self.prior_actions]  # the expert's move bypasses the first layer
         if not self.compressed:
             return obs
         x = obs * self.scale

@@ -20,7 +20,8 @@ so they pickle into the model file) from a rule set.
 
 **Residual policies** (``features="variant"`` or ``"hand+variant"``): the last
 ``prior_actions`` values of the input are the move the preset's rule-based
-agent would play, one-hot (:class:`agents.features.VariantFeatures`).
+agent would play, one-hot (:class:`agents.features.VariantFeatures`); they
+bypass the first layer.
 :class:`ResidualPolicy` adds them to the action logits, scaled by a learned
 ``alpha`` (:class:`PriorHead`): ``logits = action_net(latent) + alpha * onehot``.
 With the action head's small initial weights the most probable move is the
@@ -81,6 +82,7 @@ class RummyFeatures(BaseFeaturesExtractor):
         self.d0, self.rows = int(discard[0]), int(discard[1])
         self.d1 = self.d0 + self.rows * 53
         self.keep_pile = bool(keep_pile)
+        n -= self.prior_actions  # the expert's move reaches the logits only (PriorHead), not the layer
         scale = th.ones(n)
         for a, b, v in scales:
             scale[a:b] = 1.0 / v
@@ -90,6 +92,8 @@ class RummyFeatures(BaseFeaturesExtractor):
         self.linear = nn.Linear(n_in, features_dim)
 
     def compress(self, obs: th.Tensor) -> th.Tensor:
+        if self.prior_actions:
+            obs = obs[:, :-self.prior_actions]
         x = obs * self.scale
         if self.keep_pile:
             return x
