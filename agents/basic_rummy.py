@@ -188,7 +188,14 @@ class BasicExpertAgent(GreedyAgent):
         return d
 
     def score_hand(self, hand: list[int], unseen: list[int], horizon: float) -> float:
-        return self.deadwood(hand) - self.potential_weight * self.potential(hand, unseen, horizon)
+        key = (tuple(hand), tuple(unseen), horizon, self.potential_weight)
+        cache = self.__dict__.setdefault("_score_cache", {})
+        r = cache.get(key)
+        if r is None:
+            if len(cache) > 50_000:
+                cache.clear()
+            r = cache[key] = self.deadwood(hand) - self.potential_weight * self.potential(hand, unseen, horizon)
+        return r
 
     # ------------------------------------------------------------------- act
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:

@@ -136,6 +136,9 @@ class VariantFeatures:
         self.rules = rules
         self.hand = HandFeatures(rules) if hand else None
         self.expert = make("variant", rules, 0)
+        if self.hand is not None:  # one memo of hand deadwood and arrangements for both (pure functions)
+            for name in ("_dw_cache", "_arr_cache", "_score_cache"):
+                self.hand._eval.__dict__[name] = self.expert.__dict__.setdefault(name, {})
         self.n_actions = Layout(rules).size
         self.size = self.n_actions + (SIZE if hand else 0)
 
