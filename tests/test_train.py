@@ -312,3 +312,28 @@ def test_residual_policy_starts_at_the_expert_and_exports_exactly(tmp_path):
             n += 1
             raw.step(a)
     assert n > 50
+
+
+def test_ship_is_the_explicit_step_into_the_package(tmp_path):
+    """rummy-ship writes a run's checkpoint as <name>.npz + card, never over a model by accident."""
+    from experiments.ship_model import Args as ShipArgs
+    from experiments.ship_model import ship
+
+    train_cli(tmp_path, "--run-name", "s", "--total-timesteps", "128", "--checkpoint-every", "128",
+              "--eval-every", "128")
+    out_dir = tmp_path / "trained"
+    out_dir.mkdir()
+    for which in ("best", "final", "step_128"):
+        path = ship(ShipArgs(run=str(tmp_path / "s"), name=f"m-{which}", checkpoint=which, out_dir=str(out_dir)))
+        card = json.loads(path.with_suffix(".json").read_text())
+        assert card["preset"] == "basic" and card["run"] == "s"
+        assert card["timesteps"] == (128 if which != "best" else card["timesteps"])
+        bot = agents.make(f"ppo:{path}", rummy_env.make_rules("basic", 2), 0)
+        assert bot.np_policy is not None
+    with pytest.raises(ValueError, match="exists"):
+        ship(ShipArgs(run=str(tmp_path / "s"), name="m-best", out_dir=str(out_dir)))
+    with pytest.raises(ValueError, match="no checkpoint"):
+        ship(ShipArgs(run=str(tmp_path / "s"), name="x", checkpoint="step_9", out_dir=str(out_dir)))
+    r = subprocess.run([sys.executable, "-m", "experiments.ship_model", str(tmp_path / "nope"), "--name", "x"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2 and "not a run directory" in r.stderr
