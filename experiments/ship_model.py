@@ -1,8 +1,8 @@
 """Ship a trained model: write a run's policy as ``agents/trained/<name>.npz`` with its card.
 
 ```bash
-rummy-ship runs/basic-2p-residual__s1 --name basic-2p-residual              # the run's best_model.zip
-rummy-ship runs/basic-2p-residual__s1 --name basic-2p-residual --checkpoint step_400000
+rummy-ship --run runs/basic-2p-residual__s1 --name basic-2p-residual              # the run's best_model.zip
+rummy-ship --run runs/basic-2p-residual__s1 --name basic-2p-residual --checkpoint step_400000
 ```
 
 Training never writes into the package (``rummy-train`` writes under

@@ -334,6 +334,6 @@ def test_ship_is_the_explicit_step_into_the_package(tmp_path):
         ship(ShipArgs(run=str(tmp_path / "s"), name="m-best", out_dir=str(out_dir)))
     with pytest.raises(ValueError, match="no checkpoint"):
         ship(ShipArgs(run=str(tmp_path / "s"), name="x", checkpoint="step_9", out_dir=str(out_dir)))
-    r = subprocess.run([sys.executable, "-m", "experiments.ship_model", str(tmp_path / "nope"), "--name", "x"],
+    r = subprocess.run([sys.executable, "-m", "experiments.ship_model", "--run", str(tmp_path / "nope"), "--name", "x"],
                        cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 2 and "not a run directory" in r.stderr
