@@ -80,7 +80,7 @@ def ship(args: Args) -> Path:
 def main(argv: list[str] | None = None) -> None:
     import tyro
 
-    args = tyro.cli(Args, args=argv, description=__doc__.splitlines()[0])
+    args = tyro.cli(Args, args=argv, description=__doc__.splitlines()[0].replace("``", ""))
     try:
         out = ship(args)
     except ValueError as e:

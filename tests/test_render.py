@@ -71,7 +71,8 @@ def test_the_demo_explains_the_result(capsys):
     assert not re.search(r"\b1 cards\b", out)
 
 
-@pytest.mark.parametrize("module", ["train_ppo", "tournament", "benchmark", "demo", "eval_ppo"])
+@pytest.mark.parametrize("module", ["train_ppo", "tournament", "benchmark", "demo", "eval_ppo", "ship_model",
+                                    "learning_curve"])
 def test_every_command_says_what_it_does(module, capsys, monkeypatch):
     """rummy-train, rummy-tournament, rummy-benchmark, rummy-demo and
     python -m experiments.eval_ppo: --help gives the module's one-line summary."""
