@@ -496,7 +496,10 @@ def legal_actions(s: GameState) -> list[int]:
         elif s.phase == _DRAW:
             s._legal = _legal_draw(s)
         elif s.phase == _UPCARD:
-            s._legal = [s.layout.DRAW_DISCARD, s.layout.PASS]
+            # the up-card may be taken when a draw of it would be legal (a card that must
+            # be used at once, two decks); passing always is
+            take = s.layout.DRAW_DISCARD in _legal_draw(s)
+            s._legal = [s.layout.DRAW_DISCARD, s.layout.PASS] if take else [s.layout.PASS]
         else:
             s._legal = []
     return s._legal
@@ -957,10 +960,10 @@ def _apply_discard_knock_pass(s: GameState, p: int, a: int) -> bool:
         if s.nhand[p] == 0:
             return _end_round(s, p, "went_out")
         if rules.wall and len(s.stock) <= rules.wall:
-            return _end_round(s, None, "wall")
+            return _end_stuck_round(s, "wall")
         return _end_turn(s, p)
     if a >= L.END_ROUND:  # rummy500: stock empty, no dig wanted
-        return _end_round(s, None, "stock_empty")
+        return _end_stuck_round(s, "stock_empty")
     if a >= L.PASS:  # gin: refuse the up-card
         if s.upcard_stage == 0:
             s.current = s.dealer
@@ -1066,8 +1069,9 @@ def _begin_draw(s: GameState) -> bool:
 
 
 def _end_stuck_round(s: GameState, reason: str) -> bool:
-    """End a round nobody went out of (D-8): the lowest hand wins, ties to the player
-    nearest in turn order to the one to draw; rummy500 scores as it stands, gin is void."""
+    """End a round nobody went out of (D-8; also the gin wall and rummy500's EndRound,
+    under any scoring): the lowest hand wins, ties to the player to act and then the
+    nearest after him in turn order; rummy500 scores as it stands, gin is void."""
     if s.rules.scoring in ("gin", "rummy500"):
         return _end_round(s, None, reason)
     best, bv = s.current, s.hand_value(s.current)

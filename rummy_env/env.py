@@ -65,12 +65,10 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from rummy_env import engine
 from rummy_env.moves import ActionCodec, Move
-from rummy_env.observation import ObsLayout
+from rummy_env.observation import OBS_BOUND, ObsLayout
 from rummy_env.observation import encode as encode_obs
 from rummy_env.render import render_text
-from rummy_env.rules import make_rules
-
-_OBS_BOUND = 1.0e4  # totals stay far below this
+from rummy_env.rules import RULE_OPTIONS, make_rules
 
 
 class raw_env(AECEnv, EzPickle):
@@ -81,7 +79,7 @@ class raw_env(AECEnv, EzPickle):
     #: env() sets this: behave like PettingZoo's classic wrapper stack
     _classic = False
 
-    def __init__(self, preset: str = "basic", num_players: int = 2, render_mode: str | None = None,
+    def __init__(self, preset: str = "basic", num_players: int | None = None, render_mode: str | None = None,
                  **overrides: Any):
         EzPickle.__init__(self, preset, num_players, render_mode, **overrides)
         super().__init__()
@@ -94,10 +92,13 @@ class raw_env(AECEnv, EzPickle):
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        if "name" in overrides:
+            raise ValueError(f"name={overrides['name']!r} is not a rule option: the preset is the first "
+                             f"argument, here preset={preset!r} (allowed options: {', '.join(RULE_OPTIONS)})")
         na = self.codec.num_actions
         self._action_space = spaces.Discrete(na)
         self._obs_space = spaces.Dict({
-            "observation": spaces.Box(-_OBS_BOUND, _OBS_BOUND, (self.obs_layout.size,), np.float32),
+            "observation": spaces.Box(-OBS_BOUND, OBS_BOUND, (self.obs_layout.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (na,), np.int8),
         })
         self.state: engine.GameState | None = None
@@ -264,7 +265,7 @@ class _ClassicEnv(raw_env):
     _classic = True
 
 
-def env(preset: str = "basic", num_players: int = 2, render_mode: str | None = None,
+def env(preset: str = "basic", num_players: int | None = None, render_mode: str | None = None,
         **overrides: Any) -> raw_env:
     """The AEC env users get by default (see the module docs)."""
     return _ClassicEnv(preset, num_players, render_mode, **overrides)

@@ -31,6 +31,11 @@ order:
 | `turn_value`  | 1             | opening: value melded this turn by the player to act, not yet opened |
 | `credit`      | P             | rummy500: value melded and laid off this round                     |
 
+The unbounded numbers (`totals`, `credit`, `turn_value`, `knock_limit`,
+`rebuilds`) are clipped to `-OBS_BOUND..OBS_BOUND` (10^4), the bounds of the
+env's observation space; real games stay far inside them (a match ends at its
+target), so only extreme rule values or crafted totals are cut.
+
 Size = PF + DF + M(P+2+F) + 2F + 8P + 8; e.g. basic, 2 players, one deck
 without jokers: 106 + 2756 + 17*57 + 106 + 16 + 8 = 3961; gin (no table
 slots): 106 + 2756 + 106 + 16 + 8 = 2992.
@@ -51,6 +56,12 @@ from rummy_env.melds import ACE_HIGH_POS, run_face
 from rummy_env.rules import RuleSet
 
 F = NUM_FACES
+OBS_BOUND = 10_000
+"""Every entry of an observation lies in ``-OBS_BOUND..OBS_BOUND`` (larger numbers are clipped)."""
+
+
+def _clip(v: int) -> int:
+    return OBS_BOUND if v > OBS_BOUND else -OBS_BOUND
 
 
 class ObsLayout:
@@ -141,23 +152,25 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
             o[layout.PLAYED + off] = 1.0
         if state.active[q]:
             o[layout.ACTIVE + off] = 1.0
-        o[layout.TOTALS + off] = state.totals[q]
+        t = state.totals[q]
+        o[layout.TOTALS + off] = t if -OBS_BOUND <= t <= OBS_BOUND else _clip(t)
     o[layout.STOCK_SIZE] = len(state.stock)
     o[layout.PHASE + int(state.phase)] = 1.0
     o[layout.TO_ACT + (state.current - player) % P] = 1.0
     o[layout.DEALER + (state.dealer - player) % P] = 1.0
     if state.forbidden >= 0:
         o[layout.FORBIDDEN + state.forbidden] = 1.0
-    o[layout.REBUILDS] = state.rebuilds
-    o[layout.KNOCK_LIMIT] = state.knock_limit
+    o[layout.REBUILDS] = min(state.rebuilds, OBS_BOUND)  # (these three are never negative)
+    o[layout.KNOCK_LIMIT] = min(state.knock_limit, OBS_BOUND)
+    o[layout.TURN_VALUE] = min(state.turn_value, OBS_BOUND)
     if state.must_use >= 0:
         o[layout.MUST_USE + state.must_use] = 1.0
-    o[layout.TURN_VALUE] = state.turn_value
     for off in range(P):
         q = (player + off) % P
         if state.opened[q]:
             o[layout.OPENED + off] = 1.0
-        o[layout.CREDIT + off] = state.credit[q]
+        c = state.credit[q]
+        o[layout.CREDIT + off] = c if -OBS_BOUND <= c <= OBS_BOUND else _clip(c)
     return np.frombuffer(o, dtype=np.float32)
 
 

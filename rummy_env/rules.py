@@ -203,10 +203,13 @@ class RuleSet:
                 raise ValueError(
                     f"{key}={getattr(self, key)!r} is not allowed (allowed: {', '.join(map(repr, allowed))})"
                 )
-        lo, hi = _PRESETS[self.name][2] if self.name in _PRESETS else (2, 8)
+        if not isinstance(self.name, str) or self.name not in _PRESETS:
+            raise ValueError(f"name={self.name!r} is not allowed (allowed: {', '.join(sorted(_PRESETS))})")
+        lo, hi = _PRESETS[self.name][2]
         if not lo <= self.num_players <= hi:
             raise ValueError(
-                f"num_players={self.num_players} is not allowed for {self.name!r} (allowed: {lo}-{hi})"
+                f"num_players={self.num_players} is not allowed for {self.name!r} "
+                f"(allowed: {lo if lo == hi else f'{lo}-{hi}'})"
             )
         n = self.num_players
         if self.decks == 0:
@@ -249,6 +252,27 @@ class RuleSet:
                              "(allowed: meld_during_play=False in a knocking game)")
         if self.upcard_offer and n != 2:
             raise ValueError(f"upcard_offer=True is not allowed with {n} players (allowed: 2 players)")
+        if not self.meld_during_play and self.scoring != "gin":
+            raise ValueError(
+                f"meld_during_play=False is not allowed with scoring={self.scoring!r}: nobody could "
+                "ever meld or go out (allowed: meld_during_play=False only with scoring='gin', "
+                "where melds are shown by knocking)")
+        if self.scoring == "gin" and self.jokers:
+            raise ValueError(
+                f"jokers={self.jokers} is not allowed with scoring='gin': the knock and deadwood "
+                "count has no wild cards (allowed: jokers=0)")
+        if not self.meld_during_play and self.discard_pickup_must_meld != "never":
+            raise ValueError(
+                f"discard_pickup_must_meld={self.discard_pickup_must_meld!r} is not allowed with "
+                "meld_during_play=False: a taken card could never be used in a meld (allowed: 'never')")
+        if self.scoring == "gin" and self.discard_pickup != "top":
+            raise ValueError(
+                f"discard_pickup={self.discard_pickup!r} is not allowed with scoring='gin': digging "
+                "grows a hand past the 11 cards the knock and deadwood count are made for "
+                "(allowed: 'top')")
+        if self.scoring == "gin" and n != 2:
+            raise ValueError(f"scoring='gin' is not allowed with {n} players (allowed: 2 players, "
+                             "the knocker against one defender)")
         for key in ("penalty_limit", "target", "rummy_multiplier"):
             if getattr(self, key) < 1:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 1 or more)")
@@ -281,28 +305,39 @@ class RuleSet:
 
 
 RULE_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet))
+#: the fields an override may set (``name`` and ``num_players`` are arguments of their own)
+RULE_OPTIONS: tuple[str, ...] = tuple(f for f in RULE_FIELDS if f not in ("name", "num_players"))
 
 
-def make_rules(name: str = "basic", num_players: int = 2, **overrides: Any) -> RuleSet:
+def make_rules(name: str | RuleSet = "basic", num_players: int | None = None, **overrides: Any) -> RuleSet:
     """Build the rule set of preset ``name`` with ``overrides`` applied.
+
+    ``name`` may also be a ``RuleSet``: the overrides are applied to it. Its
+    player count is fixed (the deck count and hand size were derived from it), so
+    ``num_players`` must then be None or equal to it.
+    ``num_players`` defaults to 2 for a preset name.
 
     Raises:
         ValueError: unknown preset, an override that is not a RuleSet field, or
             a value out of range; the message names the allowed values.
     """
+    unknown = sorted(set(overrides) - set(RULE_OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown rule option(s) {', '.join(map(repr, unknown))} "
+                         f"(allowed: {', '.join(RULE_OPTIONS)})")
     if isinstance(name, RuleSet):
-        return name.replace(num_players=num_players, **overrides) if overrides else name
-    if name not in _PRESETS:
-        raise ValueError(f"unknown preset {name!r} (allowed: {', '.join(sorted(_PRESETS))})")
-    unknown = sorted(set(overrides) - set(RULE_FIELDS) - {"name"})
-    if unknown or "name" in overrides:
-        bad = unknown or ["name"]
-        raise ValueError(
-            f"unknown rule option(s) {', '.join(map(repr, bad))} "
-            f"(allowed: {', '.join(f for f in RULE_FIELDS if f not in ('name', 'num_players'))})"
-        )
+        if num_players is not None and num_players != name.num_players:
+            raise ValueError(
+                f"num_players={num_players!r} does not match the RuleSet's {name.num_players} players "
+                f"(allowed: None or {name.num_players}; for another player count use "
+                f"make_rules({name.name!r}, {num_players!r}, ...), which derives decks and hand size anew)")
+        return name.replace(**overrides) if overrides else name
+    if not isinstance(name, str) or name not in _PRESETS:
+        raise ValueError(f"unknown preset {name!r} (allowed: {', '.join(sorted(_PRESETS))}, or a RuleSet)")
+    if num_players is None:
+        num_players = 2
     fields = dict(_PRESETS[name][1])
-    if name == "persian" and num_players > 4:
+    if name == "persian" and isinstance(num_players, int) and num_players > 4:
         fields["jokers"] = 2  # 4 jokers in all: two decks of 2
     fields.update(overrides)
     return RuleSet(name=name, num_players=num_players, **fields)
