@@ -135,6 +135,10 @@ def observed(obs: np.ndarray, rules: RuleSet, seat: int,
     for key in ("must_use", "turn_value"):
         if key in v:
             template[key] = v[key]
+    if template.get("must_use") and current == seat:
+        # the observer took it from the discard pile this turn, in view of all: a card
+        # known to be in his hand (his own known cards are not in his observation)
+        known[seat].append(template["must_use"])
     if "opened" in v:
         # melds of a player who has not opened yet were all laid this turn: the
         # turn holds a pure run when one of them is a run without wild cards
@@ -215,7 +219,7 @@ class Determinizer:
         # as from_dict(_fill(...)), several times faster.
         if self._base is None:
             d = _dealt(self.template, [], [0] * len(self.need), 0, self.turn_played, self.hands_won)
-            self._base = engine.from_dict(d, self.rules)
+            self._base = engine.from_dict(d, self.rules, check=False)  # the hidden cards come next
             _fix_table(self._base, d)
         cards = list(self.hidden)
         rng.shuffle(cards)

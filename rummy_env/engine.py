@@ -33,7 +33,10 @@ Rule decisions taken here (documented in the README too):
 
 from __future__ import annotations
 
+import operator
 import random
+from collections.abc import Callable
+from difflib import get_close_matches
 from enum import IntEnum
 from itertools import compress
 from operator import mul
@@ -410,35 +413,95 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
     _begin_draw(s)
 
 
+#: the keys of a crafted deal in ``reset(options=...)`` / :func:`new_game`
+DEAL_KEYS = ("hands", "discard", "stock", "dealer")
+#: every key :func:`new_game` reads from ``options``
+OPTION_KEYS = ("state", *DEAL_KEYS)
+
+
+def _check_options(options: Any) -> dict[str, Any]:
+    """The reset options, checked. Unknown keys are ignored (PettingZoo's api_test
+    passes ``{"options": 1}``) unless the options also hold a deal or a state, or a
+    key is close to a known one (a typo such as ``"hand"``): then a ValueError names
+    the allowed keys."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be None or a dict, got {_short(options)} "
+                         f"(allowed keys: {', '.join(map(repr, OPTION_KEYS))})")
+    known = [k for k in options if k in OPTION_KEYS]
+    unknown = [k for k in options if k not in OPTION_KEYS]
+    typos = [k for k in unknown if isinstance(k, str) and get_close_matches(k, OPTION_KEYS, 1, 0.75)]
+    if (known and unknown) or typos:
+        raise ValueError(f"unknown reset option(s) {', '.join(map(repr, typos or unknown))} "
+                         f"(allowed: {', '.join(map(repr, OPTION_KEYS))})")
+    if options.get("state") is not None:
+        if not isinstance(options["state"], dict):
+            raise ValueError(f"options['state'] must be a dict from GameState.to_dict(), got "
+                             f"{_short(options['state'])}")
+        if len(known) > 1:
+            raise ValueError(f"options['state'] restores a whole state: it cannot be combined with "
+                             f"{', '.join(repr(k) for k in known if k != 'state')} (allowed: 'state' alone)")
+    elif ("discard" in options or "stock" in options) and "hands" not in options:
+        raise ValueError("a crafted deal needs 'hands' (a list of card lists, one per seat; "
+                         f"allowed keys: {', '.join(map(repr, DEAL_KEYS))})")
+    return options
+
+
+def _short(value: Any) -> str:
+    """``repr(value)``, cut short for an error message."""
+    r = repr(value)
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
+def _card_list(value: Any, where: str, *, none: str = "") -> list[int]:
+    """Cards given as a list (strings or ids) or a space-separated string, as faces;
+    a ValueError naming ``where`` otherwise (``none`` says what None means, if allowed)."""
+    if isinstance(value, str):
+        value = value.split()
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{where}={_short(value)} is not allowed (allowed: a list of cards such as "
+                         f"['AS', 'TD', 'JK'] or a string 'AS TD JK'{none})")
+    return [_parse(c, where) for c in value]
+
+
+def _parse(card: Any, where: str) -> int:
+    """A card as its face; a ValueError naming ``where`` otherwise."""
+    try:
+        return parse_card(card)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}; allowed: cards as text ('AS', 'TD', 'JK') or ids 0..52") from None
+
+
+def _pack_counts(rules: RuleSet) -> list[int]:
+    """Copies of each face in the pack."""
+    counts = [0] * 53
+    for f in deck_faces(rules.decks, rules.jokers):
+        counts[f] += 1
+    return counts
+
+
+def _pack_text(rules: RuleSet) -> str:
+    return f"{rules.decks} deck(s) and {rules.jokers * rules.decks} joker(s)"
+
+
 def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> dict[str, Any]:
     n = rules.num_players
-    if "hands" not in options:
-        raise ValueError("a crafted deal needs 'hands' (a list of card lists, one per seat)")
     hands_in = options["hands"]
     if not isinstance(hands_in, (list, tuple)) or len(hands_in) != n:
-        raise ValueError(f"'hands' must be a list of {n} card lists (one per seat), got {hands_in!r}")
+        raise ValueError(f"hands={_short(hands_in)} is not allowed (allowed: a list of {n} card lists, "
+                         "one per seat)")
     hands = []
     for p, h in enumerate(hands_in):
-        if isinstance(h, str):
-            h = h.split()
-        cards = [parse_card(c) for c in h]
+        cards = _card_list(h, f"hands[{p}]")
         if len(cards) != rules.hand_size:
             raise ValueError(f"hand of seat {p} has {len(cards)} cards (allowed: exactly {rules.hand_size})")
         hands.append(cards)
-    discard_in = options.get("discard", [])
-    if isinstance(discard_in, str):
-        discard_in = discard_in.split()
-    discard = [parse_card(c) for c in discard_in]
-    pack = deck_faces(rules.decks, rules.jokers)
-    left = [0] * 53
-    for f in pack:
-        left[f] += 1
+    discard = _card_list(options.get("discard", []), "discard", none="; omit it for an empty pile")
+    left = _pack_counts(rules)
     used = [f for h in hands for f in h] + discard
-    if "stock" in options and options["stock"] is not None:
-        stock_in = options["stock"]
-        if isinstance(stock_in, str):
-            stock_in = stock_in.split()
-        stock_top_first = [parse_card(c) for c in stock_in]
+    if options.get("stock") is not None:
+        stock_top_first = _card_list(options["stock"], "stock", none="; None or omitted: shuffled")
         used = used + stock_top_first
     else:
         stock_top_first = None
@@ -447,7 +510,7 @@ def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> di
     over = sorted({card_str(f) for f in range(53) if left[f] < 0})
     if over:
         raise ValueError(f"cards dealt more often than the pack holds them: {', '.join(over)} "
-                         f"(pack: {rules.decks} deck(s), {rules.jokers * rules.decks} joker(s))")
+                         f"(pack: {_pack_text(rules)})")
     if stock_top_first is None:
         rest = [f for f in range(53) for _ in range(left[f])]
         random.Random(rng_seed).shuffle(rest)
@@ -472,9 +535,10 @@ def new_game(rules: RuleSet, seed: int = 0, options: dict[str, Any] | None = Non
             seed when omitted) or ``{"state": d}`` to restore ``to_dict()`` data.
 
     Raises:
-        ValueError: a malformed deal, naming what is wrong.
+        ValueError: malformed options, deal or state, naming what is wrong and
+            what is allowed.
     """
-    options = options or {}
+    options = _check_options(options)
     if options.get("state") is not None:
         return from_dict(options["state"], rules)
     s = _blank(rules)
@@ -643,10 +707,22 @@ _HIGH_FACES = [[tuple(su * NUM_RANKS + r for r in range(7, NUM_RANKS) if m >> (r
 def _legal_play(s: GameState) -> list[int]:
     """Legal actions of the play phase (melding during play)."""
     faces = discard_only(s)
-    if faces is not None:  # the common case
+    if faces:  # the common case
         b = s.layout.DISCARD
         return [b + f for f in faces]
-    return _legal_play_moves(s)
+    return _legal_play_moves(s) or _lapsed_play(s)
+
+
+def _lapsed_play(s: GameState) -> list[int]:
+    """The discards left to a player who has no legal move: only in a restored state
+    that could not occur in play (a taken card that cannot be used, an opening that
+    cannot be completed, only cards that may not be discarded, e.g. when the hidden
+    cards were shuffled). The obligations lapse rather than leave a dead end
+    (DESIGN.md invariant 2): any card but the forbidden one, or any card."""
+    hand = s.hands[s.current]
+    b = s.layout.DISCARD
+    faces = [f for f in compress(_FACES, hand) if f != s.forbidden] or list(compress(_FACES, hand))
+    return [b + f for f in faces]
 
 
 def legal_play_to_first_meld(s: GameState) -> list[int]:
@@ -1205,65 +1281,325 @@ def _illegal_message(s: GameState, a: int) -> str:
 
 
 # --------------------------------------------------------------- restoring
-def from_dict(d: dict[str, Any], rules: RuleSet) -> GameState:
+#: the fields of ``GameState.to_dict()``; :func:`from_dict` requires the first seven
+STATE_KEYS = ("hands", "stock", "discard", "table", "current_player", "phase", "dealer",
+              "rules", "forbidden", "turn_played", "played", "known", "rebuilds", "seed", "round",
+              "round_scores", "totals", "active", "winner", "match_winner", "reason", "step_count",
+              "knock_limit", "upcard_stage", "hands_won", "must_use", "opened", "turn_value",
+              "turn_pure", "credit", "turns")
+_REQUIRED = STATE_KEYS[:7]
+_MELD_KEYS = ("owner", "kind", "cards")
+
+
+def _range_text(lo: int | None, hi: int | None) -> str:
+    if lo is None:
+        return "an integer" if hi is None else f"an integer <= {hi}"
+    if hi is None:
+        return f"an integer >= {lo}"
+    return f"{lo}" if lo == hi else f"an integer in {lo}..{hi}"
+
+
+class _Saved:
+    """Reads the fields of a saved state ``d`` for ``n`` seats, each checked for type
+    and range: a ValueError names the field and what is allowed."""
+
+    def __init__(self, d: dict[str, Any], n: int):
+        self.d = d
+        self.n = n
+
+    @staticmethod
+    def error(key: str, value: Any, allowed: str) -> ValueError:
+        return ValueError(f"saved state: {key}={_short(value)} is not allowed (allowed: {allowed})")
+
+    def integer(self, key: str, v: Any, lo: int | None = None, hi: int | None = None) -> int:
+        try:
+            if isinstance(v, bool):
+                raise TypeError
+            i = operator.index(v)
+        except TypeError:
+            raise self.error(key, v, _range_text(lo, hi)) from None
+        if (lo is not None and i < lo) or (hi is not None and i > hi):
+            raise self.error(key, v, _range_text(lo, hi))
+        return i
+
+    def flag(self, key: str, v: Any) -> bool:
+        if not isinstance(v, bool):
+            raise self.error(key, v, "True or False")
+        return v
+
+    def seat(self, key: str, v: Any, none: bool = False) -> int | None:
+        if none and v is None:
+            return None
+        return self.integer(key, v, 0, self.n - 1)
+
+    def card(self, key: str, v: Any) -> int:
+        """A face (-1 for None)."""
+        return -1 if v is None else _parse(v, f"saved state: {key} (or None)")
+
+    def field(self, key: str, default: Any, read: Callable[[str, Any], Any]) -> Any:
+        return read(key, self.d.get(key, default))
+
+    def per_seat(self, key: str, default: Any, read: Callable[[str, Any], Any]) -> list:
+        v = self.d.get(key, default)
+        if not isinstance(v, (list, tuple)) or len(v) != self.n:
+            raise self.error(key, v, f"a list of {self.n} values, one per seat")
+        return [read(f"{key}[{p}]", x) for p, x in enumerate(v)]
+
+    def cards(self, key: str, v: Any) -> list[int]:
+        return _card_list(v, f"saved state: {key}")
+
+
+def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameState:
     """Restore a state written by :meth:`GameState.to_dict`.
 
+    Every field is checked for its type and range (a missing optional field takes
+    its start-of-round value). With ``check`` (the default) the state must also be
+    one that could occur under ``rules`` (:func:`_check_state`): exactly the pack's
+    cards across hands, stock, discard pile and table, valid table melds, an active
+    player to act who holds cards, and per-turn fields that fit the phase.
+    ``check=False`` skips that (for partial states the caller completes, as
+    :mod:`rummy_env.determinize` does).
+
     Raises:
-        ValueError: the data does not describe a state of these rules.
+        ValueError: naming the field and what is allowed.
     """
-    try:
-        saved = d.get("rules")
-        if saved is not None:
-            mine = {k: getattr(rules, k) for k in rules.__dataclass_fields__}
-            diff = sorted(k for k in mine if k in saved and saved[k] != mine[k])
-            if diff:
-                raise ValueError(f"saved state was made with other rules: {', '.join(diff)} differ")
-        s = _blank(rules)
-        n = rules.num_players
-        for p in range(n):
-            for c in d["hands"][p]:
-                s._add(p, parse_card(c))
-        s.stock = [parse_card(c) for c in d["stock"]][::-1]
-        s.discard = [parse_card(c) for c in d["discard"]]
-        for m in d["table"]:
-            cards = [parse_card(c) for c in m["cards"]]
-            desc = classify(cards, s.cat, m.get("kind"))
-            if desc is None:
-                raise ValueError(f"table meld {m['cards']} is not a valid meld")
-            if desc[0] == "set":
-                s.table.append(TableMeld(m["owner"], False, desc[1], 0, 0, 0, desc[2], desc[3], s.cat))
-            else:
-                _, su, lo, hi = desc
-                wild = sum(1 << (lo + i) for i, c in enumerate(cards) if c == JOKER)
-                s.table.append(TableMeld(m["owner"], True, su, lo, hi, wild, 0, popcount(wild), s.cat))
-        s.current = int(d["current_player"])
-        s.phase = Phase[d["phase"].upper()]
-        s.dealer = int(d["dealer"])
-        s.forbidden = parse_card(d["forbidden"]) if d.get("forbidden") else -1
-        s.turn_played = bool(d.get("turn_played", False))
-        s.played = list(d.get("played", [False] * n))
-        for p, k in enumerate(d.get("known", [[] for _ in range(n)])):
-            for c in k:
-                s.known[p][parse_card(c)] += 1
-        s.rebuilds = int(d.get("rebuilds", 0))
-        s.seed = int(d.get("seed", 0))
-        s.round = int(d.get("round", 0))
-        s.round_scores = list(d.get("round_scores", [0] * n))
-        s.totals = list(d.get("totals", [0] * n))
-        s.active = list(d.get("active", [True] * n))
-        s.winner = d.get("winner")
-        s.match_winner = d.get("match_winner")
-        s.reason = d.get("reason")
-        s.step_count = int(d.get("step_count", 0))
-        s.knock_limit = int(d.get("knock_limit", rules.knock_limit))
-        s.upcard_stage = int(d.get("upcard_stage", -1))
-        s.hands_won = list(d.get("hands_won", [0] * n))
-        s.must_use = parse_card(d["must_use"]) if d.get("must_use") else -1
-        s.opened = list(d.get("opened", [not rules.open_points] * n))
-        s.turn_value = int(d.get("turn_value", 0))
-        s.turn_pure = bool(d.get("turn_pure", False))
-        s.credit = list(d.get("credit", [0] * n))
-        s.turns = int(d.get("turns", 0))
-    except (KeyError, IndexError, TypeError) as e:
-        raise ValueError(f"not a saved state: missing or malformed field ({e!r})") from e
+    if not isinstance(d, dict):
+        raise ValueError(f"a saved state must be a dict (GameState.to_dict()), got {_short(d)}")
+    unknown = [k for k in d if k not in STATE_KEYS]
+    if unknown:
+        raise ValueError(f"saved state: unknown field(s) {', '.join(map(repr, unknown))} "
+                         f"(allowed: {', '.join(STATE_KEYS)})")
+    missing = [k for k in _REQUIRED if k not in d]
+    if missing:
+        raise ValueError(f"saved state: missing field(s) {', '.join(map(repr, missing))} "
+                         f"(required: {', '.join(_REQUIRED)})")
+    saved = d.get("rules")
+    if saved is not None:
+        mine = {k: getattr(rules, k) for k in rules.__dataclass_fields__}
+        if not isinstance(saved, dict) or set(saved) - set(mine):
+            raise _Saved.error("rules", saved, "a dict of RuleSet fields, as to_dict() writes")
+        diff = sorted(k for k in saved if saved[k] != mine[k])
+        if diff:
+            raise ValueError(f"saved state was made with other rules: {', '.join(diff)} differ "
+                             f"(allowed: the rules of this env, e.g. {diff[0]}={mine[diff[0]]!r})")
+    n = rules.num_players
+    f = _Saved(d, n)
+    s = _blank(rules)
+    for p, h in enumerate(f.per_seat("hands", None, f.cards)):
+        for c in h:
+            s._add(p, c)
+    s.stock = f.cards("stock", d["stock"])[::-1]
+    s.discard = f.cards("discard", d["discard"])
+    s.table = _read_table(f, s)
+    phases = [ph.name.lower() for ph in Phase if ph != Phase.UPCARD or rules.upcard_offer]
+    phase = d["phase"]
+    if not isinstance(phase, str) or phase.lower() not in phases:
+        raise f.error("phase", phase, ", ".join(map(repr, phases)))
+    s.phase = Phase[phase.upper()]
+    s.current = f.seat("current_player", d["current_player"])
+    s.dealer = f.seat("dealer", d["dealer"])
+    s.forbidden = f.field("forbidden", None, f.card)
+    s.turn_played = f.field("turn_played", False, f.flag)
+    s.played = f.per_seat("played", [False] * n, f.flag)
+    for p, k in enumerate(f.per_seat("known", [[]] * n, f.cards)):
+        for c in k:
+            s.known[p][c] += 1
+    s.rebuilds = f.integer("rebuilds", d.get("rebuilds", 0), 0, rules.max_stock_rebuilds)
+    s.seed = f.field("seed", 0, f.integer)
+    s.round = f.integer("round", d.get("round", 0), 0, None if rules.match else 0)
+    s.round_scores = f.per_seat("round_scores", [0] * n, f.integer)
+    s.totals = f.per_seat("totals", [0] * n, f.integer)
+    s.active = f.per_seat("active", [True] * n, f.flag)
+    s.winner = f.seat("winner", d.get("winner"), none=True)
+    s.match_winner = f.seat("match_winner", d.get("match_winner"), none=True)
+    s.reason = d.get("reason")
+    if s.reason is not None and not isinstance(s.reason, str):
+        raise f.error("reason", s.reason, "None or a string (why the round ended)")
+    s.step_count = f.integer("step_count", d.get("step_count", 0), 0)
+    s.knock_limit = f.integer("knock_limit", d.get("knock_limit", rules.knock_limit), 0)
+    s.upcard_stage = f.integer("upcard_stage", d.get("upcard_stage", -1), -1, 2)
+    s.hands_won = f.per_seat("hands_won", [0] * n, lambda k, v: f.integer(k, v, 0))
+    s.must_use = f.field("must_use", None, f.card)
+    s.opened = f.per_seat("opened", [not rules.open_points] * n, f.flag)
+    s.turn_value = f.integer("turn_value", d.get("turn_value", 0), 0)
+    s.turn_pure = f.field("turn_pure", False, f.flag)
+    s.credit = f.per_seat("credit", [0] * n, f.integer)
+    s.turns = f.integer("turns", d.get("turns", 0), 0)
+    if check:
+        _check_state(s)
     return s
+
+
+def _read_table(f: _Saved, s: GameState) -> list[TableMeld]:
+    """The table melds of saved state data, each classified under the rules."""
+    rules = s.rules
+    table = f.d["table"]
+    if not isinstance(table, (list, tuple)) or len(table) > rules.max_melds:
+        raise f.error("table", table, f"a list of at most {rules.max_melds} melds (dicts with "
+                      f"{', '.join(map(repr, _MELD_KEYS))})" + ("" if rules.meld_during_play else
+                                                               ": empty, nobody melds during play"))
+    out = []
+    for i, m in enumerate(table):
+        key = f"table[{i}]"
+        if not isinstance(m, dict) or set(m) - set(_MELD_KEYS) or "owner" not in m or "cards" not in m:
+            raise f.error(key, m, "a dict {'owner': seat, 'kind': 'set' or 'run', 'cards': [...]}")
+        owner = f.seat(f"{key}['owner']", m["owner"])
+        kind = m.get("kind")
+        if kind not in (None, "set", "run"):
+            raise f.error(f"{key}['kind']", kind, "'set', 'run' or None")
+        cards = f.cards(f"{key}['cards']", m["cards"])
+        desc = classify(cards, s.cat, kind)
+        if desc is None:
+            raise f.error(f"{key}['cards']", m["cards"], (
+                f"a valid {kind or 'meld'} under these rules: a set of 3-4 cards of one rank in "
+                f"different suits or a run of 3+ cards of one suit in rank order, JK where a wild "
+                f"card stands (ace={rules.ace!r}, jokers={rules.jokers}, "
+                f"wilds_at_most_naturals={rules.wilds_at_most_naturals}, "
+                f"max_wilds_per_meld={rules.max_wilds_per_meld})"))
+        if desc[0] == "set":
+            out.append(TableMeld(owner, False, desc[1], 0, 0, 0, desc[2], desc[3], s.cat))
+        else:
+            _, su, lo, hi = desc
+            wild = sum(1 << (lo + i) for i, c in enumerate(cards) if c == JOKER)
+            out.append(TableMeld(owner, True, su, lo, hi, wild, 0, popcount(wild), s.cat))
+    return out
+
+
+def _check_state(s: GameState) -> None:
+    """Raise a ValueError naming the field unless ``s`` could occur under its rules:
+    the pack, the seats in play, the per-turn fields of the phase, the match
+    standing (DESIGN.md invariant 1; a player to act who holds a card always has a
+    legal move, invariant 2: see :func:`_lapsed_play`)."""
+    rules = s.rules
+    n = rules.num_players
+    phase = s.phase.name.lower()
+    over = s.phase == Phase.GAME_OVER
+
+    def fail(key: str, what: str, allowed: str) -> None:
+        raise ValueError(f"saved state: {key}{'' if what[0] == '=' else ' '}{what} (allowed: {allowed})")
+
+    pack = _pack_counts(rules)
+    held = [0] * 53
+    for h in s.hands:
+        for c, k in enumerate(h):
+            held[c] += k
+    for c in s.stock + s.discard + [c for m in s.table for c in m.cards]:
+        held[c] += 1
+    if held != pack:
+        extra = [f"{card_str(c)} x{k - pack[c]}" for c, k in enumerate(held) if k > pack[c]]
+        lack = [f"{card_str(c)} x{pack[c] - k}" for c, k in enumerate(held) if k < pack[c]]
+        fail("hands + stock + discard + table", "do not hold exactly the pack: "
+             + "; ".join(([f"extra {', '.join(extra)}"] if extra else [])
+                         + ([f"missing {', '.join(lack)}"] if lack else [])),
+             f"each card of the pack exactly once, {_pack_text(rules)}")
+    for p in range(n):
+        for c, k in enumerate(s.known[p]):
+            if k > s.hands[p][c]:
+                fail(f"known[{p}]", f"lists {card_str(c)} x{k} but hands[{p}] holds {s.hands[p][c]}",
+                     f"cards in hands[{p}] (known cards are held by their owner)")
+    for key, c in (("forbidden", s.forbidden), ("must_use", s.must_use)):
+        if c >= 0 and not pack[c]:
+            fail(key, f"={card_str(c)} is not in the pack", f"None or a card of {_pack_text(rules)}")
+    elim = rules.match and rules.scoring == "standard" and rules.elimination
+    if not elim and not all(s.active):
+        fail("active", f"={s.active} drops a seat", "every seat active: only an elimination match "
+             "(match=True, scoring='standard', elimination=True) drops players")
+    if not any(s.active):
+        fail("active", f"={s.active} has no active seat", "at least one active seat")
+    if not rules.open_points and not all(s.opened):
+        fail("opened", f"={s.opened}", "all True: these rules have no opening (open_points=0)")
+    if rules.scoring != "rummy500" and any(s.credit):
+        fail("credit", f"={s.credit}", "zeros: credit is scored in rummy500 only")
+    if rules.scoring != "gin" and any(s.hands_won):
+        fail("hands_won", f"={s.hands_won}", "zeros: hands won are counted in gin only")
+    if not rules.oklahoma and s.knock_limit != rules.knock_limit:
+        fail("knock_limit", f"={s.knock_limit}", f"{rules.knock_limit}, the rules' knock_limit "
+             "(only oklahoma=True sets it from the up-card)")
+    if not rules.upcard_offer and s.upcard_stage != -1:
+        fail("upcard_stage", f"={s.upcard_stage}", "-1: these rules have no up-card offer")
+    if (s.phase == Phase.UPCARD) != (s.upcard_stage in (0, 1)):
+        fail("upcard_stage", f"={s.upcard_stage} in phase {phase!r}", "0 or 1 (offered to the "
+             "non-dealer, then the dealer) exactly in phase 'upcard'; -1 or 2 otherwise")
+    if over:
+        return
+    # ------------------------------------------------- a round in play
+    if elim and sum(s.active) < 2:
+        fail("active", f"={s.active} leaves fewer than two players", "at least two active seats "
+             "while the match goes on (phase 'game_over' otherwise)")
+    for key, p in (("current_player", s.current), ("dealer", s.dealer)):
+        if not s.active[p]:
+            fail(key, f"={p} is an eliminated seat", f"an active seat: {[q for q in range(n) if s.active[q]]}")
+    for p in range(n):
+        if s.active[p] and not s.nhand[p]:
+            fail(f"hands[{p}]", "is empty while the round is in play", "at least one card for an "
+                 "active seat: the round ends when a player has none")
+        if not s.active[p] and s.nhand[p]:
+            fail(f"hands[{p}]", "holds cards of an eliminated seat", "no cards")
+    for key in ("winner", "match_winner", "reason"):
+        if getattr(s, key) is not None:
+            fail(key, f"={getattr(s, key)!r} while the game goes on", "None until phase 'game_over'")
+    if any(s.round_scores):
+        fail("round_scores", f"={s.round_scores} while the round is in play", "zeros until it ends")
+    _check_standing(s, fail)
+    if rules.max_turns and s.turns >= rules.max_turns:
+        fail("turns", f"={s.turns}", f"0..{rules.max_turns - 1}: the round ends at max_turns={rules.max_turns}")
+    for i, m in enumerate(s.table):
+        if not s.active[m.owner]:
+            fail(f"table[{i}]['owner']", f"={m.owner} is an eliminated seat", "an active seat")
+        if not s.opened[m.owner] and (m.owner != s.current or s.phase != Phase.PLAY):
+            fail(f"table[{i}]['owner']", f"={m.owner} has not opened (opened[{m.owner}]=False)",
+                 "the seat of a player who has opened, or the player to act in his opening turn")
+    if s.phase != Phase.PLAY:
+        for key, v in (("forbidden", s.forbidden >= 0), ("must_use", s.must_use >= 0),
+                       ("turn_played", s.turn_played), ("turn_value", s.turn_value),
+                       ("turn_pure", s.turn_pure)):
+            if v:
+                fail(key, f"is set in phase {phase!r}", "None, False or 0 outside phase 'play': "
+                     "it is reset at the end of each turn")
+        if s.phase == Phase.DRAW and not s.stock and rules.empty_stock == "rebuild":
+            fail("stock", "is empty in phase 'draw'", "at least one card: an empty stock is rebuilt, "
+                 "or the round ends, before a draw (empty_stock='rebuild')")
+    if s.upcard_stage >= 0:
+        want = s.dealer if s.upcard_stage == 1 else _next_active(s, s.dealer)
+        if s.current != want or (s.upcard_stage == 2 and s.phase != Phase.DRAW):
+            fail("upcard_stage", f"={s.upcard_stage} with current_player={s.current}, dealer={s.dealer}, "
+                 f"phase {phase!r}", f"current_player={want}, the {'dealer' if s.upcard_stage == 1 else 'non-dealer'}"
+                 + (", in phase 'draw'" if s.upcard_stage == 2 else ""))
+    if s.must_use >= 0:
+        taken = card_str(s.must_use)
+        if rules.discard_pickup_must_meld == "never":
+            fail("must_use", f"={taken}", "None: taken cards need not be used (discard_pickup_must_meld='never')")
+        if s.must_use != s.forbidden or not s.known[s.current][s.must_use]:
+            fail("must_use", f"={taken} with forbidden="
+                 f"{card_str(s.forbidden) if s.forbidden >= 0 else None}, known[{s.current}]="
+                 f"{[card_str(c) for c, k in enumerate(s.known[s.current]) for _ in range(k)]}",
+                 "the card the player to act took from the discard pile: the forbidden card, "
+                 "known to be in his hand")
+    if s.phase == Phase.PLAY and not s.opened[s.current]:
+        mine = [m for m in s.table if m.owner == s.current]
+        value = sum(_meld_value(m, rules) for m in mine)
+        pure = any(m.is_run and not m.n_wild for m in mine)
+        if (s.turn_value, s.turn_pure) != (value, pure):
+            fail("turn_value, turn_pure", f"={s.turn_value}, {s.turn_pure}",
+                 f"{value}, {pure}: the value of the melds laid this turn by the player to act, who "
+                 "has not opened, and whether one is a pure run")
+    elif s.turn_value and not rules.open_points:
+        fail("turn_value", f"={s.turn_value}", "0: these rules have no opening (open_points=0)")
+
+
+def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """The match totals of a game in play: none has ended the match yet."""
+    rules = s.rules
+    if not rules.match:
+        if any(s.totals):
+            fail("totals", f"={s.totals}", "zeros: one round, not scored yet (match=False)")
+    elif rules.scoring == "standard" and rules.elimination:
+        for p, t in enumerate(s.totals):
+            if s.active[p] != (t <= rules.penalty_limit):
+                fail(f"totals[{p}]", f"={t} with active[{p}]={s.active[p]}",
+                     f"<= penalty_limit ({rules.penalty_limit}) exactly for the active seats")
+    else:
+        key = "penalty_limit" if rules.scoring == "standard" else "target"
+        limit = getattr(rules, key)
+        if max(s.totals) >= limit:
+            fail("totals", f"={s.totals}", f"all below {key}={limit} while the match goes on")

@@ -10,7 +10,7 @@
 | Action Shape       | Discrete(n), n per rule set (basic 2p: 1267)                     |
 | Action Values      | Discrete(n)                                                      |
 | Observation Shape  | (size,) per rule set (basic 2p: 3961, gin: 2992)                 |
-| Observation Values | counts, one-hots and raw scores (float32)                        |
+| Observation Values | counts, one-hots and scores in -10^4..10^4 (float32, clipped)    |
 
 The rummy family (RULES.md) on one rules engine configured by a frozen
 `RuleSet`. A turn is several AEC steps by the same agent: draw, then any number
@@ -18,10 +18,17 @@ of melds, lay-offs and joker swaps, then a discard that passes the turn.
 
 ### Arguments
 
-`rummy_env.env(preset="basic", num_players=2, render_mode=None, **overrides)`:
-`preset` names a rule set of `rummy_env.PRESETS`; every other keyword is a
-`RuleSet` field (`jokers=2`, `ace="low_or_high"`, `scoring="winner_takes_all"`,
-`match=True`, ...). A bad name or value raises `ValueError`.
+`rummy_env.env(preset="basic", num_players=None, render_mode=None, **overrides)`:
+`preset` names a rule set of `rummy_env.PRESETS` (or is a `RuleSet`); every
+other keyword is a `RuleSet` field (`jokers=2`, `ace="low_or_high"`,
+`scoring="winner_takes_all"`, `match=True`, ...). `num_players` defaults to 2
+for a preset name and to the rule set's own for a `RuleSet`. A bad name or
+value raises `ValueError`.
+
+`reset(seed=None, options=None)`: `options` is None or a dict:
+`{"state": d}` restores `state.to_dict()` data (checked: a `ValueError` names
+the field that could not occur under the rules), or a crafted deal
+`{"hands", "discard", "stock", "dealer"}` (`rummy_env.engine.new_game`).
 
 ### Observation Space
 
@@ -85,6 +92,9 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode={render_mode!r} is not allowed (allowed: None, 'ansi', 'human')")
+        if "name" in overrides:
+            raise ValueError(f"name={overrides['name']!r} is not a rule option: the preset is the first "
+                             f"argument, here preset={preset!r} (allowed options: {', '.join(RULE_OPTIONS)})")
         self.rules = make_rules(preset, num_players, **overrides)
         self.render_mode = render_mode
         self.codec = ActionCodec(self.rules)
@@ -92,9 +102,6 @@ class raw_env(AECEnv, EzPickle):
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        if "name" in overrides:
-            raise ValueError(f"name={overrides['name']!r} is not a rule option: the preset is the first "
-                             f"argument, here preset={preset!r} (allowed options: {', '.join(RULE_OPTIONS)})")
         na = self.codec.num_actions
         self._action_space = spaces.Discrete(na)
         self._obs_space = spaces.Dict({
@@ -104,6 +111,7 @@ class raw_env(AECEnv, EzPickle):
         self.state: engine.GameState | None = None
         self._zero_mask_bytes = bytes(na)
         self._illegal_end = False
+        self._gone: dict[str, tuple[bool, bool, dict]] = {}  # last() of agents already removed
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -118,8 +126,15 @@ class raw_env(AECEnv, EzPickle):
         return self.codec.encode(move)
 
     def decode(self, action: int) -> Move:
-        """The ``Move`` of an action id (runs show ``JK`` where a wild card would stand)."""
-        return self.codec.decode(action, self.state)
+        """The ``Move`` of an action id (runs show ``JK`` where a wild card would stand).
+
+        Raises:
+            ValueError: ``action`` is not an integer in ``0..num_actions - 1``.
+        """
+        a = _integer(action)
+        if a is None:
+            raise ValueError(f"action must be an integer in 0..{self.codec.num_actions - 1}, got {action!r}")
+        return self.codec.decode(a, self.state)
 
     def legal_moves(self) -> list[Move]:
         """The legal moves of the agent to act."""
@@ -145,6 +160,7 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._illegal_end = False
+        self._gone = {}
         if done:
             self._round_infos(s.last_result)
         self.agent_selection = self.possible_agents[s.current]
@@ -165,30 +181,32 @@ class raw_env(AECEnv, EzPickle):
 
     def step(self, action: int | None) -> None:
         if self.state is None:
-            if self._classic:
-                EnvLogger.error_step_before_reset()
-            raise RuntimeError("step() called before reset() (call reset() first)")
+            self._need_reset("step")
+        if not self.agents:
+            # the game is over and every agent took its last step (None): as PettingZoo's
+            # OrderEnforcingWrapper, a warning and nothing else
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         s = self.state
+        a = action if type(action) is int else _integer(action)  # numpy ints, 0-d int arrays
         if self._classic:
-            if (isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer))
-                    or not 0 <= action < self.codec.num_actions):
+            if a is None or not 0 <= a < self.codec.num_actions:
                 raise AssertionError("action is not in action space")
-            if action not in engine.legal_actions(s):
+            if a not in engine.legal_actions(s):
                 self._terminate_illegal(agent)
                 return
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if a is None:
             raise engine.IllegalActionError(
                 f"action must be an int in 0..{self.codec.num_actions - 1}, got {action!r}")
         if s.phase == engine.Phase.GAME_OVER:
             raise engine.IllegalActionError("step() after the game is over (call reset())")
         try:
-            ended = engine.apply_action(s, int(action))
+            ended = engine.apply_action(s, a)
         except engine.IllegalActionError as e:
-            a = int(action)
             what = str(self.codec.decode(a, s)) if 0 <= a < self.codec.num_actions else "out of range"
             raise engine.IllegalActionError(f"{agent}: {what} ({e})") from None
         self._cumulative_rewards[agent] = 0
@@ -236,8 +254,36 @@ class raw_env(AECEnv, EzPickle):
         self._illegal_end = True
         self._deads_step_first()
 
-    def _need_reset(self, what: str) -> None:
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
+        """Observation, cumulative reward, terminated, truncated and info of the agent
+        to act. After the game, once every agent has stepped None and left
+        ``agents``, the last agent's final values (reward 0, as stepped)."""
         if self.state is None:
+            self._need_reset("last")
+        agent = self.agent_selection
+        obs = self.observe(agent) if observe else None
+        if agent in self._cumulative_rewards:
+            return (obs, self._cumulative_rewards[agent], self.terminations[agent],
+                    self.truncations[agent], self.infos[agent])
+        term, trunc, info = self._gone.get(agent, (True, False, {}))
+        return obs, 0, term, trunc, info
+
+    def agent_iter(self, max_iter: int = 2**63):
+        self._need_reset("agent_iter")
+        return super().agent_iter(max_iter)
+
+    def _was_dead_step(self, action: None) -> None:
+        agent = self.agent_selection
+        if action is None:
+            self._gone[agent] = (self.terminations[agent], self.truncations[agent], self.infos[agent])
+        super()._was_dead_step(action)
+
+    def _need_reset(self, what: str) -> None:
+        """Raise unless reset() was called: PettingZoo's AssertionError for env() (as its
+        OrderEnforcingWrapper), a RuntimeError for the raw env."""
+        if self.state is None:
+            if self._classic:
+                raise AssertionError(f"reset() needs to be called before {what}().")
             raise RuntimeError(f"{what}() called before reset() (call reset() first)")
 
     def render(self) -> str | None:
@@ -254,6 +300,18 @@ class raw_env(AECEnv, EzPickle):
 
     def close(self) -> None:
         pass
+
+
+def _integer(action: Any) -> int | None:
+    """``action`` as an int when it is an integer (a Python or numpy int, or a 0-d
+    integer array, as ``Discrete.contains`` accepts), else None; bools are not actions."""
+    if isinstance(action, (bool, np.bool_)):
+        return None
+    if isinstance(action, (int, np.integer)):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        return int(action)
+    return None
 
 
 class _ClassicEnv(raw_env):
