@@ -75,7 +75,7 @@ from rummy_env.moves import ActionCodec, Move
 from rummy_env.observation import OBS_BOUND, ObsLayout
 from rummy_env.observation import encode as encode_obs
 from rummy_env.render import render_text
-from rummy_env.rules import RULE_OPTIONS, make_rules
+from rummy_env.rules import rules_for
 
 
 class raw_env(AECEnv, EzPickle):
@@ -92,10 +92,7 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode={render_mode!r} is not allowed (allowed: None, 'ansi', 'human')")
-        if "name" in overrides:
-            raise ValueError(f"name={overrides['name']!r} is not a rule option: the preset is the first "
-                             f"argument, here preset={preset!r} (allowed options: {', '.join(RULE_OPTIONS)})")
-        self.rules = make_rules(preset, num_players, **overrides)
+        self.rules = rules_for(preset, num_players, overrides)
         self.render_mode = render_mode
         self.codec = ActionCodec(self.rules)
         self.obs_layout = ObsLayout(self.rules)

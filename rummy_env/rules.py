@@ -309,6 +309,15 @@ RULE_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet)
 RULE_OPTIONS: tuple[str, ...] = tuple(f for f in RULE_FIELDS if f not in ("name", "num_players"))
 
 
+def rules_for(preset: str | RuleSet, num_players: int | None, overrides: dict[str, Any]) -> RuleSet:
+    """:func:`make_rules` for the envs, whose first argument is the preset: a ``name=``
+    among the keyword options is refused with that explanation (not a ``TypeError``)."""
+    if "name" in overrides:
+        raise ValueError(f"name={overrides['name']!r} is not a rule option: the preset is the first "
+                         f"argument, here preset={preset!r} (allowed options: {', '.join(RULE_OPTIONS)})")
+    return make_rules(preset, num_players, **overrides)
+
+
 def make_rules(name: str | RuleSet = "basic", num_players: int | None = None, **overrides: Any) -> RuleSet:
     """Build the rule set of preset ``name`` with ``overrides`` applied.
 

@@ -93,12 +93,11 @@ from gymnasium.utils import seeding
 from rummy_env import engine
 from rummy_env.engine import IllegalActionError, Phase
 from rummy_env.melds import best_arrangement
-from rummy_env.observation import ObsLayout
+from rummy_env.observation import OBS_BOUND, ObsLayout
 from rummy_env.observation import encode as encode_obs
 from rummy_env.render import render_text
-from rummy_env.rules import RuleSet, make_rules
+from rummy_env.rules import RuleSet, rules_for
 
-_OBS_BOUND = 1.0e4  # as rummy_env.env: totals stay far below this
 REWARDS = ("scaled", "raw", "margin", "win")
 
 
@@ -278,12 +277,12 @@ class RummySingleAgentEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "rummy_single_v0"}
 
-    def __init__(self, preset: str = "basic", num_players: int = 2, opponents: Any = None,
+    def __init__(self, preset: str | RuleSet = "basic", num_players: int | None = None, opponents: Any = None,
                  seat: int | None = None, reward: str = "scaled", reward_scale: float = 100.0,
                  shaping: float = 0.0, illegal: str = "terminate", illegal_reward: float = -1.0,
                  duplicate_deals: int | None = None, first_deal: int = 0,
                  render_mode: str | None = None, features: str | None = None, **rule_overrides: Any):
-        self.rules = make_rules(preset, num_players, **rule_overrides)
+        self.rules = rules_for(preset, num_players, rule_overrides)
         P = self.rules.num_players
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < P):
             raise ValueError(f"seat={seat!r} is not allowed (allowed: None or 0..{P - 1})")
@@ -316,7 +315,7 @@ class RummySingleAgentEnv(gym.Env):
         self.num_actions = engine.Layout(self.rules).size
         self.features = _make_features(features, self.rules)
         n_obs = self.layout.size + (self.features.size if self.features is not None else 0)
-        self.observation_space = spaces.Box(-_OBS_BOUND, _OBS_BOUND, (n_obs,), np.float32)
+        self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (n_obs,), np.float32)
         self.action_space = spaces.Discrete(self.num_actions)
         self._values = engine.card_values(self.rules)
         self._dw_cache: dict[tuple[int, ...], int] = {}

@@ -340,3 +340,13 @@ def test_wrapper_accepts_numpy_integers_and_0d_arrays():
 def test_wrapper_rejects_non_finite_numbers(kw):
     with pytest.raises(ValueError, match="must be a finite number"):
         RummySingleAgentEnv(opponents="random", **kw)
+
+
+def test_wrapper_takes_a_rule_set_of_any_player_count_and_refuses_name():
+    """Issue 16: num_players defaulted to 2, so a 4-player RuleSet raised; name= was a TypeError."""
+    rules = rummy_env.make_rules("basic", 4)
+    env = RummySingleAgentEnv(rules, opponents="random")
+    env.reset(seed=0)
+    assert env.rules.num_players == 4
+    with pytest.raises(ValueError, match="name='gin' is not a rule option"):
+        RummySingleAgentEnv(name="gin")
