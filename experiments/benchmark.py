@@ -40,6 +40,7 @@ import numpy as np
 
 import rummy_env
 from rummy_env import engine
+from rummy_env.rules import parse_overrides
 
 TARGETS = {"engine": 150_000, "raw": 50_000, "env": 20_000}
 
@@ -241,16 +242,6 @@ def print_peer_table(ours: dict, peers: dict) -> None:
         print(f"  {label:18s} {mine:12,.0f}  {peer:42s} {theirs:12,.0f} {mine / theirs:6.1f}x {tgt:>7s}")
 
 
-def _parse_override(text: str) -> tuple[str, object]:
-    k, _, v = text.partition("=")
-    for conv in (int, float):
-        try:
-            return k, conv(v)
-        except ValueError:
-            pass
-    return k, {"true": True, "false": False}.get(v.lower(), v)
-
-
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="basic", help="preset name, or 'all' for every preset")
@@ -269,7 +260,10 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})
-    overrides = dict(_parse_override(t) for t in args.set)
+    try:
+        overrides = parse_overrides(args.set)
+    except ValueError as e:
+        ap.error(str(e))
     presets = sorted(rummy_env.PRESETS) if args.preset == "all" else [args.preset]
     results = []
     print(f"{'preset':10s} {'players':>7s} {'mode':7s} {'decisions/s':>12s} {'spread':>7s} "

@@ -60,7 +60,8 @@ from typing import Any
 import agents
 import rummy_env
 from experiments.stats import GameResult, Summary, summarize
-from rummy_env.rules import RULE_FIELDS, RuleSet, make_rules
+from rummy_env.rules import RuleSet, make_rules
+from rummy_env.rules import parse_overrides as parse_rule_overrides
 
 
 @dataclass
@@ -147,18 +148,14 @@ _OWN_FLAGS = {"name": "--preset", "num_players": "--players"}
 
 
 def parse_overrides(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
-    fields = ", ".join(f for f in RULE_FIELDS if f not in _OWN_FLAGS)
-    out: dict[str, Any] = {}
     for it in items:
-        if "=" not in it:
-            raise UsageError(f"--set {it!r}: expected field=value (fields: {fields})")
-        k, v = (x.strip() for x in it.split("=", 1))
+        k = it.split("=", 1)[0].strip()
         if k in _OWN_FLAGS:
-            raise UsageError(f"--set {it!r}: {k} is set by {_OWN_FLAGS[k]}, not --set (fields: {fields})")
-        if k in out:
-            raise UsageError(f"--set names {k!r} twice")
-        out[k] = agents.parse_value(v)
-    return out
+            raise UsageError(f"--set {it!r}: {k} is set by {_OWN_FLAGS[k]}, not --set")
+    try:
+        return parse_rule_overrides(items)
+    except ValueError as e:
+        raise UsageError(f"--set: {e}") from None
 
 
 def seatings(specs: list[AgentSpec], players: int) -> list[tuple[AgentSpec, ...]]:

@@ -50,7 +50,6 @@ Training never writes into the package: shipping a model is the explicit
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import random
@@ -221,17 +220,10 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 
 def rule_overrides(items: list[str]) -> dict[str, Any]:
-    """``["jokers=2", "match=True"]`` -> ``{"jokers": 2, "match": True}``."""
-    out: dict[str, Any] = {}
-    for it in items:
-        if "=" not in it:
-            raise ValueError(f"rules: {it!r} is not key=value")
-        k, v = it.split("=", 1)
-        try:
-            out[k.strip()] = ast.literal_eval(v.strip())
-        except (ValueError, SyntaxError):
-            out[k.strip()] = v.strip()
-    return out
+    """``["jokers=2", "match=True"]`` -> ``{"jokers": 2, "match": True}`` (:func:`rummy_env.rules.parse_overrides`)."""
+    from rummy_env.rules import parse_overrides
+
+    return parse_overrides(items)
 
 
 def opponent_weights(items: list[str]) -> dict[str, float]:

@@ -12,6 +12,7 @@ Values are checked when the object is built; a bad value raises
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -307,6 +308,42 @@ class RuleSet:
 RULE_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet))
 #: the fields an override may set (``name`` and ``num_players`` are arguments of their own)
 RULE_OPTIONS: tuple[str, ...] = tuple(f for f in RULE_FIELDS if f not in ("name", "num_players"))
+
+
+def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
+    """``["jokers=2", "match=true", "ace=low_or_high"]`` -> ``{"jokers": 2, "match": True, ...}``:
+    command-line ``field=value`` rule options, each value read as its field's type (int, bool:
+    ``true``/``false``/``1``/``0``, or text). The one parser of the tournament's ``--set``,
+    the trainer's ``rules`` and the benchmark's ``--set``.
+
+    Raises:
+        ValueError: not ``field=value``, an unknown field (or ``name``/``num_players``, which
+            have their own arguments), a field given twice, or a value not of the field's type.
+    """
+    types = {f.name: type(f.default) for f in dataclasses.fields(RuleSet)}
+    out: dict[str, Any] = {}
+    for item in items:
+        key, eq, text = (x.strip() for x in str(item).partition("="))
+        if not eq or not key:
+            raise ValueError(f"rule option {item!r} is not field=value (fields: {', '.join(RULE_OPTIONS)})")
+        if key not in RULE_OPTIONS:
+            raise ValueError(f"unknown rule option {key!r} (allowed: {', '.join(RULE_OPTIONS)})")
+        if key in out:
+            raise ValueError(f"rule option {key!r} given twice")
+        kind = types[key]
+        if kind is bool:
+            low = text.lower()
+            if low not in ("true", "false", "1", "0"):
+                raise ValueError(f"rule option {key}={text!r}: expected true or false")
+            out[key] = low in ("true", "1")
+        elif kind is int:
+            try:
+                out[key] = int(text)
+            except ValueError:
+                raise ValueError(f"rule option {key}={text!r}: expected an integer") from None
+        else:
+            out[key] = text
+    return out
 
 
 def rules_for(preset: str | RuleSet, num_players: int | None, overrides: dict[str, Any]) -> RuleSet:

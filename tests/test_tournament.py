@@ -263,7 +263,9 @@ def test_killed_subprocess_resumes_to_identical_results(tmp_path):
     (["--deals", "0"], "--deals"),
     (["--set", "num_players=3"], "num_players is set by --players"),
     (["--set", "name=gin"], "name is set by --preset"),
-    (["--set", "jokers=1", "jokers=2"], "names 'jokers' twice"),
+    (["--set", "jokers=1", "jokers=2"], "'jokers' given twice"),
+    (["--set", "jokers=two"], "jokers='two': expected an integer"),
+    (["--set", "match=yes"], "match='yes': expected true or false"),
     (["--match", "--set", "match=false"], "--match contradicts --set match=False"),
 ])
 def test_bad_cli_exits_2_with_a_message(tmp_path, capsys, argv, message):

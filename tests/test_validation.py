@@ -475,3 +475,18 @@ def test_crafted_deal_still_conserves_the_pack():
     env = rummy_env.raw_env("basic", hand_size=3)
     deal(env, [["AS", "2S", "3S"], ["KH", "KD", "KC"]], discard=["9C"])
     assert sum(places(env.state.to_dict()).values()) == 52
+
+
+def test_one_typed_parser_of_field_value_rule_options():
+    """rules.parse_overrides serves the tournament's --set, the trainer's rules and the benchmark's
+    --set (issue 17): values typed by the RuleSet field, clear errors."""
+    from rummy_env.rules import parse_overrides
+
+    assert parse_overrides(["jokers=2", "match=true", "ace=low_or_high", "upcard=0"]) == {
+        "jokers": 2, "match": True, "ace": "low_or_high", "upcard": False}
+    assert parse_overrides(["ace= low "]) == {"ace": "low"}
+    for bad, msg in ((["jokers"], "not field=value"), (["colour=red"], "unknown rule option 'colour'"),
+                     (["name=gin"], "unknown rule option 'name'"), (["jokers=1", "jokers=2"], "given twice"),
+                     (["jokers=2.5"], "expected an integer"), (["match=maybe"], "expected true or false")):
+        with pytest.raises(ValueError, match=msg):
+            parse_overrides(bad)
