@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, deck_faces, parse_card
-from rummy_env.engine import Phase, card_values
+from rummy_env.cards import JOKER, NUM_FACES, NUM_RANKS, deck_faces, parse_card
+from rummy_env.engine import card_values
 from rummy_env.melds import ACE_HIGH_POS, run_face
 from rummy_env.moves import (
     ActionCodec,
@@ -45,7 +44,7 @@ from rummy_env.moves import (
     Pass,
     SwapJoker,
 )
-from rummy_env.observation import ObsLayout
+from rummy_env.observation import View, read
 from rummy_env.rules import RuleSet
 
 F = NUM_FACES
@@ -132,131 +131,8 @@ def split_obs(observation: Any, action_mask: Any = None) -> tuple[np.ndarray, np
 
 
 # ------------------------------------------------------------------ the view
-@dataclass
-class TableMeldView:
-    """One meld on the table as the observation shows it."""
-
-    owner: int  # seat offset from the observer
-    is_run: bool
-    cards: tuple[int, ...]  # runs in rank order with JOKER where a wild card stands; sets naturals then jokers
-    key: int  # run: suit; set: rank
-    lo: int = 0  # run: lowest position (0 = ace low .. 13 = ace high)
-    hi: int = 0
-    suits: int = 0  # set: mask of natural suits
-    n_wild: int = 0
-
-
-@dataclass
-class View:
-    """Integer view of one observation (seats as offsets, 0 = the observer)."""
-
-    hand: list[int]  # count per face (53)
-    known: list[list[int]]  # per opponent offset 1..P-1 (index 0 = offset 1): counts per face
-    discard: list[int]  # faces, bottom .. top
-    table: list[TableMeldView]
-    hand_sizes: list[int]
-    stock_size: int
-    phase: Phase
-    to_act: int
-    forbidden: int  # face, or -1
-    played: list[bool]
-    active: list[bool]
-    totals: list[int]
-    dealer: int
-    rebuilds: int
-    knock_limit: int = 0
-    must_use: int = -1  # face the next meld or lay-off must contain, or -1
-    opened: list[bool] | None = None  # per offset (None: the layout has no opening flags)
-    turn_value: int = 0
-    credit: list[int] | None = None  # rummy500: value melded and laid off this round, per offset
-
-    @property
-    def hand_cards(self) -> list[int]:
-        return [f for f, c in enumerate(self.hand) if c for _ in range(c)]
-
-
-def read_observation(observation: np.ndarray | dict, rules: RuleSet) -> View:
-    """Parse an observation vector into a :class:`View` (see the layout table in
-    :mod:`rummy_env.observation`; equal in content to its ``decode``)."""
-    if isinstance(observation, dict):
-        observation = observation["observation"]
-    L = _obs_layout(rules)
-    o = np.asarray(observation)
-    if o.shape != (L.size,):
-        raise ValueError(f"observation has shape {o.shape}, expected ({L.size},) for these rules")
-    sl = L.slices
-    P = L.P
-
-    def counts(name: str) -> list[int]:
-        return np.rint(o[sl[name]]).astype(np.int64).tolist()
-
-    def flags(name: str) -> list[bool]:
-        return (o[sl[name]] != 0).tolist()
-
-    hand = counts("hand")
-    kn = counts("known")
-    known = [kn[i * F:(i + 1) * F] for i in range(P - 1)]
-    d = sl["discard"]
-    nz = np.flatnonzero(o[d])
-    # row 0 = top: ascending index order is top first
-    discard = (nz[::-1] % F).tolist()
-    table: list[TableMeldView] = []
-    if L.M:
-        t = o[sl["table"]].reshape(L.M, L.slot)
-        for row in t:
-            owners = np.flatnonzero(row[:P])
-            if not len(owners):
-                break  # melds fill the slots in order
-            table.append(_table_meld(int(owners[0]), bool(row[P + 1]), row[P + 2:]))
-    phase_slice = o[sl["phase"]]
-    forb = np.flatnonzero(o[sl["forbidden"]])
-    return View(
-        hand=hand,
-        known=known,
-        discard=discard,
-        table=table,
-        hand_sizes=counts("hand_sizes"),
-        stock_size=int(round(float(o[sl["stock_size"]][0]))),
-        phase=Phase(int(np.argmax(phase_slice))),
-        to_act=int(np.argmax(o[sl["to_act"]])),
-        forbidden=int(forb[0]) if len(forb) else -1,
-        played=flags("played"),
-        active=flags("active"),
-        totals=counts("totals"),
-        dealer=int(np.argmax(o[sl["dealer"]])),
-        rebuilds=int(round(float(o[sl["rebuilds"]][0]))),
-        knock_limit=int(round(float(o[sl["knock_limit"]][0]))) if "knock_limit" in sl else 0,
-        must_use=_one_hot(o, sl.get("must_use")),
-        opened=flags("opened") if "opened" in sl else None,
-        turn_value=int(round(float(o[sl["turn_value"]][0]))) if "turn_value" in sl else 0,
-        credit=counts("credit") if "credit" in sl else None,
-    )
-
-
-def _one_hot(o: np.ndarray, sl: slice | None) -> int:
-    if sl is None:
-        return -1
-    nz = np.flatnonzero(o[sl])
-    return int(nz[0]) if len(nz) else -1
-
-
-def _table_meld(owner: int, is_run: bool, cards: np.ndarray) -> TableMeldView:
-    nz = np.flatnonzero(cards[:NUM_NATURAL]).tolist()
-    n_wild = int(round(float(cards[JOKER])))
-    if is_run:
-        suit = nz[0] // NUM_RANKS
-        # codes: 1 natural, 2 wild card, 3 natural ace played high, 4 wild card there
-        pos = sorted(f % NUM_RANKS + (ACE_HIGH_POS if f % NUM_RANKS == 0 and cards[f] >= 3 else 0) for f in nz)
-        faces = tuple(JOKER if cards[run_face(suit, q)] in (2, 4) else run_face(suit, q) for q in pos)
-        return TableMeldView(owner, True, faces, suit, pos[0], pos[-1], 0, n_wild)
-    rank = nz[0] % NUM_RANKS
-    suits = sum(1 << (f // NUM_RANKS) for f in nz)
-    return TableMeldView(owner, False, tuple(nz) + (JOKER,) * n_wild, rank, 0, 0, suits, n_wild)
-
-
-@cache
-def _obs_layout(rules: RuleSet) -> ObsLayout:
-    return ObsLayout(rules)
+# one decoder of observations, in rummy_env.observation (read); agents use it under this name
+read_observation = read
 
 
 # ------------------------------------------------------------------ moves

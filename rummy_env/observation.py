@@ -46,11 +46,13 @@ slots): 106 + 2756 + 106 + 16 + 8 = 2992.
 from __future__ import annotations
 
 from array import array
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-from rummy_env.cards import JOKER, NUM_FACES, card_str
+from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, card_str
 from rummy_env.engine import GameState, Phase
 from rummy_env.melds import ACE_HIGH_POS, run_face
 from rummy_env.rules import RuleSet
@@ -174,8 +176,133 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
     return np.frombuffer(o, dtype=np.float32)
 
 
-def _cards(counts: np.ndarray) -> list[str]:
-    return [card_str(f) for f in range(len(counts)) for _ in range(int(round(counts[f])))]
+# ------------------------------------------------------------------ decoding
+@dataclass
+class TableMeldView:
+    """One meld on the table as the observation shows it."""
+
+    owner: int  # seat offset from the observer
+    is_run: bool
+    cards: tuple[int, ...]  # runs in rank order with JOKER where a wild card stands; sets naturals then jokers
+    key: int  # run: suit; set: rank
+    lo: int = 0  # run: lowest position (0 = ace low .. 13 = ace high)
+    hi: int = 0
+    suits: int = 0  # set: mask of natural suits
+    n_wild: int = 0
+
+
+@dataclass
+class View:
+    """Integer view of one observation (seats as offsets, 0 = the observer)."""
+
+    hand: list[int]  # count per face (53)
+    known: list[list[int]]  # per opponent offset 1..P-1 (index 0 = offset 1): counts per face
+    discard: list[int]  # faces, bottom .. top
+    table: list[TableMeldView]
+    hand_sizes: list[int]
+    stock_size: int
+    phase: Phase
+    to_act: int
+    forbidden: int  # face, or -1
+    played: list[bool]
+    active: list[bool]
+    totals: list[int]
+    dealer: int
+    rebuilds: int
+    knock_limit: int = 0
+    must_use: int = -1  # face the next meld or lay-off must contain, or -1
+    opened: list[bool] | None = None  # per offset (None: the layout has no opening flags)
+    turn_value: int = 0
+    credit: list[int] | None = None  # rummy500: value melded and laid off this round, per offset
+
+    @property
+    def hand_cards(self) -> list[int]:
+        return [f for f, c in enumerate(self.hand) if c for _ in range(c)]
+
+
+def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
+    """Parse an observation vector (or the env's observation dict) into a :class:`View`: the
+    one decoder of observations (agents read it as ``agents.base.read_observation``; :func:`decode`
+    is its readable form)."""
+    if isinstance(observation, dict):
+        observation = observation["observation"]
+    L = _layout(rules)
+    o = np.asarray(observation)
+    if o.shape != (L.size,):
+        raise ValueError(f"observation has shape {o.shape}, expected ({L.size},) for these rules")
+    sl = L.slices
+    P = L.P
+
+    def counts(name: str) -> list[int]:
+        return np.rint(o[sl[name]]).astype(np.int64).tolist()
+
+    def flags(name: str) -> list[bool]:
+        return (o[sl[name]] != 0).tolist()
+
+    hand = counts("hand")
+    kn = counts("known")
+    known = [kn[i * F:(i + 1) * F] for i in range(P - 1)]
+    d = sl["discard"]
+    nz = np.flatnonzero(o[d])
+    # row 0 = top: ascending index order is top first
+    discard = (nz[::-1] % F).tolist()
+    table: list[TableMeldView] = []
+    if L.M:
+        t = o[sl["table"]].reshape(L.M, L.slot)
+        for row in t:
+            owners = np.flatnonzero(row[:P])
+            if not len(owners):
+                break  # melds fill the slots in order
+            table.append(_table_meld(int(owners[0]), bool(row[P + 1]), row[P + 2:]))
+    phase_slice = o[sl["phase"]]
+    forb = np.flatnonzero(o[sl["forbidden"]])
+    return View(
+        hand=hand,
+        known=known,
+        discard=discard,
+        table=table,
+        hand_sizes=counts("hand_sizes"),
+        stock_size=int(round(float(o[sl["stock_size"]][0]))),
+        phase=Phase(int(np.argmax(phase_slice))),
+        to_act=int(np.argmax(o[sl["to_act"]])),
+        forbidden=int(forb[0]) if len(forb) else -1,
+        played=flags("played"),
+        active=flags("active"),
+        totals=counts("totals"),
+        dealer=int(np.argmax(o[sl["dealer"]])),
+        rebuilds=int(round(float(o[sl["rebuilds"]][0]))),
+        knock_limit=int(round(float(o[sl["knock_limit"]][0]))) if "knock_limit" in sl else 0,
+        must_use=_one_hot(o, sl.get("must_use")),
+        opened=flags("opened") if "opened" in sl else None,
+        turn_value=int(round(float(o[sl["turn_value"]][0]))) if "turn_value" in sl else 0,
+        credit=counts("credit") if "credit" in sl else None,
+    )
+
+
+def _one_hot(o: np.ndarray, sl: slice | None) -> int:
+    if sl is None:
+        return -1
+    nz = np.flatnonzero(o[sl])
+    return int(nz[0]) if len(nz) else -1
+
+
+def _table_meld(owner: int, is_run: bool, cards: np.ndarray) -> TableMeldView:
+    nz = np.flatnonzero(cards[:NUM_NATURAL]).tolist()
+    n_wild = int(round(float(cards[JOKER])))
+    if is_run:
+        suit = nz[0] // NUM_RANKS
+        # codes: 1 natural, 2 wild card, 3 natural ace played high, 4 wild card there
+        pos = sorted(f % NUM_RANKS + (ACE_HIGH_POS if f % NUM_RANKS == 0 and cards[f] >= 3 else 0) for f in nz)
+        faces = tuple(JOKER if cards[run_face(suit, q)] in (2, 4) else run_face(suit, q) for q in pos)
+        return TableMeldView(owner, True, faces, suit, pos[0], pos[-1], 0, n_wild)
+    rank = nz[0] % NUM_RANKS
+    suits = sum(1 << (f // NUM_RANKS) for f in nz)
+    return TableMeldView(owner, False, tuple(nz) + (JOKER,) * n_wild, rank, 0, 0, suits, n_wild)
+
+
+@cache
+def _layout(rules: RuleSet) -> ObsLayout:
+    return ObsLayout(rules)
 
 
 def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
@@ -187,49 +314,34 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
     ``hand_sizes``, ``stock_size``, ``phase``, ``to_act``, ``forbidden``,
     ``played``, ``active``, ``totals``, ``dealer`` and ``rebuilds``.
     """
-    L = ObsLayout(rules)
-    obs = np.asarray(obs)
-    if obs.shape != (L.size,):
-        raise ValueError(f"observation has shape {obs.shape}, expected ({L.size},) for these rules")
-    s = L.slices
-    P = L.P
-    pile_rows = obs[s["discard"]].reshape(L.D, F)
-    pile = [card_str(int(np.argmax(r))) for r in pile_rows if r.any()]
-    table = []
-    for row in obs[s["table"]].reshape(L.M, L.slot):
-        if not row[:P].any():
-            continue
-        owner = int(np.argmax(row[:P]))
-        is_run = bool(row[P + 1])
-        cards = row[P + 2:]
-        if is_run:
-            faces = [f for f in range(52) if cards[f]]
-            suit = faces[0] // 13
-            # codes: 1 natural, 2 wild, 3 natural ace played high, 4 wild ace played high
-            pos = sorted(f % 13 + (13 if cards[f] >= 3 and f % 13 == 0 else 0) for f in faces)
-            out = ["JK" if cards[suit * 13 + q % 13] in (2, 4) else card_str(suit * 13 + q % 13) for q in pos]
-        else:
-            out = [card_str(f) for f in range(52) if cards[f]] + ["JK"] * int(cards[JOKER])
-        table.append({"owner": owner, "kind": "run" if is_run else "set", "cards": out})
-    forb = obs[s["forbidden"]]
+    v = read(obs, rules)
+
+    def cards(counts: list[int]) -> list[str]:
+        return [card_str(f) for f, c in enumerate(counts) for _ in range(c)]
+
+    def card_or_none(f: int) -> str | None:
+        return card_str(f) if f >= 0 else None
+
     return {
-        "hand": _cards(obs[s["hand"]]),
-        "known": [_cards(r) for r in obs[s["known"]].reshape(P - 1, F)],
-        "discard": pile[::-1],
-        "table": table,
-        "hand_sizes": [int(x) for x in obs[s["hand_sizes"]]],
-        "stock_size": int(obs[s["stock_size"]][0]),
-        "phase": Phase(int(np.argmax(obs[s["phase"]]))).name.lower(),
-        "to_act": int(np.argmax(obs[s["to_act"]])),
-        "forbidden": card_str(int(np.argmax(forb))) if forb.any() else None,
-        "played": [bool(x) for x in obs[s["played"]]],
-        "active": [bool(x) for x in obs[s["active"]]],
-        "totals": [int(x) for x in obs[s["totals"]]],
-        "dealer": int(np.argmax(obs[s["dealer"]])),
-        "rebuilds": int(obs[s["rebuilds"]][0]),
-        "knock_limit": int(obs[s["knock_limit"]][0]),
-        "must_use": card_str(int(np.argmax(obs[s["must_use"]]))) if obs[s["must_use"]].any() else None,
-        "opened": [bool(x) for x in obs[s["opened"]]],
-        "turn_value": int(obs[s["turn_value"]][0]),
-        "credit": [int(x) for x in obs[s["credit"]]],
+        "hand": cards(v.hand),
+        "known": [cards(k) for k in v.known],
+        "discard": [card_str(f) for f in v.discard],
+        "table": [{"owner": m.owner, "kind": "run" if m.is_run else "set", "cards": [card_str(f) for f in m.cards]}
+                  for m in v.table],
+        "hand_sizes": v.hand_sizes,
+        "stock_size": v.stock_size,
+        "phase": v.phase.name.lower(),
+        "to_act": v.to_act,
+        "forbidden": card_or_none(v.forbidden),
+        "played": v.played,
+        "active": v.active,
+        "totals": v.totals,
+        "dealer": v.dealer,
+        "rebuilds": v.rebuilds,
+        "knock_limit": v.knock_limit,
+        "must_use": card_or_none(v.must_use),
+        "opened": v.opened if v.opened is not None else [],
+        "turn_value": v.turn_value,
+        "credit": v.credit if v.credit is not None else [],
     }
+
