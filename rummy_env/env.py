@@ -5,14 +5,12 @@
 | Actions            | Discrete                                                         |
 | Parallel API       | No                                                               |
 | Manual Control     | No                                                               |
-| Agents             | `agents= ['player_0', 'player_1', ...]` (2-6 for basic)          |
-| Agents             | 2-6                                                              |
-| Action Shape       | Discrete(n), n per rule set (basic 2p: 1267)                     |
-| Action Values      | Discrete(n)                                                      |
+| Agents             | `['player_0', 'player_1', ...]`: 2-6 basic, 2-8 rummy500/persian, 2-4 rummy51, 2 gin |
+| Action Shape       | Discrete(n), n per rule set (basic 2p: 1267, gin: 108)           |
 | Observation Shape  | (size,) per rule set (basic 2p: 3961, gin: 2992)                 |
 | Observation Values | counts, one-hots and scores in -10^4..10^4 (float32, clipped)    |
 
-The rummy family (RULES.md) on one rules engine configured by a frozen
+The rummy family (docs/rules.md) on one rules engine configured by a frozen
 `RuleSet`. A turn is several AEC steps by the same agent: draw, then any number
 of melds, lay-offs and joker swaps, then a discard that passes the turn.
 
@@ -47,16 +45,23 @@ to and from readable `Move`s; the mask marks exactly the moves `step` accepts.
 ### Rewards
 
 At the end of each round every seat gets the round's score from its side,
-higher is better: in standard scoring minus the penalty (the winner 0); in
-winner-takes-all the winner gets the sum of the others' hands (doubled for a
-"rummy") and each loser minus what he paid. `infos[agent]` then holds
-`round`, `round_scores`, `totals` (penalties in standard scoring, points in
-winner-takes-all), `winner`, `reason` (`went_out` / `stock_exhausted`) and
-`rummy`.
+higher is better, by the rule set's `scoring`:
+
+* `standard`: minus the penalty of the cards left in hand (the winner 0);
+* `winner_takes_all`: the winner gets the sum of the others' hands (doubled for
+  a "rummy") and each loser minus what he paid (zero-sum);
+* `rummy500`: the value of one's melds and lay-offs minus the cards left in hand;
+* `gin`: the hand's points to its winner (deadwood difference plus the gin,
+  undercut and big-gin bonuses), the same negated to the other (zero-sum).
+
+All other steps give 0. `infos[agent]` then holds `round` (a 0-based index;
+the rendered text counts from 1), `round_scores`, `totals` (penalties in
+standard scoring, points otherwise), `winner`, `reason` (`went_out`,
+`stock_exhausted`, a knock, ...), `rummy`, and with `match=True` `match_winner`.
 
 ### Version History
 
-* v0: Basic Rummy with all house rules of RULES.md.
+* v0: the rummy family of docs/rules.md (basic, rummy500, persian, rummy51, gin).
 """
 
 from __future__ import annotations
@@ -234,7 +239,7 @@ class raw_env(AECEnv, EzPickle):
         if res is None:
             return
         info = {k: res[k] for k in ("round", "round_scores", "totals", "winner", "reason", "rummy")}
-        if res["match_over"]:
+        if self.rules.match and res["match_over"]:  # a single-round game has no match winner
             info["match_winner"] = res["match_winner"]
         for a in self.agents:
             self.infos[a] = dict(info)

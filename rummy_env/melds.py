@@ -1,6 +1,7 @@
 """Meld validity, the meld catalogue, and the best-arrangement/deadwood search.
 
-Pure, state-free functions and tables; the engine and the agents both use them.
+Pure functions and tables (some memoised: the same answers for the same
+arguments); the engine and the agents both use them.
 
 Run positions. A run of suit ``s`` covers consecutive *positions* ``lo..hi``:
 position ``p`` in ``0..12`` is rank ``p`` (0 = ace low .. 12 = king) and

@@ -312,7 +312,9 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
     ``discard`` (bottom to top), ``table`` (list of ``{"owner", "kind",
     "cards"}``, runs in rank order with ``JK`` where a wild card stands),
     ``hand_sizes``, ``stock_size``, ``phase``, ``to_act``, ``forbidden``,
-    ``played``, ``active``, ``totals``, ``dealer`` and ``rebuilds``.
+    ``played``, ``active``, ``totals``, ``dealer``, ``rebuilds``, ``knock_limit``,
+    ``must_use``, ``opened``, ``turn_value`` and ``credit`` (empty lists where the
+    rule set's layout has no such slice).
     """
     v = read(obs, rules)
 

@@ -827,3 +827,21 @@ def test_state_copy_is_independent():
     while not engine.is_terminal(s):  # and the original, differently
         engine.apply_action(s, engine.legal_actions(s)[0])
     assert c.to_dict() == copy_end
+
+
+@pytest.mark.parametrize("match", [False, True])
+def test_match_winner_only_in_matches(match):
+    """Issue 15: info held match_winner after a single round with match=False."""
+    env = rummy_env.env("basic", num_players=2, match=match, target=30)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    last_info = {}
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if info.get("round_scores") is not None:
+            last_info = info
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert last_info and ("match_winner" in last_info) == match
