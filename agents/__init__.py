@@ -86,13 +86,17 @@ def _trained(spec: str, parts: list[str], rules: RuleSet | None) -> tuple[str, d
         raise ValueError(f"agent spec {spec!r}: trained takes one preset name (trained:<preset>)")
     preset = bare[0] if bare else (rules.name if rules is not None else None)
     if preset not in TRAINED_MODELS:
-        raise ValueError(f"agent spec {spec!r}: no trained model for preset {preset!r} yet "
-                         f"(trained models: {', '.join(f'{TRAINED}:{p}' for p in TRAINED_MODELS)})")
+        raise ValueError(
+            f"agent spec {spec!r}: no trained model for preset {preset!r} yet "
+            f"(trained models: {', '.join(f'{TRAINED}:{p}' for p in TRAINED_MODELS)})"
+        )
     if rules is not None and rules.name != preset:
         raise ValueError(f"agent spec {spec!r}: a {preset} model cannot play {rules.name!r}")
     _, opts = parse_spec(":".join(["ppo", *[p for p in parts if "=" in p]]), rules)
     if "model" in opts:
-        raise ValueError(f"agent spec {spec!r}: trained picks the model; use ppo:<model> for another")
+        raise ValueError(
+            f"agent spec {spec!r}: trained picks the model; use ppo:<model> for another"
+        )
     return "ppo", {"model": TRAINED_MODELS[preset], **opts}
 
 
@@ -168,8 +172,10 @@ def parse_spec(spec: str, rules: RuleSet | None = None) -> tuple[str, dict[str, 
     if positional:
         names = agent_class(name).options()
         if len(positional) > len(names):
-            raise ValueError(f"agent spec {spec!r}: too many values (options of {name!r}: "
-                             f"{', '.join(names) or 'none'})")
+            raise ValueError(
+                f"agent spec {spec!r}: too many values (options of {name!r}: "
+                f"{', '.join(names) or 'none'})"
+            )
         for k, v in zip(names, positional):
             if k in opts:
                 raise ValueError(f"agent spec {spec!r}: {k!r} given twice")
@@ -192,10 +198,24 @@ def make(name: str, rules: RuleSet, seat: int = 0, **kwargs: Any) -> Agent:
     cls = agent_class(base, rules)
     unknown = sorted(set(opts) - set(cls.options()))
     if unknown:
-        raise ValueError(f"agent {base!r} has no option(s) {', '.join(map(repr, unknown))} "
-                         f"(allowed: {', '.join(cls.options()) or 'none'})")
+        raise ValueError(
+            f"agent {base!r} has no option(s) {', '.join(map(repr, unknown))} "
+            f"(allowed: {', '.join(cls.options()) or 'none'})"
+        )
     return cls(rules, seat, **opts)
 
 
-__all__ = ["Agent", "Policy", "TRAINED_MODELS", "VARIANT_AGENTS", "View", "agent_class", "available", "make",
-           "parse_spec", "parse_value", "read_observation", "resolve"]
+__all__ = [
+    "Agent",
+    "Policy",
+    "TRAINED_MODELS",
+    "VARIANT_AGENTS",
+    "View",
+    "agent_class",
+    "available",
+    "make",
+    "parse_spec",
+    "parse_value",
+    "read_observation",
+    "resolve",
+]

@@ -81,8 +81,10 @@ class Agent(ABC):
 
     def __init__(self, rules: RuleSet, seat: int = 0, **kwargs: Any):
         if kwargs:
-            raise ValueError(f"{type(self).__name__} got unknown option(s) {', '.join(map(repr, kwargs))} "
-                             f"(allowed: {', '.join(self.options()) or 'none'})")
+            raise ValueError(
+                f"{type(self).__name__} got unknown option(s) {', '.join(map(repr, kwargs))} "
+                f"(allowed: {', '.join(self.options()) or 'none'})"
+            )
         if not 0 <= seat < rules.num_players:
             raise ValueError(f"seat={seat} is not allowed (allowed: 0..{rules.num_players - 1})")
         self.rules = rules

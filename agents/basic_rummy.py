@@ -83,11 +83,19 @@ class BasicExpertAgent(GreedyAgent):
 
     name = "basic-expert"
 
-    def __init__(self, rules: RuleSet, seat: int = 0, hold_back: str = "auto",
-                 potential_weight: float = 1.0, danger_weight: float = 1.0):
+    def __init__(
+        self,
+        rules: RuleSet,
+        seat: int = 0,
+        hold_back: str = "auto",
+        potential_weight: float = 1.0,
+        danger_weight: float = 1.0,
+    ):
         super().__init__(rules, seat)
         if hold_back not in ("auto", "never", "always"):
-            raise ValueError(f"hold_back={hold_back!r} is not allowed (allowed: 'auto', 'never', 'always')")
+            raise ValueError(
+                f"hold_back={hold_back!r} is not allowed (allowed: 'auto', 'never', 'always')"
+            )
         self.hold_back = hold_back
         self.potential_weight = float(potential_weight)
         self.danger_weight = float(danger_weight)
@@ -131,7 +139,7 @@ class BasicExpertAgent(GreedyAgent):
         ace_high = self.rules.ace_high
         for i, a in enumerate(left):
             ra, sa = a % NUM_RANKS, a // NUM_RANKS
-            for b in left[i + 1:]:
+            for b in left[i + 1 :]:
                 rb, sb = b % NUM_RANKS, b // NUM_RANKS
                 outs = 0
                 if ra == rb:
@@ -147,7 +155,9 @@ class BasicExpertAgent(GreedyAgent):
                     else:
                         outs += unseen[a + 1]
                 elif sa == sb and ace_high and ra == 0 and rb >= NUM_RANKS - 2:
-                    outs += unseen[sa * NUM_RANKS + (NUM_RANKS - 1 if rb == NUM_RANKS - 2 else NUM_RANKS - 2)]
+                    outs += unseen[
+                        sa * NUM_RANKS + (NUM_RANKS - 1 if rb == NUM_RANKS - 2 else NUM_RANKS - 2)
+                    ]
                 else:
                     continue
                 outs += wild_outs
@@ -194,7 +204,9 @@ class BasicExpertAgent(GreedyAgent):
         if r is None:
             if len(cache) > 50_000:
                 cache.clear()
-            r = cache[key] = self.deadwood(hand) - self.potential_weight * self.potential(hand, unseen, horizon)
+            r = cache[key] = self.deadwood(hand) - self.potential_weight * self.potential(
+                hand, unseen, horizon
+            )
         return r
 
     # ------------------------------------------------------------------- act
@@ -242,7 +254,9 @@ class BasicExpertAgent(GreedyAgent):
             return a
         return by_kind[DRAW_STOCK][0]
 
-    def score_taking(self, hand: list[int], t: int, unseen: list[int], horizon: float) -> float | None:
+    def score_taking(
+        self, hand: list[int], t: int, unseen: list[int], horizon: float
+    ) -> float | None:
         """The best hand score after taking ``t`` and discarding another card (None: nothing else to discard)."""
         hand = list(hand)
         hand[t] += 1
@@ -279,7 +293,11 @@ class BasicExpertAgent(GreedyAgent):
                 changed = False
                 for f in list(stuck):
                     r, s = f % NUM_RANKS, f // NUM_RANKS
-                    if any(g // NUM_RANKS == s and abs(g % NUM_RANKS - r) == 1 for g in laid if g < NUM_NATURAL):
+                    if any(
+                        g // NUM_RANKS == s and abs(g % NUM_RANKS - r) == 1
+                        for g in laid
+                        if g < NUM_NATURAL
+                    ):
                         stuck.remove(f)
                         laid.add(f)
                         changed = True
@@ -292,21 +310,36 @@ class BasicExpertAgent(GreedyAgent):
         if playing and (not self.should_hold(v) or self.can_go_out(v, fits)):
             plan = [tuple(sorted(m)) for m in self.arrangement(hand)[1]]
             if by_kind.get(MELD):
-                in_plan = [a for a in by_kind[MELD]
-                           if tuple(sorted(move_cards(self.moves[a], hand))) in plan]
+                in_plan = [
+                    a
+                    for a in by_kind[MELD]
+                    if tuple(sorted(move_cards(self.moves[a], hand))) in plan
+                ]
                 if in_plan:
                     return max(in_plan, key=lambda a: (len(self.moves[a][2]), -a))
                 # melds outside the plan (wild cards, or a plan the rules block): greedy's choice if it helps
                 now = self.deadwood(hand)
-                best = min(by_kind[MELD], key=lambda a: (self.deadwood_without(hand, move_cards(self.moves[a], hand)),
-                                                          -len(self.moves[a][2]), a))
+                best = min(
+                    by_kind[MELD],
+                    key=lambda a: (
+                        self.deadwood_without(hand, move_cards(self.moves[a], hand)),
+                        -len(self.moves[a][2]),
+                        a,
+                    ),
+                )
                 if self.deadwood_without(hand, move_cards(self.moves[best], hand)) < now:
                     return best
             in_melds = {f for m in plan for f in m}
-            offs = [a for a in by_kind.get(LAYOFF, []) if self.moves[a][1] not in in_melds
-                    or hand[self.moves[a][1]] > 1]
+            offs = [
+                a
+                for a in by_kind.get(LAYOFF, [])
+                if self.moves[a][1] not in in_melds or hand[self.moves[a][1]] > 1
+            ]
             if offs:
-                return max(offs, key=lambda a: (self.moves[a][1] != JOKER, self.values[self.moves[a][1]], -a))
+                return max(
+                    offs,
+                    key=lambda a: (self.moves[a][1] != JOKER, self.values[self.moves[a][1]], -a),
+                )
             swaps = [a for a in by_kind.get(SWAP, []) if self.moves[a][1] not in in_melds]
             if swaps:
                 return swaps[0]
@@ -318,7 +351,9 @@ class BasicExpertAgent(GreedyAgent):
     def expert_discard(self, v: View, discards: list[int], fits: dict[int, int]) -> int:
         return self.rank_discards(v, discards, fits)[0]
 
-    def rank_discards(self, v: View, discards: list[int], fits: dict[int, int] | None = None) -> list[int]:
+    def rank_discards(
+        self, v: View, discards: list[int], fits: dict[int, int] | None = None
+    ) -> list[int]:
         """Legal discards, best first, by the discard score of the module docstring."""
         if fits is None:
             fits = table_fits(v, self.rules) if v.table else {}

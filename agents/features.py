@@ -84,7 +84,7 @@ class HandFeatures:
         ev = self._eval
         v = read_observation(obs, self.rules)
         out = np.zeros(SIZE, dtype=np.float32)
-        per = out[:len(PER_FACE) * F].reshape(len(PER_FACE), F)
+        per = out[: len(PER_FACE) * F].reshape(len(PER_FACE), F)
         hand = list(v.hand)
         fits = table_fits(v, self.rules) if v.table else {}
         unseen = unseen_counts(v, self.rules)
@@ -136,7 +136,9 @@ class VariantFeatures:
         self.rules = rules
         self.hand = HandFeatures(rules) if hand else None
         self.expert = make("variant", rules, 0)
-        if self.hand is not None:  # one memo of hand deadwood and arrangements for both (pure functions)
+        if (
+            self.hand is not None
+        ):  # one memo of hand deadwood and arrangements for both (pure functions)
             for name in ("_dw_cache", "_arr_cache", "_score_cache"):
                 self.hand._eval.__dict__[name] = self.expert.__dict__.setdefault(name, {})
         self.n_actions = Layout(rules).size
@@ -164,7 +166,9 @@ def make_features(kind: str | None, rules: RuleSet) -> HandFeatures | VariantFea
     if kind is None:
         return None
     if kind not in KINDS:
-        raise ValueError(f"features={kind!r} is not allowed (allowed: None, {', '.join(map(repr, KINDS))})")
+        raise ValueError(
+            f"features={kind!r} is not allowed (allowed: None, {', '.join(map(repr, KINDS))})"
+        )
     if kind == "hand":
         return HandFeatures(rules)
     return VariantFeatures(rules, hand=kind.startswith("hand+"))

@@ -165,8 +165,10 @@ class GinSimpleAgent(DeadwoodMixin, Agent):
             if f in knock_by_card:
                 return knock_by_card[f]
             # the shortcut's card is not a legal knock discard: the knock leaving least deadwood
-            return min(knock_by_card.values(),
-                       key=lambda a: (self.deadwood_without(hand, [self.moves[a][1]]), a))
+            return min(
+                knock_by_card.values(),
+                key=lambda a: (self.deadwood_without(hand, [self.moves[a][1]]), a),
+            )
         f = self.get_discard(hand, v.forbidden)
         if f in discard_by_card:
             return discard_by_card[f]
@@ -187,15 +189,29 @@ class GinExpertAgent(BasicExpertAgent):
     name = "gin-expert"
     version = 2  # 2: potential_weight 0.5 (was 1)
 
-    def __init__(self, rules: RuleSet, seat: int = 0, potential_weight: float = 0.5,
-                 danger_weight: float = 1.0, take_margin: float = 2.0, gin_hold: int = 3,
-                 knock_schedule: str = "tight"):
-        super().__init__(rules, seat, hold_back="never", potential_weight=potential_weight,
-                         danger_weight=danger_weight)
+    def __init__(
+        self,
+        rules: RuleSet,
+        seat: int = 0,
+        potential_weight: float = 0.5,
+        danger_weight: float = 1.0,
+        take_margin: float = 2.0,
+        gin_hold: int = 3,
+        knock_schedule: str = "tight",
+    ):
+        super().__init__(
+            rules,
+            seat,
+            hold_back="never",
+            potential_weight=potential_weight,
+            danger_weight=danger_weight,
+        )
         self.take_margin = float(take_margin)
         self.gin_hold = int(gin_hold)
         if knock_schedule not in ("tight", "asap"):
-            raise ValueError(f"knock_schedule={knock_schedule!r} is not allowed (allowed: 'tight', 'asap')")
+            raise ValueError(
+                f"knock_schedule={knock_schedule!r} is not allowed (allowed: 'tight', 'asap')"
+            )
         self.knock_schedule = knock_schedule
 
     @classmethod
@@ -276,9 +292,14 @@ class GinExpertAgent(BasicExpertAgent):
         knocks = [a for a in by_kind.get(KNOCK, ())]
         discards = by_kind.get(DISCARD, [])
         if knocks:
+
             def knock_key(a: int) -> tuple[int, int]:
                 f = self.moves[a][1]
-                return (self.deadwood_without(hand, [f]) if f >= 0 else 0, -(self.values[f] if f >= 0 else 99))
+                return (
+                    self.deadwood_without(hand, [f]) if f >= 0 else 0,
+                    -(self.values[f] if f >= 0 else 99),
+                )
+
             best = min(knocks, key=knock_key)
             k = knock_key(best)[0]
             if k == 0 or not discards:

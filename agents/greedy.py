@@ -104,7 +104,7 @@ class GreedyAgent(DeadwoodMixin, Agent):
         best, best_dw = None, None
         for a in by_kind.get(DRAW_DISCARD, ()):
             depth = self.moves[a][2]
-            taken = v.discard[len(v.discard) - 1 - depth:]
+            taken = v.discard[len(v.discard) - 1 - depth :]
             key = taken[0]
             h = list(hand)
             for f in taken:
@@ -124,15 +124,25 @@ class GreedyAgent(DeadwoodMixin, Agent):
     def choose_play(self, v: View, by_kind: dict[int, list[int]], legal: list[int]) -> int:
         hand = v.hand
         if by_kind.get(KNOCK):
-            return min(by_kind[KNOCK], key=lambda a: (self.moves[a][1] >= 0,
-                                                      self.deadwood_without(hand, move_cards(self.moves[a], hand))))
+            return min(
+                by_kind[KNOCK],
+                key=lambda a: (
+                    self.moves[a][1] >= 0,
+                    self.deadwood_without(hand, move_cards(self.moves[a], hand)),
+                ),
+            )
         if by_kind.get(MELD):
+
             def meld_key(a: int) -> tuple[int, int, int]:
                 cards = move_cards(self.moves[a], hand)
                 return (self.deadwood_without(hand, cards), -len(cards), a)
+
             return min(by_kind[MELD], key=meld_key)
         if by_kind.get(LAYOFF):
-            return max(by_kind[LAYOFF], key=lambda a: (self.moves[a][1] != JOKER, self.values[self.moves[a][1]], -a))
+            return max(
+                by_kind[LAYOFF],
+                key=lambda a: (self.moves[a][1] != JOKER, self.values[self.moves[a][1]], -a),
+            )
         if by_kind.get(DISCARD):
             return self.pick_discard(hand, by_kind[DISCARD])
         return legal[0]

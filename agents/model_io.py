@@ -42,13 +42,22 @@ from typing import Any
 #: readable class names SB3 writes (``str(cls)``) -> (module, attribute) allowed to stand for them
 _POLICY_MODULE = "sb3_contrib.common.maskable.policies"
 _BUFFER_MODULE = "sb3_contrib.common.maskable.buffers"
-_ACTIVATIONS = {"<class 'torch.nn.modules.activation.ReLU'>": "ReLU",
-                "<class 'torch.nn.modules.activation.Tanh'>": "Tanh"}
-_EXTRACTORS = {"<class 'agents.ppo_net.RummyFeatures'>",
-               "<class 'stable_baselines3.common.torch_layers.FlattenExtractor'>"}
+_ACTIVATIONS = {
+    "<class 'torch.nn.modules.activation.ReLU'>": "ReLU",
+    "<class 'torch.nn.modules.activation.Tanh'>": "Tanh",
+}
+_EXTRACTORS = {
+    "<class 'agents.ppo_net.RummyFeatures'>",
+    "<class 'stable_baselines3.common.torch_layers.FlattenExtractor'>",
+}
 #: values SB3 rebuilds by itself when they are None (the rollout state of the last run)
-_RESET = ("_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer",
-          "ep_success_buffer")
+_RESET = (
+    "_last_obs",
+    "_last_episode_starts",
+    "_last_original_obs",
+    "ep_info_buffer",
+    "ep_success_buffer",
+)
 _CONSTANT = re.compile(r"^ConstantSchedule\(val=([-+0-9.eE]+|inf|nan)\)$")
 
 
@@ -62,15 +71,19 @@ def read_sb3_data(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise ValueError(f"model file {str(path)!r} does not exist or is not a file")
     if not zipfile.is_zipfile(path):
-        raise ValueError(f"model file {str(path)!r} is not a zip archive (an SB3 model .zip, "
-                         f"or a .npz policy, is expected)")
+        raise ValueError(
+            f"model file {str(path)!r} is not a zip archive (an SB3 model .zip, "
+            f"or a .npz policy, is expected)"
+        )
     try:
         with zipfile.ZipFile(path) as z:
             names = set(z.namelist())
             missing = {"data", "policy.pth"} - names
             if missing:
-                raise ValueError(f"model file {str(path)!r} is not a stable-baselines3 model: "
-                                 f"it lacks {', '.join(sorted(missing))}")
+                raise ValueError(
+                    f"model file {str(path)!r} is not a stable-baselines3 model: "
+                    f"it lacks {', '.join(sorted(missing))}"
+                )
             raw = z.read("data")
     except zipfile.BadZipFile as e:
         raise ValueError(f"model file {str(path)!r} is a broken zip archive: {e}") from None
@@ -93,8 +106,11 @@ def model_sizes(data: dict[str, Any], path: str | Path = "?") -> tuple[int, int]
         obs = data["observation_space"]
         act = data["action_space"]
         shape = obs["_shape"] if isinstance(obs, dict) else None
-        if obs.get(":type:") != "<class 'gymnasium.spaces.box.Box'>" or not isinstance(shape, list) \
-                or len(shape) != 1:
+        if (
+            obs.get(":type:") != "<class 'gymnasium.spaces.box.Box'>"
+            or not isinstance(shape, list)
+            or len(shape) != 1
+        ):
             raise ValueError("the observation space is not a flat Box")
         if act.get(":type:") != "<class 'gymnasium.spaces.discrete.Discrete'>":
             raise ValueError("the action space is not Discrete")
@@ -107,7 +123,9 @@ def _schedule(readable: dict[str, Any], key: str, path: str | Path):
     from stable_baselines3.common.utils import ConstantSchedule, FloatSchedule
 
     m = _CONSTANT.match(str(readable.get("value_schedule", "")))
-    if m is None:  # an annealed schedule (a function): only its current value is known; 0 is safe for play
+    if (
+        m is None
+    ):  # an annealed schedule (a function): only its current value is known; 0 is safe for play
         return FloatSchedule(ConstantSchedule(0.0))
     return FloatSchedule(ConstantSchedule(float(m.group(1))))
 
@@ -124,23 +142,34 @@ def _policy_kwargs(readable: dict[str, Any], path: str | Path) -> dict[str, Any]
             continue
         if k == "activation_fn":
             if v not in _ACTIVATIONS:
-                raise ValueError(f"model file {str(path)!r}: activation {v!r} is not allowed "
-                                 f"(allowed: {', '.join(_ACTIVATIONS)})")
+                raise ValueError(
+                    f"model file {str(path)!r}: activation {v!r} is not allowed "
+                    f"(allowed: {', '.join(_ACTIVATIONS)})"
+                )
             out[k] = getattr(nn, _ACTIVATIONS[v])
         elif k == "features_extractor_class":
             if v not in _EXTRACTORS:
-                raise ValueError(f"model file {str(path)!r}: features extractor {v!r} is not allowed "
-                                 f"(allowed: {', '.join(sorted(_EXTRACTORS))})")
+                raise ValueError(
+                    f"model file {str(path)!r}: features extractor {v!r} is not allowed "
+                    f"(allowed: {', '.join(sorted(_EXTRACTORS))})"
+                )
             out[k] = RummyFeatures if "RummyFeatures" in v else FlattenExtractor
         elif isinstance(v, (dict, list, int, float, bool)) or v is None:
             out[k] = v  # plain JSON (net_arch, features_extractor_kwargs, ...)
         else:
-            raise ValueError(f"model file {str(path)!r}: policy option {k!r} = {v!r} is not plain data")
+            raise ValueError(
+                f"model file {str(path)!r}: policy option {k!r} = {v!r} is not plain data"
+            )
     return out
 
 
-def safe_custom_objects(data: dict[str, Any], path: str | Path = "?", observation_space: Any = None,
-                        action_space: Any = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+def safe_custom_objects(
+    data: dict[str, Any],
+    path: str | Path = "?",
+    observation_space: Any = None,
+    action_space: Any = None,
+    overrides: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """SB3 ``custom_objects`` that replace every pickled value of ``data`` (module docs).
 
     ``observation_space``/``action_space``: the spaces to use (an env's, so that
@@ -162,8 +191,11 @@ def safe_custom_objects(data: dict[str, Any], path: str | Path = "?", observatio
         if key in custom or not _pickled(value):
             continue
         if key == "observation_space":
-            custom[key] = observation_space if observation_space is not None else \
-                spaces.Box(-np.inf, np.inf, (n_obs,), np.float32)
+            custom[key] = (
+                observation_space
+                if observation_space is not None
+                else spaces.Box(-np.inf, np.inf, (n_obs,), np.float32)
+            )
         elif key == "action_space":
             custom[key] = action_space if action_space is not None else spaces.Discrete(n_act)
         elif key == "policy_class":
@@ -175,13 +207,17 @@ def safe_custom_objects(data: dict[str, Any], path: str | Path = "?", observatio
 
                 custom[key] = ResidualPolicy
             else:
-                raise ValueError(f"model file {str(path)!r}: policy class from {module!r} is not allowed "
-                                 f"(allowed: MaskableActorCriticPolicy of {_POLICY_MODULE}, "
-                                 f"agents.ppo_net.ResidualPolicy)")
+                raise ValueError(
+                    f"model file {str(path)!r}: policy class from {module!r} is not allowed "
+                    f"(allowed: MaskableActorCriticPolicy of {_POLICY_MODULE}, "
+                    f"agents.ppo_net.ResidualPolicy)"
+                )
         elif key == "rollout_buffer_class":
             if value.get("__module__") != _BUFFER_MODULE:
-                raise ValueError(f"model file {str(path)!r}: rollout buffer from {value.get('__module__')!r} "
-                                 f"is not allowed (allowed: {_BUFFER_MODULE})")
+                raise ValueError(
+                    f"model file {str(path)!r}: rollout buffer from {value.get('__module__')!r} "
+                    f"is not allowed (allowed: {_BUFFER_MODULE})"
+                )
             custom[key] = MaskableRolloutBuffer
         elif key == "policy_kwargs":
             custom[key] = _policy_kwargs(value, path)
@@ -192,13 +228,16 @@ def safe_custom_objects(data: dict[str, Any], path: str | Path = "?", observatio
         elif key in _RESET:
             custom[key] = None
         else:
-            raise ValueError(f"model file {str(path)!r}: entry {key!r} holds a pickled object "
-                             f"({value.get(':type:', '?')}), which is refused: pickles can run code")
+            raise ValueError(
+                f"model file {str(path)!r}: entry {key!r} holds a pickled object "
+                f"({value.get(':type:', '?')}), which is refused: pickles can run code"
+            )
     return custom
 
 
-def load_ppo(path: str | Path, env: Any = None, device: str = "cpu",
-             overrides: dict[str, Any] | None = None):
+def load_ppo(
+    path: str | Path, env: Any = None, device: str = "cpu", overrides: dict[str, Any] | None = None
+):
     """``MaskablePPO.load`` with nothing unpickled (module docs); ``env`` as SB3's.
 
     Raises:
@@ -211,14 +250,22 @@ def load_ppo(path: str | Path, env: Any = None, device: str = "cpu",
         n_obs, n_act = model_sizes(data, path)
         e_obs, e_act = int(env.observation_space.shape[0]), int(env.action_space.n)
         if (n_obs, n_act) != (e_obs, e_act):
-            raise ValueError(f"model file {str(path)!r} was trained for observations of {n_obs} and "
-                             f"{n_act} actions, but the env has {e_obs} and {e_act}")
+            raise ValueError(
+                f"model file {str(path)!r} was trained for observations of {n_obs} and "
+                f"{n_act} actions, but the env has {e_obs} and {e_act}"
+            )
     custom = safe_custom_objects(
-        data, path, observation_space=getattr(env, "observation_space", None),
-        action_space=getattr(env, "action_space", None), overrides=overrides)
+        data,
+        path,
+        observation_space=getattr(env, "observation_space", None),
+        action_space=getattr(env, "action_space", None),
+        overrides=overrides,
+    )
     try:
         return MaskablePPO.load(path, env=env, device=device, custom_objects=custom)
     except ValueError:
         raise
     except Exception as e:  # a corrupt weight file, mismatched tensors, ...
-        raise ValueError(f"model file {str(path)!r} could not be loaded: {type(e).__name__}: {e}") from None
+        raise ValueError(
+            f"model file {str(path)!r} could not be loaded: {type(e).__name__}: {e}"
+        ) from None

@@ -73,7 +73,9 @@ def read_card(path: str | Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"model card {str(card)!r} is not valid JSON ({e})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"model card {str(card)!r} must be a JSON object, not {type(data).__name__}")
+        raise ValueError(
+            f"model card {str(card)!r} must be a JSON object, not {type(data).__name__}"
+        )
     if not isinstance(data.get("preset", ""), str):
         raise ValueError(f"model card {str(card)!r}: 'preset' must be a string (a preset name)")
     if not isinstance(data.get("num_players", 2), int) or isinstance(data.get("num_players"), bool):
@@ -105,8 +107,10 @@ class NumpyPolicy:
         self.prior_actions = int(meta.get("prior_actions", 0))
         self.prior_scale = float(meta.get("prior_scale", 0.0))
         n_layers = int(meta["n_layers"])
-        self.layers = [(arrays[f"w{i}"].astype(np.float32), arrays[f"b{i}"].astype(np.float32))
-                       for i in range(1, n_layers)]
+        self.layers = [
+            (arrays[f"w{i}"].astype(np.float32), arrays[f"b{i}"].astype(np.float32))
+            for i in range(1, n_layers)
+        ]
 
     def _act(self, x: np.ndarray) -> np.ndarray:
         return np.maximum(x, 0) if self.activation == "relu" else np.tanh(x)
@@ -115,13 +119,13 @@ class NumpyPolicy:
         """The input of the first linear layer (the compressed observation)."""
         obs = np.asarray(obs, dtype=np.float32)
         if self.prior_actions:
-            obs = obs[:-self.prior_actions]  # the expert's move bypasses the first layer
+            obs = obs[: -self.prior_actions]  # the expert's move bypasses the first layer
         if not self.compressed:
             return obs
         x = obs * self.scale
         d1 = self.d0 + self.rows * 53
-        pile = x[self.d0:d1]
-        return np.concatenate([x[:self.d0], x[d1:], pile[:53], pile.reshape(self.rows, 53).sum(0)])
+        pile = x[self.d0 : d1]
+        return np.concatenate([x[: self.d0], x[d1:], pile[:53], pile.reshape(self.rows, 53).sum(0)])
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         x = self.features(obs)
@@ -134,7 +138,7 @@ class NumpyPolicy:
             if i < len(self.layers) - 1:
                 h = self._act(h)
         if self.prior_actions:
-            h = h + self.prior_scale * np.asarray(obs, dtype=np.float32)[-self.prior_actions:]
+            h = h + self.prior_scale * np.asarray(obs, dtype=np.float32)[-self.prior_actions :]
         return h
 
     def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -160,8 +164,9 @@ class NumpyPolicy:
                 raise ValueError("'meta' is not a JSON object")
             return cls(arrays, meta)
         except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as e:
-            raise ValueError(f"model file {str(path)!r} is not a valid .npz policy "
-                             f"({type(e).__name__}: {e})") from None
+            raise ValueError(
+                f"model file {str(path)!r} is not a valid .npz policy ({type(e).__name__}: {e})"
+            ) from None
 
     @classmethod
     def from_torch(cls, policy: Any) -> NumpyPolicy:
@@ -182,15 +187,25 @@ def torch_policy_arrays(policy: Any) -> tuple[dict[str, np.ndarray], dict[str, A
     sd = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
     fe = policy.pi_features_extractor
     act_name = type(policy.activation_fn()).__name__.lower()
-    meta: dict[str, Any] = {"obs_size": int(policy.observation_space.shape[0]),
-                            "num_actions": int(policy.action_space.n), "activation": act_name}
+    meta: dict[str, Any] = {
+        "obs_size": int(policy.observation_space.shape[0]),
+        "num_actions": int(policy.action_space.n),
+        "activation": act_name,
+    }
     arrays: dict[str, np.ndarray] = {}
     linears: list[tuple[np.ndarray, np.ndarray]] = []
-    prefix = "pi_features_extractor." if any(k.startswith("pi_features_extractor.") for k in sd) \
+    prefix = (
+        "pi_features_extractor."
+        if any(k.startswith("pi_features_extractor.") for k in sd)
         else "features_extractor."
+    )
     if isinstance(fe, RummyFeatures):
-        meta.update(compressed=not fe.keep_pile, discard=[fe.d0, fe.rows], first_act=True,
-                    features=getattr(fe, "hand_features", None))
+        meta.update(
+            compressed=not fe.keep_pile,
+            discard=[fe.d0, fe.rows],
+            first_act=True,
+            features=getattr(fe, "hand_features", None),
+        )
         if fe.keep_pile:  # scale only
             meta["compressed"] = False
         arrays["scale"] = sd[prefix + "scale"]
@@ -204,8 +219,12 @@ def torch_policy_arrays(policy: Any) -> tuple[dict[str, np.ndarray], dict[str, A
     pn = policy.mlp_extractor.policy_net
     for i, layer in enumerate(pn):
         if hasattr(layer, "weight"):
-            linears.append((sd[f"mlp_extractor.policy_net.{i}.weight"],
-                            sd[f"mlp_extractor.policy_net.{i}.bias"]))
+            linears.append(
+                (
+                    sd[f"mlp_extractor.policy_net.{i}.weight"],
+                    sd[f"mlp_extractor.policy_net.{i}.bias"],
+                )
+            )
     if "action_net.alpha" in sd:  # ResidualPolicy: logits + alpha * the expert-move one-hot
         linears.append((sd["action_net.linear.weight"], sd["action_net.linear.bias"]))
         meta["prior_actions"] = int(fe.prior_actions)
@@ -243,8 +262,15 @@ class PPOAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, rules: RuleSet, seat: int = 0, model: str | Path = "basic-2p",
-                 deterministic: bool = True, backend: str = "numpy", **kwargs: Any):
+    def __init__(
+        self,
+        rules: RuleSet,
+        seat: int = 0,
+        model: str | Path = "basic-2p",
+        deterministic: bool = True,
+        backend: str = "numpy",
+        **kwargs: Any,
+    ):
         super().__init__(rules, seat, **kwargs)
         if backend not in ("torch", "numpy"):
             raise ValueError(f"backend={backend!r} is not allowed (allowed: 'torch', 'numpy')")
@@ -257,16 +283,23 @@ class PPOAgent(Agent):
         self.model = None
         if path.suffix == ".npz":
             if backend != "numpy":
-                raise ValueError(f"backend={backend!r}: a .npz policy plays in numpy only (backend='numpy')")
+                raise ValueError(
+                    f"backend={backend!r}: a .npz policy plays in numpy only (backend='numpy')"
+                )
             self.np_policy = NumpyPolicy.load(path)
         else:
             from agents.model_io import load_ppo  # lazily: torch only when a .zip is loaded
 
             self.model = load_ppo(path)
-            self.np_policy = NumpyPolicy.from_torch(self.model.policy) if backend == "numpy" else None
+            self.np_policy = (
+                NumpyPolicy.from_torch(self.model.policy) if backend == "numpy" else None
+            )
         self.backend = backend
-        kind = (getattr(self.model.policy.features_extractor, "hand_features", None) if self.model is not None
-                else self.np_policy.meta.get("features"))
+        kind = (
+            getattr(self.model.policy.features_extractor, "hand_features", None)
+            if self.model is not None
+            else self.np_policy.meta.get("features")
+        )
         self.features = make_features(kind, rules)
         obs_size, n_actions = ObsLayout(rules).size, Layout(rules).size
         if self.features is not None:
@@ -275,10 +308,13 @@ class PPOAgent(Agent):
         if (m_obs, m_act) != (obs_size, n_actions):
             raise ValueError(
                 f"model {str(path)!r} was trained for observations of {m_obs} and {m_act} actions, "
-                f"but these rules ({rules.name!r}, {rules.num_players} players) have {obs_size} and {n_actions}")
+                f"but these rules ({rules.name!r}, {rules.num_players} players) have {obs_size} and {n_actions}"
+            )
         trained = read_card(path).get("preset")
         if trained and trained != rules.name:
-            raise ValueError(f"model {str(path)!r} was trained for preset {trained!r}, not {rules.name!r}")
+            raise ValueError(
+                f"model {str(path)!r} was trained for preset {trained!r}, not {rules.name!r}"
+            )
 
     @classmethod
     def options(cls) -> tuple[str, ...]:
@@ -299,14 +335,18 @@ class PPOAgent(Agent):
             return int(self.model.observation_space.shape[0]), int(self.model.action_space.n)
         return self.np_policy.obs_size, self.np_policy.num_actions
 
-    def _input(self, observation: np.ndarray, action_mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    def _input(
+        self, observation: np.ndarray, action_mask: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The model's input (the observation, with the hand features if it was trained with them)."""
         observation, action_mask = split_obs(observation, action_mask)
         if self.features is not None:
             observation = self.features.augment(observation, action_mask)
         return observation, action_mask
 
-    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+    def action_probs(
+        self, observation: np.ndarray, action_mask: np.ndarray | None = None
+    ) -> np.ndarray:
         observation, action_mask = self._input(observation, action_mask)
         if self.backend == "numpy":
             return self.np_policy.probs(observation, action_mask)
@@ -315,7 +355,9 @@ class PPOAgent(Agent):
         policy = self.model.policy
         with th.no_grad():
             obs_t, _ = policy.obs_to_tensor(np.asarray(observation, dtype=np.float32))
-            dist = policy.get_distribution(obs_t, action_masks=np.asarray(action_mask, dtype=bool)[None])
+            dist = policy.get_distribution(
+                obs_t, action_masks=np.asarray(action_mask, dtype=bool)[None]
+            )
             return dist.distribution.probs[0].cpu().numpy().astype(np.float64)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
@@ -324,9 +366,11 @@ class PPOAgent(Agent):
         if self.deterministic:
             observation, action_mask = self._input(observation, action_mask)
             if self.backend == "torch":
-                a, _ = self.model.predict(np.asarray(observation, dtype=np.float32),
-                                          action_masks=np.asarray(action_mask, dtype=bool),
-                                          deterministic=True)
+                a, _ = self.model.predict(
+                    np.asarray(observation, dtype=np.float32),
+                    action_masks=np.asarray(action_mask, dtype=bool),
+                    deterministic=True,
+                )
                 return int(a)
             return int(np.argmax(self.np_policy.probs(observation, action_mask)))
         p = self.action_probs(observation, action_mask)
@@ -346,7 +390,9 @@ class PolicySnapshot:
         self.deterministic = deterministic
 
     def __call__(self, rules: RuleSet, seat: int) -> PPOAgent:
-        return PPOAgent(rules, seat, model=self.path, deterministic=self.deterministic, backend="numpy")
+        return PPOAgent(
+            rules, seat, model=self.path, deterministic=self.deterministic, backend="numpy"
+        )
 
     def __repr__(self) -> str:
         return f"PolicySnapshot({self.path!r})"

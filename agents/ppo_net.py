@@ -42,12 +42,22 @@ from rummy_env.observation import ObsLayout
 from rummy_env.rules import RuleSet
 
 #: divisors of the count-valued slices (everything else is 0/1 or a small count)
-SCALES = {"hand_sizes": 10.0, "stock_size": 10.0, "totals": 100.0, "turn_value": 50.0,
-          "credit": 100.0, "knock_limit": 10.0}
+SCALES = {
+    "hand_sizes": 10.0,
+    "stock_size": 10.0,
+    "totals": 100.0,
+    "turn_value": 50.0,
+    "credit": 100.0,
+    "knock_limit": 10.0,
+}
 
 
-def feature_kwargs(rules: RuleSet, features_dim: int = 256, hand_features: str | None = None,
-                   prior_scale: float = 3.0) -> dict[str, Any]:
+def feature_kwargs(
+    rules: RuleSet,
+    features_dim: int = 256,
+    hand_features: str | None = None,
+    prior_scale: float = 3.0,
+) -> dict[str, Any]:
     """``features_extractor_kwargs`` for :class:`RummyFeatures` under ``rules``.
 
     ``hand_features``: the :mod:`agents.features` map appended to the
@@ -62,27 +72,42 @@ def feature_kwargs(rules: RuleSet, features_dim: int = 256, hand_features: str |
         "keep_pile": rules.discard_pickup == "any",
         "features_dim": features_dim,
         "hand_features": hand_features,
-        **({"prior_actions": Layout(rules).size, "prior_scale": float(prior_scale)}
-           if hand_features and "variant" in hand_features else {}),
+        **(
+            {"prior_actions": Layout(rules).size, "prior_scale": float(prior_scale)}
+            if hand_features and "variant" in hand_features
+            else {}
+        ),
     }
 
 
 class RummyFeatures(BaseFeaturesExtractor):
     """Observation -> compressed input -> ``Linear(features_dim) + ReLU`` (module docs)."""
 
-    def __init__(self, observation_space: gym.spaces.Box, discard: tuple[int, int],
-                 scales: list[tuple[int, int, float]], keep_pile: bool = False, features_dim: int = 256,
-                 hand_features: str | None = None, prior_actions: int = 0, prior_scale: float = 3.0):
+    def __init__(
+        self,
+        observation_space: gym.spaces.Box,
+        discard: tuple[int, int],
+        scales: list[tuple[int, int, float]],
+        keep_pile: bool = False,
+        features_dim: int = 256,
+        hand_features: str | None = None,
+        prior_actions: int = 0,
+        prior_scale: float = 3.0,
+    ):
         super().__init__(observation_space, features_dim)
         self.hand_features = hand_features  # appended after the observation (scale 1, kept whole)
-        self.prior_actions = int(prior_actions)  # the expert's move one-hot: the input's last values
+        self.prior_actions = int(
+            prior_actions
+        )  # the expert's move one-hot: the input's last values
         self.prior_scale = float(prior_scale)
         self.prior: th.Tensor | None = None  # of the last forward pass, for PriorHead
         n = int(observation_space.shape[0])
         self.d0, self.rows = int(discard[0]), int(discard[1])
         self.d1 = self.d0 + self.rows * 53
         self.keep_pile = bool(keep_pile)
-        n -= self.prior_actions  # the expert's move reaches the logits only (PriorHead), not the layer
+        n -= (
+            self.prior_actions
+        )  # the expert's move reaches the logits only (PriorHead), not the layer
         scale = th.ones(n)
         for a, b, v in scales:
             scale[a:b] = 1.0 / v
@@ -93,18 +118,18 @@ class RummyFeatures(BaseFeaturesExtractor):
 
     def compress(self, obs: th.Tensor) -> th.Tensor:
         if self.prior_actions:
-            obs = obs[:, :-self.prior_actions]
+            obs = obs[:, : -self.prior_actions]
         x = obs * self.scale
         if self.keep_pile:
             return x
-        pile = x[:, self.d0:self.d1]
+        pile = x[:, self.d0 : self.d1]
         top = pile[:, :53]
         seen = pile.reshape(-1, self.rows, 53).sum(dim=1)
-        return th.cat([x[:, :self.d0], x[:, self.d1:], top, seen], dim=1)
+        return th.cat([x[:, : self.d0], x[:, self.d1 :], top, seen], dim=1)
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
         if self.prior_actions:
-            self.prior = observations[:, -self.prior_actions:]
+            self.prior = observations[:, -self.prior_actions :]
         return th.relu(self.linear(self.compress(observations)))
 
 
@@ -115,7 +140,9 @@ class PriorHead(nn.Module):
     def __init__(self, linear: nn.Linear, extractor: RummyFeatures, alpha: float):
         super().__init__()
         self.linear = linear
-        self._extractor = [extractor]  # a reference, not a submodule (its weights live in the policy)
+        self._extractor = [
+            extractor
+        ]  # a reference, not a submodule (its weights live in the policy)
         self.alpha = nn.Parameter(th.tensor(float(alpha)))
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
@@ -136,4 +163,6 @@ class ResidualPolicy(_maskable_policy()):
         fe = self.pi_features_extractor
         if isinstance(fe, RummyFeatures) and fe.prior_actions:
             self.action_net = PriorHead(self.action_net, fe, fe.prior_scale)
-            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+            self.optimizer = self.optimizer_class(
+                self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+            )

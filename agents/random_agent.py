@@ -19,7 +19,9 @@ class RandomAgent(Agent):
             raise ValueError("act() called with an empty action mask (this seat is not to act)")
         return int(legal[self.rng.randrange(len(legal))])
 
-    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+    def action_probs(
+        self, observation: np.ndarray, action_mask: np.ndarray | None = None
+    ) -> np.ndarray:
         _, action_mask = split_obs(observation, action_mask)
         m = np.asarray(action_mask, dtype=np.float64)
         return m / m.sum()

@@ -67,10 +67,21 @@ class Rummy500ExpertAgent(BasicExpertAgent):
 
     name = "rummy500-expert"
 
-    def __init__(self, rules: RuleSet, seat: int = 0, max_dig: int = 8,
-                 potential_weight: float = 1.0, danger_weight: float = 1.0):
-        super().__init__(rules, seat, hold_back="never", potential_weight=potential_weight,
-                         danger_weight=danger_weight)
+    def __init__(
+        self,
+        rules: RuleSet,
+        seat: int = 0,
+        max_dig: int = 8,
+        potential_weight: float = 1.0,
+        danger_weight: float = 1.0,
+    ):
+        super().__init__(
+            rules,
+            seat,
+            hold_back="never",
+            potential_weight=potential_weight,
+            danger_weight=danger_weight,
+        )
         self.max_dig = int(max_dig)
 
     @classmethod
@@ -92,8 +103,10 @@ class Rummy500ExpertAgent(BasicExpertAgent):
             return 1.0
         return 0.6
 
-    def dig_gain(self, v: View, depth: int, fits: dict[int, int], base: tuple[int, int], risk: float) -> float:
-        taken = v.discard[len(v.discard) - 1 - depth:]
+    def dig_gain(
+        self, v: View, depth: int, fits: dict[int, int], base: tuple[int, int], risk: float
+    ) -> float:
+        taken = v.discard[len(v.discard) - 1 - depth :]
         hand = list(v.hand)
         for f in taken:
             hand[f] += 1
@@ -110,7 +123,9 @@ class Rummy500ExpertAgent(BasicExpertAgent):
             if depth + 1 > self.max_dig:
                 continue
             g = self.dig_gain(v, depth, fits, base, risk)
-            if g > best_gain or (best is not None and g == best_gain and depth < self.moves[best][2]):
+            if g > best_gain or (
+                best is not None and g == best_gain and depth < self.moves[best][2]
+            ):
                 best, best_gain = a, g
         return best, best_gain
 
@@ -132,7 +147,9 @@ class Rummy500ExpertAgent(BasicExpertAgent):
     def ahead(self, v: View) -> bool:
         credit = v.credit or [0] * len(v.hand_sizes)
         mine = credit[0] - sum(c * self.values[f] for f, c in enumerate(v.hand))
-        others = [credit[o] - 7 * v.hand_sizes[o] for o in range(1, len(v.hand_sizes)) if v.active[o]]
+        others = [
+            credit[o] - 7 * v.hand_sizes[o] for o in range(1, len(v.hand_sizes)) if v.active[o]
+        ]
         return not others or mine > max(others)
 
     # --------------------------------------------------------------- discard
@@ -155,4 +172,3 @@ class Rummy500ExpertAgent(BasicExpertAgent):
     def expert_discard(self, v: View, discards: list[int], fits: dict[int, int]) -> int:
         naturals = [a for a in discards if self.moves[a][1] != JOKER]
         return self.rank_discards(v, naturals or discards, fits)[0]
-

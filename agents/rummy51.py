@@ -52,10 +52,20 @@ class Rummy51ExpertAgent(BasicExpertAgent):
 
     name = "rummy51-expert"
 
-    def __init__(self, rules: RuleSet, seat: int = 0, potential_weight: float = 1.0,
-                 danger_weight: float = 1.0):
-        super().__init__(rules, seat, hold_back="never", potential_weight=potential_weight,
-                         danger_weight=danger_weight)
+    def __init__(
+        self,
+        rules: RuleSet,
+        seat: int = 0,
+        potential_weight: float = 1.0,
+        danger_weight: float = 1.0,
+    ):
+        super().__init__(
+            rules,
+            seat,
+            hold_back="never",
+            potential_weight=potential_weight,
+            danger_weight=danger_weight,
+        )
 
     @classmethod
     def options(cls) -> tuple[str, ...]:
@@ -104,4 +114,3 @@ class Rummy51ExpertAgent(BasicExpertAgent):
     def expert_discard(self, v: View, discards: list[int], fits: dict[int, int]) -> int:
         naturals = [a for a in discards if self.moves[a][1] != JOKER]
         return self.rank_discards(v, naturals or discards, fits)[0]
-

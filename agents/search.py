@@ -69,18 +69,26 @@ _PLAY = Phase.PLAY  # a global: reading Phase.X is slow in the rollout loop
 _RANK = [f % NUM_RANKS for f in range(JOKER)]
 _SUIT = [f // NUM_RANKS for f in range(JOKER)]
 # the pairs of suit neighbours that make a run with rank r (bit 13: the ace played high)
-_PAIRS = [tuple(1 << r + a | 1 << r + b for a, b in ((-1, 1), (-2, -1), (1, 2)) if r + a >= 0) for r in range(NUM_RANKS)]
+_PAIRS = [
+    tuple(1 << r + a | 1 << r + b for a, b in ((-1, 1), (-2, -1), (1, 2)) if r + a >= 0)
+    for r in range(NUM_RANKS)
+]
 
 
 def _near_bonus(r: int, m: int) -> int:
     """Keep bonus of a card of rank ``r`` for its suit neighbours in the suit mask ``m``:
     4 per card one rank away, 2 per card two ranks away."""
-    return 4 * ((m >> (r + 1) & 1) + (r > 0 and m >> (r - 1) & 1)) \
-        + 2 * ((m >> (r + 2) & 1) + (r > 1 and m >> (r - 2) & 1))
+    return 4 * ((m >> (r + 1) & 1) + (r > 0 and m >> (r - 1) & 1)) + 2 * (
+        (m >> (r + 2) & 1) + (r > 1 and m >> (r - 2) & 1)
+    )
 
 
-_SAME_RANK = [6 * (m.bit_count() - 1) for m in range(16)]  # keep bonus for the suit mask m of the rank
-_NEAR = [bytes(_near_bonus(r, m) for m in range(1 << NUM_RANKS)) for r in range(NUM_RANKS)]  # [rank][suit mask]
+_SAME_RANK = [
+    6 * (m.bit_count() - 1) for m in range(16)
+]  # keep bonus for the suit mask m of the rank
+_NEAR = [
+    bytes(_near_bonus(r, m) for m in range(1 << NUM_RANKS)) for r in range(NUM_RANKS)
+]  # [rank][suit mask]
 
 
 class FastPolicy:
@@ -134,7 +142,11 @@ class FastPolicy:
         if faces and len(faces) == 1:  # the only legal action
             return swap_hi + faces[0]
         if not faces:  # from the legal actions (with melding, the list is cut after its first meld)
-            legal = engine.legal_play_to_first_meld(s) if self.meld_during_play else engine.legal_actions(s)
+            legal = (
+                engine.legal_play_to_first_meld(s)
+                if self.meld_during_play
+                else engine.legal_actions(s)
+            )
             if len(legal) == 1:
                 return legal[0]
             # melds and lay-offs first (ids ascend by block), then knock, then discard
@@ -189,9 +201,18 @@ class SearchAgent(Agent):
     name = "search"
     version = 2  # 2: confidence 2 (was 0.5)
 
-    def __init__(self, rules: RuleSet, seat: int = 0, simulations: int = 48,
-                 time_budget: float | None = None, candidates: int = 4, objective: str = "relative",
-                 guide: str | None = None, max_rollout_steps: int = 600, confidence: float = 2.0):
+    def __init__(
+        self,
+        rules: RuleSet,
+        seat: int = 0,
+        simulations: int = 48,
+        time_budget: float | None = None,
+        candidates: int = 4,
+        objective: str = "relative",
+        guide: str | None = None,
+        max_rollout_steps: int = 600,
+        confidence: float = 2.0,
+    ):
         super().__init__(rules, seat)
         import agents  # the registry imports this module lazily
 
@@ -214,8 +235,15 @@ class SearchAgent(Agent):
 
     @classmethod
     def options(cls) -> tuple[str, ...]:
-        return ("simulations", "time_budget", "candidates", "objective", "guide", "max_rollout_steps",
-                "confidence")
+        return (
+            "simulations",
+            "time_budget",
+            "candidates",
+            "objective",
+            "guide",
+            "max_rollout_steps",
+            "confidence",
+        )
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -241,7 +269,9 @@ class SearchAgent(Agent):
             self._played_this_turn = True
         return a
 
-    def candidates(self, v, legal: list[int], observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
+    def candidates(
+        self, v, legal: list[int], observation: np.ndarray, action_mask: np.ndarray
+    ) -> list[int]:
         g = self.guide.act(observation, action_mask)
         kind = self.moves[g][0]
         if v.phase != Phase.PLAY:
@@ -268,8 +298,13 @@ class SearchAgent(Agent):
 
     def search(self, observation: np.ndarray, action_mask: np.ndarray, cands: list[int]) -> int:
         self.searched += 1
-        det = Determinizer(observation, self.rules, self.seat, action_mask=action_mask,
-                           turn_played=self._played_this_turn)
+        det = Determinizer(
+            observation,
+            self.rules,
+            self.seat,
+            action_mask=action_mask,
+            turn_played=self._played_this_turn,
+        )
         values: list[list[float]] = [[] for _ in cands]
         rng = self.rng
         t0 = time.perf_counter()
@@ -285,7 +320,9 @@ class SearchAgent(Agent):
             seed = rng.randrange(1 << 30)
             for j, a in enumerate(cands):
                 rollout_rng.seed(seed)  # the same stream as random.Random(seed)
-                values[j].append(self.rollout(d.copy() if j < len(cands) - 1 else d, a, rollout_rng))
+                values[j].append(
+                    self.rollout(d.copy() if j < len(cands) - 1 else d, a, rollout_rng)
+                )
             n += 1
         return cands[self.pick(values)]
 

@@ -85,8 +85,9 @@ def bench_aec(make, seconds: float, seed: int) -> dict:
             return {"games": games, "decisions": decisions, "seconds": el}
 
 
-def run_mode(mode: str, preset: str, players: int, overrides: dict, seconds: float, repeats: int,
-             seed: int) -> dict:
+def run_mode(
+    mode: str, preset: str, players: int, overrides: dict, seconds: float, repeats: int, seed: int
+) -> dict:
     rules = rummy_env.make_rules(preset, players, **overrides)
     if mode == "engine":
         fn = lambda: bench_engine(rules, seconds, seed)  # noqa: E731
@@ -99,7 +100,10 @@ def run_mode(mode: str, preset: str, players: int, overrides: dict, seconds: flo
     rates = [r["decisions"] / r["seconds"] for r in runs]
     med = statistics.median(rates)
     return {
-        "mode": mode, "preset": preset, "players": players, "overrides": overrides,
+        "mode": mode,
+        "preset": preset,
+        "players": players,
+        "overrides": overrides,
         "decisions_per_s": med,
         "spread": (max(rates) - min(rates)) / med,
         "decisions_per_game": sum(r["decisions"] for r in runs) / sum(r["games"] for r in runs),
@@ -118,7 +122,11 @@ def state_metrics(preset: str, players: int, overrides: dict) -> dict:
             break
         acts = engine.legal_actions(s)
         engine.apply_action(s, acts[rng.randrange(len(acts))])
-    d = {k: getattr(s, k) for k in s.__slots__ if k not in ("rules", "layout", "cat", "values", "_legal")}
+    d = {
+        k: getattr(s, k)
+        for k in s.__slots__
+        if k not in ("rules", "layout", "cat", "values", "_legal")
+    }
     size = len(pickle.dumps(d))
     n = 20_000
     t = time.perf_counter()
@@ -168,8 +176,10 @@ def bench_openspiel(seconds: float, seed: int, with_obs: bool) -> dict:
 
 
 #: (ours, the OpenSpiel run it is paired with, target ratio)
-INTERLEAVED = [("raw", "OpenSpiel gin (C++) + observation_tensor", True, 2.0),
-               ("engine", "OpenSpiel gin (C++), no obs", False, 2.0)]
+INTERLEAVED = [
+    ("raw", "OpenSpiel gin (C++) + observation_tensor", True, 2.0),
+    ("engine", "OpenSpiel gin (C++), no obs", False, 2.0),
+]
 
 
 def interleaved_openspiel(seconds: float, repeats: int, seed: int) -> list[dict]:
@@ -189,28 +199,50 @@ def interleaved_openspiel(seconds: float, repeats: int, seed: int) -> list[dict]
             r = bench_openspiel(seconds, seed, with_obs)
             theirs.append(r["decisions"] / r["seconds"])
         ratios = [a / b for a, b in zip(mine, theirs)]
-        out.append({"ours": mode, "peer": peer, "ours_per_s": statistics.median(mine),
-                    "peer_per_s": statistics.median(theirs), "ratio_median": statistics.median(ratios),
-                    "ratios": ratios, "target": target})
+        out.append(
+            {
+                "ours": mode,
+                "peer": peer,
+                "ours_per_s": statistics.median(mine),
+                "peer_per_s": statistics.median(theirs),
+                "ratio_median": statistics.median(ratios),
+                "ratios": ratios,
+                "target": target,
+            }
+        )
     return out
 
 
 def print_interleaved(rows: list[dict]) -> None:
     print("\ngin rummy vs OpenSpiel, random play, one core, one process, interleaved:")
-    print(f"  {'ours':12s} {'decisions/s':>12s}  {'OpenSpiel':42s} {'decisions/s':>12s} {'median ratio':>13s}"
-          f" {'target':>7s}")
+    print(
+        f"  {'ours':12s} {'decisions/s':>12s}  {'OpenSpiel':42s} {'decisions/s':>12s} {'median ratio':>13s}"
+        f" {'target':>7s}"
+    )
     for r in rows:
         label = {"engine": "gin engine", "raw": "gin raw AEC"}[r["ours"]]
-        print(f"  {label:12s} {r['ours_per_s']:12,.0f}  {r['peer']:42s} {r['peer_per_s']:12,.0f} "
-              f"{r['ratio_median']:12.2f}x {r['target']:6.0f}x   (per round: "
-              + ", ".join(f"{x:.2f}" for x in r["ratios"]) + ")")
+        print(
+            f"  {label:12s} {r['ours_per_s']:12,.0f}  {r['peer']:42s} {r['peer_per_s']:12,.0f} "
+            f"{r['ratio_median']:12.2f}x {r['target']:6.0f}x   (per round: "
+            + ", ".join(f"{x:.2f}" for x in r["ratios"])
+            + ")"
+        )
 
 
 def run_peers(python: str, seconds: float, repeats: int, peers_dir: Path) -> list[dict]:
     out = []
     for name, argv in PEER_SCRIPTS:
         jpath = Path("/tmp") / f"peer-{os.getpid()}-{argv[0]}.json"
-        cmd = [python, *argv, "--seconds", str(seconds), "--repeats", str(repeats), "--json", str(jpath)]
+        cmd = [
+            python,
+            *argv,
+            "--seconds",
+            str(seconds),
+            "--repeats",
+            str(repeats),
+            "--json",
+            str(jpath),
+        ]
         try:
             subprocess.run(cmd, cwd=peers_dir, check=True, capture_output=True, timeout=600)
             data = json.loads(jpath.read_text())
@@ -231,7 +263,9 @@ PEER_PAIRS = [
 def print_peer_table(ours: dict, peers: dict) -> None:
     """Our gin figures beside the peers' gin rummy, measured in the same run."""
     print("\ngin rummy, random masked play, one core, same run:")
-    print(f"  {'ours':18s} {'decisions/s':>12s}  {'peer':42s} {'decisions/s':>12s} {'ratio':>7s} {'target':>7s}")
+    print(
+        f"  {'ours':18s} {'decisions/s':>12s}  {'peer':42s} {'decisions/s':>12s} {'ratio':>7s} {'target':>7s}"
+    )
     for mode, peer, target in PEER_PAIRS:
         mine, theirs = ours.get(mode), peers.get(peer)
         label = {"engine": "gin engine", "raw": "gin raw AEC", "env": "gin env()"}[mode]
@@ -239,15 +273,22 @@ def print_peer_table(ours: dict, peers: dict) -> None:
             print(f"  {label:18s} {mine or 0:12,.0f}  {peer:42s} {'n/a':>12s}")
             continue
         tgt = f"{target:.0f}x" if target else "-"
-        print(f"  {label:18s} {mine:12,.0f}  {peer:42s} {theirs:12,.0f} {mine / theirs:6.1f}x {tgt:>7s}")
+        print(
+            f"  {label:18s} {mine:12,.0f}  {peer:42s} {theirs:12,.0f} {mine / theirs:6.1f}x {tgt:>7s}"
+        )
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="basic", help="preset name, or 'all' for every preset")
     ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                    help="rule override, e.g. --set jokers=2 (repeatable)")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="rule override, e.g. --set jokers=2 (repeatable)",
+    )
     ap.add_argument("--modes", default="engine,raw,env")
     ap.add_argument("--seconds", type=float, default=5.0, help="wall time per repeat")
     ap.add_argument("--repeats", type=int, default=3)
@@ -255,7 +296,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cpu", type=int, default=0, help="core to pin to (-1: no pinning)")
     ap.add_argument("--peers", action="store_true", help="also run the peer gin rummy scripts")
     ap.add_argument("--peers-python", default=str(Path.home() / ".peers-venv/bin/python"))
-    ap.add_argument("--peers-dir", default=str(Path(__file__).resolve().parents[1] / ".." / "shared" / "peers"))
+    ap.add_argument(
+        "--peers-dir", default=str(Path(__file__).resolve().parents[1] / ".." / "shared" / "peers")
+    )
     ap.add_argument("--json", default=None, help="write the results to this file")
     args = ap.parse_args(argv)
     if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
@@ -266,15 +309,22 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(str(e))
     presets = sorted(rummy_env.PRESETS) if args.preset == "all" else [args.preset]
     results = []
-    print(f"{'preset':10s} {'players':>7s} {'mode':7s} {'decisions/s':>12s} {'spread':>7s} "
-          f"{'dec/game':>8s} {'target':>8s}")
+    print(
+        f"{'preset':10s} {'players':>7s} {'mode':7s} {'decisions/s':>12s} {'spread':>7s} "
+        f"{'dec/game':>8s} {'target':>8s}"
+    )
     for preset in presets:
         for mode in args.modes.split(","):
-            r = run_mode(mode, preset, args.players, overrides, args.seconds, args.repeats, args.seed)
+            r = run_mode(
+                mode, preset, args.players, overrides, args.seconds, args.repeats, args.seed
+            )
             results.append(r)
             tgt = TARGETS.get(mode, 0) if preset == "basic" and args.players == 2 else 0
-            print(f"{preset:10s} {args.players:7d} {mode:7s} {r['decisions_per_s']:12,.0f} "
-                  f"{r['spread']:7.1%} {r['decisions_per_game']:8.1f} {tgt or '':>8}", flush=True)
+            print(
+                f"{preset:10s} {args.players:7d} {mode:7s} {r['decisions_per_s']:12,.0f} "
+                f"{r['spread']:7.1%} {r['decisions_per_game']:8.1f} {tgt or '':>8}",
+                flush=True,
+            )
         m = state_metrics(preset, args.players, overrides)
         print(f"{preset:10s} state: {m['state_bytes']} bytes pickled, copy() {m['copy_us']:.2f} us")
         results.append({"preset": preset, **m})
@@ -286,17 +336,26 @@ def main(argv: list[str] | None = None) -> None:
         except ImportError:
             print("\nOpenSpiel (pyspiel) is not installed: pip install -e '.[peers]'")
         if not Path(args.peers_python).exists():
-            print(f"(RLCard / PettingZoo gin: no peers venv at {args.peers_python}; see ../shared/peers)")
+            print(
+                f"(RLCard / PettingZoo gin: no peers venv at {args.peers_python}; see ../shared/peers)"
+            )
             if args.json:
                 Path(args.json).write_text(json.dumps(results, indent=2))
             return
         peers = run_peers(args.peers_python, args.seconds, args.repeats, Path(args.peers_dir))
         results.append({"peers": peers})
-        ours = {r["mode"]: r["decisions_per_s"] for r in results
-                if r.get("preset") == "gin" and "mode" in r}
+        ours = {
+            r["mode"]: r["decisions_per_s"]
+            for r in results
+            if r.get("preset") == "gin" and "mode" in r
+        }
         if not ours:
-            ours = {m: run_mode(m, "gin", 2, {}, args.seconds, args.repeats, args.seed)["decisions_per_s"]
-                    for m in ("engine", "raw", "env")}
+            ours = {
+                m: run_mode(m, "gin", 2, {}, args.seconds, args.repeats, args.seed)[
+                    "decisions_per_s"
+                ]
+                for m in ("engine", "raw", "env")
+            }
         print_peer_table(ours, {p["name"]: p["decisions_per_s"] for p in peers})
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))

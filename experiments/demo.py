@@ -1,7 +1,7 @@
 """One rendered game of random legal moves, its result explained, then the speed benchmark.
 
-    rummy-demo                       # basic, 2 players
-    rummy-demo --preset basic --players 4 --seed 3 --seconds 2
+rummy-demo                       # basic, 2 players
+rummy-demo --preset basic --players 4 --seed 3 --seconds 2
 """
 
 from __future__ import annotations
@@ -53,8 +53,18 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     play_rendered(args.preset, args.players, args.seed)
     print("\n=== benchmark: random masked play, one core ===")
-    benchmark.main(["--preset", args.preset, "--players", str(args.players),
-                    "--seconds", str(args.seconds), "--repeats", "1"])
+    benchmark.main(
+        [
+            "--preset",
+            args.preset,
+            "--players",
+            str(args.players),
+            "--seconds",
+            str(args.seconds),
+            "--repeats",
+            "1",
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -51,8 +51,14 @@ class NumpyPredictor:
 
         return cls(NumpyPolicy.from_torch(model.policy))
 
-    def predict(self, observation: np.ndarray, state: Any = None, episode_start: Any = None,
-                deterministic: bool = True, action_masks: np.ndarray | None = None) -> tuple[np.ndarray, None]:
+    def predict(
+        self,
+        observation: np.ndarray,
+        state: Any = None,
+        episode_start: Any = None,
+        deterministic: bool = True,
+        action_masks: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, None]:
         if not deterministic:
             raise ValueError("NumpyPredictor plays deterministically only")
         obs = np.atleast_2d(observation)
@@ -68,9 +74,16 @@ def model_features(model: Any) -> str | None:
     return getattr(model.policy.features_extractor, "hand_features", None)
 
 
-def play_duplicate(model: Any, opponent: str, n_deals: int, first_deal: int = 0,
-                   preset: str = "basic", num_players: int = 2, rules: dict[str, Any] | None = None,
-                   deterministic: bool = True) -> list[dict[str, Any]]:
+def play_duplicate(
+    model: Any,
+    opponent: str,
+    n_deals: int,
+    first_deal: int = 0,
+    preset: str = "basic",
+    num_players: int = 2,
+    rules: dict[str, Any] | None = None,
+    deterministic: bool = True,
+) -> list[dict[str, Any]]:
     """Play deals ``first_deal .. first_deal + n_deals - 1`` from every seat; one record per game."""
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -80,9 +93,16 @@ def play_duplicate(model: Any, opponent: str, n_deals: int, first_deal: int = 0,
     features = model_features(model)
 
     def make() -> RummySingleAgentEnv:
-        return RummySingleAgentEnv(preset, num_players, opponents=opponent, reward="raw",
-                                   duplicate_deals=n_deals, first_deal=first_deal, features=features,
-                                   **(rules or {}))
+        return RummySingleAgentEnv(
+            preset,
+            num_players,
+            opponents=opponent,
+            reward="raw",
+            duplicate_deals=n_deals,
+            first_deal=first_deal,
+            features=features,
+            **(rules or {}),
+        )
 
     venv = DummyVecEnv([make])
     records: list[dict[str, Any]] = []
@@ -90,11 +110,25 @@ def play_duplicate(model: Any, opponent: str, n_deals: int, first_deal: int = 0,
     def grab(loc: dict[str, Any], _glob: dict[str, Any]) -> None:
         if loc["done"]:
             info = loc["info"]
-            records.append({"deal": info["deal"], "seat": info["seat"], "score": info["score"],
-                            "margin": info["margin"], "win": float(info["is_success"])})
+            records.append(
+                {
+                    "deal": info["deal"],
+                    "seat": info["seat"],
+                    "score": info["score"],
+                    "margin": info["margin"],
+                    "win": float(info["is_success"]),
+                }
+            )
 
-    evaluate_policy(model, venv, n_eval_episodes=n_deals * num_players, deterministic=deterministic,
-                    callback=grab, warn=False, use_masking=True)
+    evaluate_policy(
+        model,
+        venv,
+        n_eval_episodes=n_deals * num_players,
+        deterministic=deterministic,
+        callback=grab,
+        warn=False,
+        use_masking=True,
+    )
     venv.close()
     return records
 
@@ -138,17 +172,37 @@ def _worker(job: tuple[str, str, int, int, str, int, dict[str, Any], str]) -> li
     return play_duplicate(model, opponent, n, first, preset, num_players, rules)
 
 
-def evaluate_file(path: str | Path, opponents: list[str], n_deals: int, first_deal: int = 0,
-                  preset: str = "basic", num_players: int = 2, rules: dict[str, Any] | None = None,
-                  workers: int = 1, backend: str = "numpy") -> dict[str, Any]:
+def evaluate_file(
+    path: str | Path,
+    opponents: list[str],
+    n_deals: int,
+    first_deal: int = 0,
+    preset: str = "basic",
+    num_players: int = 2,
+    rules: dict[str, Any] | None = None,
+    workers: int = 1,
+    backend: str = "numpy",
+) -> dict[str, Any]:
     """Evaluate a model file against each opponent over ``n_deals`` duplicate deals (in ``workers`` processes)."""
     results: dict[str, Any] = {}
     for opp in opponents:
         t0 = time.time()
         chunks = max(1, workers)
         size = math.ceil(n_deals / chunks)
-        jobs = [(str(path), opp, min(size, n_deals - k * size), first_deal + k * size, preset, num_players,
-                 rules or {}, backend) for k in range(chunks) if n_deals - k * size > 0]
+        jobs = [
+            (
+                str(path),
+                opp,
+                min(size, n_deals - k * size),
+                first_deal + k * size,
+                preset,
+                num_players,
+                rules or {},
+                backend,
+            )
+            for k in range(chunks)
+            if n_deals - k * size > 0
+        ]
         if workers > 1:
             with ProcessPoolExecutor(workers) as ex:
                 records = [r for part in ex.map(_worker, jobs) for r in part]
@@ -161,11 +215,17 @@ def evaluate_file(path: str | Path, opponents: list[str], n_deals: int, first_de
 
 def format_table(results: dict[str, Any]) -> str:
     """A Markdown table of :func:`evaluate_file`'s results."""
-    lines = ["| opponent | deals | margin (95% CI) | win rate (95% CI) | own score (95% CI) |",
-             "|---|---|---|---|---|"]
+    lines = [
+        "| opponent | deals | margin (95% CI) | win rate (95% CI) | own score (95% CI) |",
+        "|---|---|---|---|---|",
+    ]
     for opp, r in results.items():
-        cells = [f"{r[m]['mean']:+.2f} ± {r[m]['ci95']:.2f}" if m != "win_rate"
-                 else f"{r[m]['mean']:.3f} ± {r[m]['ci95']:.3f}" for m in METRICS]
+        cells = [
+            f"{r[m]['mean']:+.2f} ± {r[m]['ci95']:.2f}"
+            if m != "win_rate"
+            else f"{r[m]['mean']:.3f} ± {r[m]['ci95']:.3f}"
+            for m in METRICS
+        ]
         lines.append(f"| {opp} | {r['deals']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -201,8 +261,16 @@ def main() -> None:
     except ValueError as e:
         raise SystemExit(f"eval_ppo: {e}") from None
     workers = args.workers or os.cpu_count() or 1
-    res = evaluate_file(args.model, args.opponents, args.deals, args.first_deal, args.preset,
-                        args.num_players, workers=workers, backend=args.backend)
+    res = evaluate_file(
+        args.model,
+        args.opponents,
+        args.deals,
+        args.first_deal,
+        args.preset,
+        args.num_players,
+        workers=workers,
+        backend=args.backend,
+    )
     print(format_table(res))
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -64,8 +64,16 @@ def per_deal(records: list[dict[str, Any]], key: str = "margin") -> dict[int, fl
     return {d: float(np.mean(v)) for d, v in sorted(by.items())}
 
 
-def evaluate(path: Path, opponent: str, deals: int, first: int, preset: str, num_players: int,
-             rules: dict[str, Any], cache: Path) -> list[dict[str, Any]]:
+def evaluate(
+    path: Path,
+    opponent: str,
+    deals: int,
+    first: int,
+    preset: str,
+    num_players: int,
+    rules: dict[str, Any],
+    cache: Path,
+) -> list[dict[str, Any]]:
     """Game records of ``path`` against ``opponent`` (cached on disk)."""
     f = cache / f"{path.parent.name}_{path.stem}__{opponent}__{first}_{deals}.json"
     if f.exists():
@@ -85,7 +93,9 @@ def _fmt(c: dict[str, float]) -> str:
     return f"{c['mean']:+.2f} [{c['lo']:+.2f}, {c['hi']:+.2f}]"
 
 
-def curve(run: Path, opponents: list[str], deals: int, first: int, verbose: bool = True) -> dict[str, Any]:
+def curve(
+    run: Path, opponents: list[str], deals: int, first: int, verbose: bool = True
+) -> dict[str, Any]:
     """Evaluate every checkpoint of ``run`` (module docs); the results as plain data."""
     args = json.loads((run / "args.json").read_text())
     from experiments.train_ppo import rule_overrides
@@ -105,27 +115,46 @@ def curve(run: Path, opponents: list[str], deals: int, first: int, verbose: bool
             row[opp] = interval(list(pd.values()))
             row[opp]["win_rate"] = float(np.mean([r["win"] for r in recs]))
             if verbose:
-                print(f"[curve] {label:>16} vs {opp:<12} {_fmt(row[opp])} ({time.time() - t:.0f}s)", flush=True)
+                print(
+                    f"[curve] {label:>16} vs {opp:<12} {_fmt(row[opp])} ({time.time() - t:.0f}s)",
+                    flush=True,
+                )
         points.append(row)
     diffs = {}
     for opp in opponents:
         if len(margins[opp]) >= 2:
             a, b = margins[opp][0], margins[opp][-1]
             diffs[opp] = interval([b[d] - a[d] for d in a if d in b])
-    return {"run": str(run), "preset": preset, "num_players": players, "rules": rules, "deals": deals,
-            "first_deal": first, "opponents": opponents, "points": points, "last_minus_first": diffs}
+    return {
+        "run": str(run),
+        "preset": preset,
+        "num_players": players,
+        "rules": rules,
+        "deals": deals,
+        "first_deal": first,
+        "opponents": opponents,
+        "points": points,
+        "last_minus_first": diffs,
+    }
 
 
 def table(res: dict[str, Any]) -> str:
     opps = res["opponents"]
-    lines = [f"Margin per deal, model minus opponent, mean [95% CI] over {res['deals']} duplicate deals "
-             f"({res['first_deal']:,}+, every seat; held out from training and selection):", "",
-             "| PPO steps | " + " | ".join(f"vs {o}" for o in opps) + " |", "|---" * (len(opps) + 1) + "|"]
+    lines = [
+        f"Margin per deal, model minus opponent, mean [95% CI] over {res['deals']} duplicate deals "
+        f"({res['first_deal']:,}+, every seat; held out from training and selection):",
+        "",
+        "| PPO steps | " + " | ".join(f"vs {o}" for o in opps) + " |",
+        "|---" * (len(opps) + 1) + "|",
+    ]
     for p in res["points"]:
         lines.append(f"| {p['label']} | " + " | ".join(_fmt(p[o]) for o in opps) + " |")
     if res["last_minus_first"]:
-        lines += ["", "Last checkpoint minus first, paired over the same deals: " + "; ".join(
-            f"vs {o} {_fmt(c)}" for o, c in res["last_minus_first"].items())]
+        lines += [
+            "",
+            "Last checkpoint minus first, paired over the same deals: "
+            + "; ".join(f"vs {o} {_fmt(c)}" for o, c in res["last_minus_first"].items()),
+        ]
     return "\n".join(lines)
 
 
@@ -139,7 +168,10 @@ def plot(res: dict[str, Any], path: Path) -> None:
     for i, o in enumerate(res["opponents"]):
         x = [p["step"] for p in res["points"]]
         y = [p[o]["mean"] for p in res["points"]]
-        err = [[p[o]["mean"] - p[o]["lo"] for p in res["points"]], [p[o]["hi"] - p[o]["mean"] for p in res["points"]]]
+        err = [
+            [p[o]["mean"] - p[o]["lo"] for p in res["points"]],
+            [p[o]["hi"] - p[o]["mean"] for p in res["points"]],
+        ]
         ax.errorbar(x, y, yerr=err, fmt="o-", capsize=3, label=f"vs {o}", color=f"C{i}")
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("PPO steps (0 = after the imitation warm start)")

@@ -45,7 +45,8 @@ def checkpoint_file(run: Path, which: str) -> Path:
         ValueError: no such file.
     """
     path = {"best": run / "best_model.zip", "final": run / "final_model.zip"}.get(
-        which, run / "checkpoints" / f"{which}.zip")
+        which, run / "checkpoints" / f"{which}.zip"
+    )
     if not path.is_file():
         raise ValueError(f"no checkpoint {which!r} in {str(run)!r} ({path} does not exist)")
     return path
@@ -68,11 +69,18 @@ def ship(args: Args) -> Path:
     model = load_ppo(src)
     run_args = json.loads((run / "args.json").read_text())
     save_numpy_policy(model.policy, out)
-    card = {"preset": run_args["preset"], "num_players": run_args["num_players"],
-            "rules": run_args.get("rules", []), "timesteps": int(model.num_timesteps),
-            "run": run.name, "checkpoint": str(src.relative_to(run)), "config": run_args.get("config"),
-            "features": run_args.get("features"), "imitate": run_args.get("imitate"),
-            "command": " ".join(["rummy-ship", *sys.argv[1:]])}
+    card = {
+        "preset": run_args["preset"],
+        "num_players": run_args["num_players"],
+        "rules": run_args.get("rules", []),
+        "timesteps": int(model.num_timesteps),
+        "run": run.name,
+        "checkpoint": str(src.relative_to(run)),
+        "config": run_args.get("config"),
+        "features": run_args.get("features"),
+        "imitate": run_args.get("imitate"),
+        "command": " ".join(["rummy-ship", *sys.argv[1:]]),
+    }
     out.with_suffix(".json").write_text(json.dumps(card, indent=1) + "\n")
     return out
 

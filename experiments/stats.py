@@ -32,7 +32,9 @@ ELO_SCALE = 400.0 / math.log(10.0)
 ELO_BASE = 1500.0
 
 
-def ratio_ci(sums: Sequence[float], counts: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
+def ratio_ci(
+    sums: Sequence[float], counts: Sequence[float], z: float = Z95
+) -> tuple[float, float, float]:
     """``(mean, low, high)`` of ``sum(sums) / sum(counts)`` over independent clusters.
 
     The variance is the delta-method (ratio estimator) one,
@@ -64,8 +66,9 @@ def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float, float]:
     return (p, max(0.0, c - h), min(1.0, c + h))
 
 
-def bradley_terry(wins: np.ndarray, prior: float = 0.0, iters: int = 10_000,
-                  tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
+def bradley_terry(
+    wins: np.ndarray, prior: float = 0.0, iters: int = 10_000, tol: float = 1e-12
+) -> tuple[np.ndarray, np.ndarray]:
     """Bradley-Terry maximum likelihood on the Elo scale.
 
     Args:
@@ -106,8 +109,9 @@ def bradley_terry(wins: np.ndarray, prior: float = 0.0, iters: int = 10_000,
     return ELO_BASE + ELO_SCALE * theta, ELO_SCALE * se
 
 
-def openskill_ratings(games: Iterable[tuple[Sequence[str], Sequence[int]]],
-                      names: Sequence[str]) -> dict[str, tuple[float, float]]:
+def openskill_ratings(
+    games: Iterable[tuple[Sequence[str], Sequence[int]]], names: Sequence[str]
+) -> dict[str, tuple[float, float]]:
     """OpenSkill Plackett-Luce ``{name: (mu, sigma)}`` after rating ``games`` in order.
 
     Each game is ``(agent per seat, rank per seat)`` (0 = first, ties share a
@@ -125,8 +129,9 @@ def openskill_ratings(games: Iterable[tuple[Sequence[str], Sequence[int]]],
         for a, t in zip(seats, new):
             upd[a].append(t[0])
         for a, rs in upd.items():
-            ratings[a] = model.rating(mu=sum(r.mu for r in rs) / len(rs),
-                                      sigma=sum(r.sigma for r in rs) / len(rs), name=a)
+            ratings[a] = model.rating(
+                mu=sum(r.mu for r in rs) / len(rs), sigma=sum(r.sigma for r in rs) / len(rs), name=a
+            )
     return {n: (ratings[n].mu, ratings[n].sigma) for n in names}
 
 
@@ -196,7 +201,9 @@ def summarize(results: Sequence[GameResult], names: Sequence[str], players: int)
     DR: dict[tuple[str, str], dict[tuple, float]] = defaultdict(lambda: defaultdict(float))
     for g in results:
         present = sorted(set(g.seats))
-        mean_r = {n: np.mean([g.rewards[s] for s, a in enumerate(g.seats) if a == n]) for n in present}
+        mean_r = {
+            n: np.mean([g.rewards[s] for s, a in enumerate(g.seats) if a == n]) for n in present
+        }
         for a in present:
             for b in present:
                 if a != b:

@@ -136,8 +136,10 @@ def parse_agents(text: str, rules: RuleSet) -> list[AgentSpec]:
         specs.append(spec)
     labels = [s.label for s in specs]
     if len(specs) < 2:
-        raise UsageError(f"--agents needs at least two agents, got {text!r} (allowed names: "
-                         f"{', '.join(agents.available())})")
+        raise UsageError(
+            f"--agents needs at least two agents, got {text!r} (allowed names: "
+            f"{', '.join(agents.available())})"
+        )
     if len(set(labels)) != len(labels):
         raise UsageError(f"--agents names the same agent twice: {', '.join(labels)}")
     return specs
@@ -209,7 +211,9 @@ def _exit_with_parent(parent: int, every: float = 1.0) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def _worker_init(preset: str, players: int, overrides: dict[str, Any], parent: int | None = None) -> None:
+def _worker_init(
+    preset: str, players: int, overrides: dict[str, Any], parent: int | None = None
+) -> None:
     if parent is not None:
         _exit_with_parent(parent)
     _WORKER.clear()
@@ -285,20 +289,41 @@ CREATE TABLE IF NOT EXISTS games (
 """
 
 
-_COLUMNS = {"configs": ["config", "preset", "players", "rules"],
-            "games": ["config", "seed", "seating", "preset", "rules", "agents", "round_scores", "round_rewards",
-                      "rewards", "rounds", "winner", "reasons", "decisions", "decisions_per_seat", "seconds",
-                      "finished"]}
+_COLUMNS = {
+    "configs": ["config", "preset", "players", "rules"],
+    "games": [
+        "config",
+        "seed",
+        "seating",
+        "preset",
+        "rules",
+        "agents",
+        "round_scores",
+        "round_rewards",
+        "rewards",
+        "rounds",
+        "winner",
+        "reasons",
+        "decisions",
+        "decisions_per_seat",
+        "seconds",
+        "finished",
+    ],
+}
 
 
 def _db_error(path: Path, e: sqlite3.Error, timeout: float) -> UsageError:
     msg = str(e)
     if "locked" in msg or "busy" in msg:
-        return UsageError(f"--db {str(path)!r}: the database is locked by another program (waited {timeout:g} s; "
-                          f"games already played are saved: rerun to resume, or use another --db)")
+        return UsageError(
+            f"--db {str(path)!r}: the database is locked by another program (waited {timeout:g} s; "
+            f"games already played are saved: rerun to resume, or use another --db)"
+        )
     if "not a database" in msg or "malformed" in msg:
-        return UsageError(f"--db {str(path)!r} is not an SQLite database ({msg}): give a new file or a "
-                          f"tournament database")
+        return UsageError(
+            f"--db {str(path)!r} is not an SQLite database ({msg}): give a new file or a "
+            f"tournament database"
+        )
     return UsageError(f"--db {str(path)!r}: {msg}")
 
 
@@ -311,7 +336,9 @@ def open_db(path: str | Path, timeout: float = 60.0) -> sqlite3.Connection:
     """
     p = Path(path)
     if p.is_dir():
-        raise UsageError(f"--db {str(p)!r} is a directory; give a file (e.g. results/tournament.sqlite)")
+        raise UsageError(
+            f"--db {str(p)!r} is a directory; give a file (e.g. results/tournament.sqlite)"
+        )
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -325,8 +352,10 @@ def open_db(path: str | Path, timeout: float = 60.0) -> sqlite3.Connection:
             have = [r[1] for r in con.execute(f"PRAGMA table_info({table})")]
             if have != cols:
                 con.close()
-                raise UsageError(f"--db {str(p)!r} holds a table {table!r} that is not a tournament's "
-                                 f"(columns {', '.join(have)}); give another --db")
+                raise UsageError(
+                    f"--db {str(p)!r} holds a table {table!r} that is not a tournament's "
+                    f"(columns {', '.join(have)}); give another --db"
+                )
     except sqlite3.Error as e:
         raise _db_error(p, e, timeout) from None
     return con
@@ -351,28 +380,60 @@ def check_out(out: str | Path) -> Path:
     return p
 
 
-def write_games(con: sqlite3.Connection, config: str, preset: str, rules_json: str,
-                records: list[dict[str, Any]]) -> None:
+def write_games(
+    con: sqlite3.Connection,
+    config: str,
+    preset: str,
+    rules_json: str,
+    records: list[dict[str, Any]],
+) -> None:
     now = time.strftime("%Y-%m-%dT%H:%M:%S")
     con.executemany(
         "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [(config, r["seed"], r["seating"], preset, rules_json, json.dumps(r["agents"]),
-          json.dumps(r["round_scores"]), json.dumps(r["round_rewards"]), json.dumps(r["rewards"]),
-          r["rounds"], r["winner"], json.dumps(r["reasons"]), sum(r["decisions"]),
-          json.dumps(r["decisions"]), r["seconds"], now) for r in records])
+        [
+            (
+                config,
+                r["seed"],
+                r["seating"],
+                preset,
+                rules_json,
+                json.dumps(r["agents"]),
+                json.dumps(r["round_scores"]),
+                json.dumps(r["round_rewards"]),
+                json.dumps(r["rewards"]),
+                r["rounds"],
+                r["winner"],
+                json.dumps(r["reasons"]),
+                sum(r["decisions"]),
+                json.dumps(r["decisions"]),
+                r["seconds"],
+                now,
+            )
+            for r in records
+        ],
+    )
     con.commit()
 
 
 def done_keys(con: sqlite3.Connection, config: str) -> set[tuple[int, str]]:
-    return set(con.execute("SELECT seed, seating FROM games WHERE config = ?", (config,)).fetchall())
+    return set(
+        con.execute("SELECT seed, seating FROM games WHERE config = ?", (config,)).fetchall()
+    )
 
 
-def load_results(con: sqlite3.Connection, config: str, keys: set[str], deals: int) -> list[GameResult]:
+def load_results(
+    con: sqlite3.Connection, config: str, keys: set[str], deals: int
+) -> list[GameResult]:
     rows = con.execute(
         "SELECT seed, seating, agents, rewards, rounds, winner FROM games "
-        "WHERE config = ? AND seed < ? ORDER BY seed, seating", (config, deals)).fetchall()
-    return [GameResult(seed, tuple(json.loads(ag)), tuple(json.loads(rw)), rounds, winner)
-            for seed, seating, ag, rw, rounds, winner in rows if seating in keys]
+        "WHERE config = ? AND seed < ? ORDER BY seed, seating",
+        (config, deals),
+    ).fetchall()
+    return [
+        GameResult(seed, tuple(json.loads(ag)), tuple(json.loads(rw)), rounds, winner)
+        for seed, seating, ag, rw, rounds, winner in rows
+        if seating in keys
+    ]
 
 
 # ------------------------------------------------------------------ running
@@ -390,7 +451,9 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
     overrides = parse_overrides(args.set)
     if args.match:
         if overrides.get("match", True) is not True:
-            raise UsageError(f"--match contradicts --set match={overrides['match']}: give one of them")
+            raise UsageError(
+                f"--match contradicts --set match={overrides['match']}: give one of them"
+            )
         overrides["match"] = True
     if args.deals < 1:
         raise UsageError(f"--deals must be 1 or more, got {args.deals}")
@@ -406,13 +469,17 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
     out = check_out(args.out)
     con = open_db(args.db, args.db_timeout)
     try:
-        con.execute("INSERT OR IGNORE INTO configs VALUES (?,?,?,?)",
-                    (config, rules.name, rules.num_players, rules_json))
+        con.execute(
+            "INSERT OR IGNORE INTO configs VALUES (?,?,?,?)",
+            (config, rules.name, rules.num_players, rules_json),
+        )
         con.commit()
     except sqlite3.Error as e:
         raise _db_error(Path(args.db), e, args.db_timeout) from None
     done = done_keys(con, config)
-    todo = [(seed, s) for seed in range(args.deals) for s in seats if (seed, seating_key(s)) not in done]
+    todo = [
+        (seed, s) for seed in range(args.deals) for s in seats if (seed, seating_key(s)) not in done
+    ]
     total = args.deals * len(seats)
     workers = args.workers or os.cpu_count() or 1
     if stop_after is not None:
@@ -441,8 +508,15 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
 def _play_all(todo, total, args, workers, con, config, rules_json, overrides, rules) -> None:
     from tqdm import tqdm
 
-    bar = tqdm(total=total, initial=total - len(todo), unit="game", disable=args.quiet,
-               dynamic_ncols=True, desc=f"{rules.name} {args.players}p", file=sys.stderr)
+    bar = tqdm(
+        total=total,
+        initial=total - len(todo),
+        unit="game",
+        disable=args.quiet,
+        dynamic_ncols=True,
+        desc=f"{rules.name} {args.players}p",
+        file=sys.stderr,
+    )
     try:
         if workers == 1:
             _worker_init(args.preset, args.players, overrides)
@@ -457,10 +531,14 @@ def _play_all(todo, total, args, workers, con, config, rules_json, overrides, ru
             write_games(con, config, rules.name, rules_json, buf)
             return
         chunk = max(1, min(16, len(todo) // (workers * 8)))
-        chunks = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
+        chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
         # spawn, not fork: a parent that loaded torch (PPO agents) deadlocks forked children
-        with cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
-                                    initargs=(args.preset, args.players, overrides, os.getpid())) as ex:
+        with cf.ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_worker_init,
+            initargs=(args.preset, args.players, overrides, os.getpid()),
+        ) as ex:
             pending = set()
             it = iter(chunks)
             for c in itertools.islice(it, workers * 4):
@@ -489,10 +567,19 @@ def summary_rows(s: Summary) -> list[dict[str, Any]]:
         m, lo, hi = s.score[n]
         w, wlo, whi = s.win[n]
         mu, sig = s.openskill[n]
-        row = {"agent": n, "games": s.games[n], "rounds": s.rounds[n],
-               "score_mean": m, "score_lo": lo, "score_hi": hi,
-               "win_rate": w, "win_lo": wlo, "win_hi": whi,
-               "openskill_mu": mu, "openskill_sigma": sig}
+        row = {
+            "agent": n,
+            "games": s.games[n],
+            "rounds": s.rounds[n],
+            "score_mean": m,
+            "score_lo": lo,
+            "score_hi": hi,
+            "win_rate": w,
+            "win_lo": wlo,
+            "win_hi": whi,
+            "openskill_mu": mu,
+            "openskill_sigma": sig,
+        }
         if s.elo:
             row["elo"], row["elo_se"] = s.elo[n]
         rows.append(row)
@@ -500,34 +587,62 @@ def summary_rows(s: Summary) -> list[dict[str, Any]]:
     return sorted(rows, key=order)
 
 
-def report(s: Summary, rules: RuleSet, args: Args, n_games: int, overrides: dict[str, Any],
-           specs: list[AgentSpec] | tuple[AgentSpec, ...] = ()) -> str:
+def report(
+    s: Summary,
+    rules: RuleSet,
+    args: Args,
+    n_games: int,
+    overrides: dict[str, Any],
+    specs: list[AgentSpec] | tuple[AgentSpec, ...] = (),
+) -> str:
     rows = summary_rows(s)
-    head = ["agent", "games", "score/round [95% CI]", "win rate [95% CI]", "OpenSkill mu +- 1.96 sd"]
+    head = [
+        "agent",
+        "games",
+        "score/round [95% CI]",
+        "win rate [95% CI]",
+        "OpenSkill mu +- 1.96 sd",
+    ]
     if s.elo:
         head.append("Elo (BT) +- 1.96 se")
-    lines = [f"## Tournament: {rules.name}, {args.players} players, "
-             f"{'matches' if rules.match else 'rounds'}, {args.deals} duplicate deals, {n_games} games",
-             "", f"Rule overrides: {json.dumps(overrides) if overrides else 'none'}; scoring "
-             f"{rules.scoring!r}. Score = the agent's reward per round (higher is better). "
-             f"Sorted by {'Elo' if s.elo else 'OpenSkill mu'}, strongest first.", ""]
+    lines = [
+        f"## Tournament: {rules.name}, {args.players} players, "
+        f"{'matches' if rules.match else 'rounds'}, {args.deals} duplicate deals, {n_games} games",
+        "",
+        f"Rule overrides: {json.dumps(overrides) if overrides else 'none'}; scoring "
+        f"{rules.scoring!r}. Score = the agent's reward per round (higher is better). "
+        f"Sorted by {'Elo' if s.elo else 'OpenSkill mu'}, strongest first.",
+        "",
+    ]
     files = [sp for sp in specs if sp.content]
     if files:
-        lines += ["Agents read from files are keyed in the store by the file's content, so games of "
-                  "another file at the same path are not reused: "
-                  + "; ".join(f"{sp.label} = {sp.content}" for sp in files) + ".", ""]
+        lines += [
+            "Agents read from files are keyed in the store by the file's content, so games of "
+            "another file at the same path are not reused: "
+            + "; ".join(f"{sp.label} = {sp.content}" for sp in files)
+            + ".",
+            "",
+        ]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = [r["agent"], str(r["games"]),
-                 f"{_fmt(r['score_mean'])} [{_fmt(r['score_lo'])}, {_fmt(r['score_hi'])}]",
-                 f"{_fmt(r['win_rate'], 3)} [{_fmt(r['win_lo'], 3)}, {_fmt(r['win_hi'], 3)}]",
-                 f"{_fmt(r['openskill_mu'])} +- {_fmt(1.96 * r['openskill_sigma'])}"]
+        cells = [
+            r["agent"],
+            str(r["games"]),
+            f"{_fmt(r['score_mean'])} [{_fmt(r['score_lo'])}, {_fmt(r['score_hi'])}]",
+            f"{_fmt(r['win_rate'], 3)} [{_fmt(r['win_lo'], 3)}, {_fmt(r['win_hi'], 3)}]",
+            f"{_fmt(r['openskill_mu'])} +- {_fmt(1.96 * r['openskill_sigma'])}",
+        ]
         if s.elo:
             cells.append(f"{_fmt(r['elo'], 0)} +- {_fmt(1.96 * r['elo_se'], 0)}")
         lines.append("| " + " | ".join(cells) + " |")
     order = [r["agent"] for r in rows]
-    lines += ["", "Head to head: mean score difference per round, row minus column [95% CI]:", "",
-              "| | " + " | ".join(order) + " |", "|" + "---|" * (len(order) + 1)]
+    lines += [
+        "",
+        "Head to head: mean score difference per round, row minus column [95% CI]:",
+        "",
+        "| | " + " | ".join(order) + " |",
+        "|" + "---|" * (len(order) + 1),
+    ]
     for a in order:
         cells = []
         for b in order:
@@ -577,7 +692,7 @@ def _short_labels(names: list[str], width: int = _LABEL_MAX) -> tuple[dict[str, 
             short[n] = n
         else:
             notes.append(n)
-            short[n] = f"{n.split(':')[0][:width - 5]} [{len(notes)}]"
+            short[n] = f"{n.split(':')[0][: width - 5]} [{len(notes)}]"
     return short, [f"[{k}] {n}" for k, n in enumerate(notes, 1)]
 
 
@@ -618,8 +733,10 @@ def _wrap(text: str, width_in: float, fontsize: float = 9) -> str:
     import textwrap
 
     chars = max(20, int(width_in / (_CHAR_IN * fontsize / 10)))
-    return "\n".join(textwrap.fill(line, chars, subsequent_indent="    ", break_on_hyphens=False)
-                     for line in text.splitlines())
+    return "\n".join(
+        textwrap.fill(line, chars, subsequent_indent="    ", break_on_hyphens=False)
+        for line in text.splitlines()
+    )
 
 
 def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None:
@@ -639,11 +756,25 @@ def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None
     # ratings: one row per agent, strongest on top; the value written at each point
     labels = order[::-1]
     k = 2 if s.elo else 1
-    panels = [([s.openskill[a][0] for a in labels], [1.96 * s.openskill[a][1] for a in labels],
-               "OpenSkill Plackett-Luce mu\n(+- 1.96 sigma)", "C0", "{:.1f}")]
+    panels = [
+        (
+            [s.openskill[a][0] for a in labels],
+            [1.96 * s.openskill[a][1] for a in labels],
+            "OpenSkill Plackett-Luce mu\n(+- 1.96 sigma)",
+            "C0",
+            "{:.1f}",
+        )
+    ]
     if s.elo:
-        panels.append(([s.elo[a][0] for a in labels], [1.96 * s.elo[a][1] for a in labels],
-                       "Bradley-Terry Elo\n(+- 1.96 se)", "C1", "{:.0f}"))
+        panels.append(
+            (
+                [s.elo[a][0] for a in labels],
+                [1.96 * s.elo[a][1] for a in labels],
+                "Bradley-Terry Elo\n(+- 1.96 se)",
+                "C1",
+                "{:.0f}",
+            )
+        )
     width = label_in + 3.6 * k + 0.6
     note = _wrap("\n".join(notes), width - 0.3, 8)
     note_in = 0.17 * (note.count("\n") + 1) if notes else 0.0
@@ -655,8 +786,14 @@ def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None
     for ax, (x, err, xlabel, colour, fmt) in zip(axes[0], panels):
         ax.errorbar(x, range(n), xerr=err, fmt="o", capsize=4, color=colour)
         for y, v in enumerate(x):
-            ax.annotate(fmt.format(v), (v, y), xytext=(0, 6), textcoords="offset points",
-                        ha="center", fontsize=8)
+            ax.annotate(
+                fmt.format(v),
+                (v, y),
+                xytext=(0, 6),
+                textcoords="offset points",
+                ha="center",
+                fontsize=8,
+            )
         ax.set_xlabel(xlabel)
         ax.set_ylim(-0.6, n - 0.4)
         ax.margins(x=0.15)
@@ -680,9 +817,11 @@ def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None
     width = label_in + cell * n + 1.5
     lines = []
     if clipped:
-        lines.append(f"Colours end at ±{lim:.2f}, the largest difference among the agents other "
-                     f"than {', '.join(short[order[i]] for i in outliers)}; larger differences "
-                     "have the full colour. The numbers are exact.")
+        lines.append(
+            f"Colours end at ±{lim:.2f}, the largest difference among the agents other "
+            f"than {', '.join(short[order[i]] for i in outliers)}; larger differences "
+            "have the full colour. The numbers are exact."
+        )
     lines += notes
     note = _wrap("\n".join(lines), width - 0.3, 8)
     note_in = 0.17 * (note.count("\n") + 1) if lines else 0.0
@@ -695,8 +834,15 @@ def _plots(s: Summary, rows: list[dict[str, Any]], out: Path, name: str) -> None
     for i in range(n):
         for j in range(n):
             if np.isfinite(M[i, j]):
-                ax.text(j, i, f"{M[i, j]:.1f}", ha="center", va="center", fontsize=9,
-                        color="white" if abs(M[i, j]) > 0.6 * lim else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{M[i, j]:.1f}",
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                    color="white" if abs(M[i, j]) > 0.6 * lim else "black",
+                )
     ax.set_xticks(range(n), [short[a] for a in order], rotation=30, ha="right")
     ax.set_yticks(range(n), [short[a] for a in order])
     ax.set_title(title, fontsize=11)

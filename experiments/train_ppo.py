@@ -197,7 +197,9 @@ def _load_config(path: str) -> dict[str, Any]:
     names = {f.name for f in fields(Args)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise ValueError(f"{path}: unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(names))})")
+        raise ValueError(
+            f"{path}: unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(names))})"
+        )
     for key in ("rules", "opponents"):  # TOML tables -> key=value lists
         if isinstance(data.get(key), dict):
             data[key] = [f"{k}={v}" for k, v in data[key].items()]
@@ -216,7 +218,9 @@ def parse_args(argv: list[str] | None = None) -> Args:
             default = Args(**_load_config(argv[i + 1]))
         elif a.startswith("--config="):
             default = Args(**_load_config(a.split("=", 1)[1]))
-    return tyro.cli(Args, default=default, args=argv, description=__doc__.splitlines()[0].replace("``", ""))
+    return tyro.cli(
+        Args, default=default, args=argv, description=__doc__.splitlines()[0].replace("``", "")
+    )
 
 
 def rule_overrides(items: list[str]) -> dict[str, Any]:
@@ -236,16 +240,26 @@ def opponent_weights(items: list[str]) -> dict[str, float]:
 
 
 def env_kwargs(args: Args) -> dict[str, Any]:
-    return dict(preset=args.preset, num_players=args.num_players, reward=args.reward,
-                reward_scale=args.reward_scale, shaping=args.shaping, features=args.features,
-                **rule_overrides(args.rules))
+    return dict(
+        preset=args.preset,
+        num_players=args.num_players,
+        reward=args.reward,
+        reward_scale=args.reward_scale,
+        shaping=args.shaping,
+        features=args.features,
+        **rule_overrides(args.rules),
+    )
 
 
 def _pool(args: Args):
     from rummy_env.wrappers import OpponentPool
 
-    return OpponentPool(opponent_weights(args.opponents), selfplay_frac=args.selfplay_frac,
-                        latest_frac=args.selfplay_latest_frac, max_snapshots=args.pool_size)
+    return OpponentPool(
+        opponent_weights(args.opponents),
+        selfplay_frac=args.selfplay_frac,
+        latest_frac=args.selfplay_latest_frac,
+        max_snapshots=args.pool_size,
+    )
 
 
 def _make_env(rank: int, args: Args):
@@ -279,10 +293,14 @@ def policy_kwargs(args: Args, rules) -> dict[str, Any]:
     act = {"relu": nn.ReLU, "tanh": nn.Tanh}
     if args.activation not in act:
         raise ValueError(f"activation={args.activation!r} is not allowed (allowed: relu, tanh)")
-    kw: dict[str, Any] = {"net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)},
-                          "activation_fn": act[args.activation]}
+    kw: dict[str, Any] = {
+        "net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)},
+        "activation_fn": act[args.activation],
+    }
     if args.features and not args.features_dim:
-        raise ValueError("features needs the RummyFeatures extractor (features_dim > 0), which records it")
+        raise ValueError(
+            "features needs the RummyFeatures extractor (features_dim > 0), which records it"
+        )
     if args.features_dim:
         from agents.ppo_net import RummyFeatures, feature_kwargs
 
@@ -313,8 +331,11 @@ def latest_checkpoint(path: str | Path) -> Path:
     candidates = [*(p / "checkpoints").glob("step_*.zip"), p / "final_model.zip"]
     # a checkpoint counts once its league .json, written after the model, exists (a kill while
     # writing leaves no .json)
-    steps = [(int(read_sb3_data(c).get("num_timesteps", 0)), c) for c in candidates
-             if c.exists() and c.with_suffix(".json").exists()]
+    steps = [
+        (int(read_sb3_data(c).get("num_timesteps", 0)), c)
+        for c in candidates
+        if c.exists() and c.with_suffix(".json").exists()
+    ]
     if not steps:
         raise ValueError(f"--resume {str(p)!r}: the run directory has no checkpoints yet")
     return max(steps, key=lambda t: t[0])[1]
@@ -347,7 +368,9 @@ def _callbacks(args: Args, run_dir: Path, league: dict[str, Any]):
             self.n_start = n
             self.t_start = time.time()
             if self.next_pool is None:
-                self.next_pool = max(args.selfplay_start, args.selfplay_every) if args.selfplay_every else None
+                self.next_pool = (
+                    max(args.selfplay_start, args.selfplay_every) if args.selfplay_every else None
+                )
             if self.next_eval is None:
                 self.next_eval = n + args.eval_every if args.eval_every else None
             if self.next_ckpt is None:
@@ -383,9 +406,15 @@ def _callbacks(args: Args, run_dir: Path, league: dict[str, Any]):
             if args.verbose and time.time() - self.last_print >= 60:
                 self.last_print = time.time()
                 left = max(0, args.total_timesteps - n) / max(sps, 1e-9)
-                print(f"[ppo] step {n:,}/{args.total_timesteps:,} ({100 * n / max(1, args.total_timesteps):.1f}%), "
-                      f"{sps:.0f} steps/s, ETA {_duration(left)} (evaluations not included)", flush=True)
-            lg.record("charts/wall_minutes", (time.time() - league["t0"] + league.get("wall_before", 0.0)) / 60)
+                print(
+                    f"[ppo] step {n:,}/{args.total_timesteps:,} ({100 * n / max(1, args.total_timesteps):.1f}%), "
+                    f"{sps:.0f} steps/s, ETA {_duration(left)} (evaluations not included)",
+                    flush=True,
+                )
+            lg.record(
+                "charts/wall_minutes",
+                (time.time() - league["t0"] + league.get("wall_before", 0.0)) / 60,
+            )
             # the previous update's losses (SB3 dumps them at the next rollout) under losses/
             for k, v in list(lg.name_to_value.items()):
                 if k.startswith("train/"):
@@ -404,7 +433,9 @@ def _callbacks(args: Args, run_dir: Path, league: dict[str, Any]):
 
         def _on_training_end(self) -> None:
             n = self.model.num_timesteps
-            if args.eval_every and self.last_eval != n:  # the final model is a candidate for best too
+            if (
+                args.eval_every and self.last_eval != n
+            ):  # the final model is a candidate for best too
                 self._evaluate(n)
                 self.logger.dump(n)
 
@@ -412,10 +443,12 @@ def _callbacks(args: Args, run_dir: Path, league: dict[str, Any]):
             name = f"step_{n}"
             path = save_numpy_policy(self.model.policy, run_dir / "pool" / f"{name}.npz")
             self.training_env.env_method("add_opponent", name, PolicySnapshot(path, name))
-            league["pool"] = ([*league["pool"], [name, str(path)]])[-args.pool_size:]
+            league["pool"] = ([*league["pool"], [name, str(path)]])[-args.pool_size :]
             self.logger.record("charts/pool_size", len(league["pool"]))
             if args.verbose:
-                print(f"[league] {name} joined the pool ({len(league['pool'])} snapshots)", flush=True)
+                print(
+                    f"[league] {name} joined the pool ({len(league['pool'])} snapshots)", flush=True
+                )
 
         def _evaluate(self, n: int) -> None:
             self.last_eval = n
@@ -424,14 +457,23 @@ def _callbacks(args: Args, run_dir: Path, league: dict[str, Any]):
             kw = rule_overrides(args.rules)
             player = NumpyPredictor.of(self.model)  # the policy's deterministic moves, in numpy
             for opp in args.eval_opponents:
-                recs = play_duplicate(player, opp, args.eval_deals, args.eval_first_deal,
-                                      args.preset, args.num_players, kw)
+                recs = play_duplicate(
+                    player,
+                    opp,
+                    args.eval_deals,
+                    args.eval_first_deal,
+                    args.preset,
+                    args.num_players,
+                    kw,
+                )
                 s = summarize(recs)
                 for m in ("margin", "win_rate", "score"):
                     self.logger.record(f"eval/{opp}/{m}", s[m]["mean"])
                     self.logger.record(f"eval/{opp}/{m}_ci95", s[m]["ci95"])
-                line.append(f"{opp}: margin {s['margin']['mean']:+.2f}±{s['margin']['ci95']:.2f} "
-                            f"win {s['win_rate']['mean']:.3f}")
+                line.append(
+                    f"{opp}: margin {s['margin']['mean']:+.2f}±{s['margin']['ci95']:.2f} "
+                    f"win {s['win_rate']['mean']:.3f}"
+                )
                 if opp == args.best_by and s["margin"]["mean"] > self.best:
                     self.best = s["margin"]["mean"]
                     league["best"] = self.best
@@ -439,15 +481,23 @@ def _callbacks(args: Args, run_dir: Path, league: dict[str, Any]):
             self.logger.record("eval/seconds", time.time() - t)
             league.setdefault("evals", []).append({"step": n, "line": line})
             if args.verbose:
-                print(f"[eval] step {n}: " + "; ".join(line) + f" ({time.time() - t:.0f}s)", flush=True)
+                print(
+                    f"[eval] step {n}: " + "; ".join(line) + f" ({time.time() - t:.0f}s)",
+                    flush=True,
+                )
 
         def save_with_league(self, path: Path, next_ckpt: int | None) -> None:
             """The model plus a ``.json`` of the league state beside it (what ``--resume`` reads)."""
             path.parent.mkdir(parents=True, exist_ok=True)
             self.model.save(path)
-            state = {**league, "next_pool": self.next_pool, "next_eval": self.next_eval,
-                     "next_ckpt": next_ckpt, "best": self.best,
-                     "wall_before": time.time() - league["t0"] + league.get("wall_before", 0.0)}
+            state = {
+                **league,
+                "next_pool": self.next_pool,
+                "next_eval": self.next_eval,
+                "next_ckpt": next_ckpt,
+                "best": self.best,
+                "wall_before": time.time() - league["t0"] + league.get("wall_before", 0.0),
+            }
             state.pop("t0", None)
             path.with_suffix(".json").write_text(json.dumps(state, indent=1))
 
@@ -469,14 +519,29 @@ class _SparseBuffer:
         self.parts: list[tuple[np.ndarray, ...]] = []
         self.size = 0
 
-    def add(self, obs: np.ndarray, masks: np.ndarray, labels: np.ndarray, returns: np.ndarray,
-            valid: np.ndarray) -> None:
+    def add(
+        self,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        labels: np.ndarray,
+        returns: np.ndarray,
+        valid: np.ndarray,
+    ) -> None:
         r, c = np.nonzero(obs)
         mr, mc = np.nonzero(masks)
         n = len(obs)
-        self.parts.append((np.bincount(r, minlength=n), c.astype(np.int32), obs[r, c].astype(np.float32),
-                           np.bincount(mr, minlength=n), mc.astype(np.int32), labels.astype(np.int64),
-                           returns.astype(np.float32), valid.astype(np.float32)))
+        self.parts.append(
+            (
+                np.bincount(r, minlength=n),
+                c.astype(np.int32),
+                obs[r, c].astype(np.float32),
+                np.bincount(mr, minlength=n),
+                mc.astype(np.int32),
+                labels.astype(np.int64),
+                returns.astype(np.float32),
+                valid.astype(np.float32),
+            )
+        )
         self.size += n
         cat = [np.concatenate([p[k] for p in self.parts]) for k in range(8)]
         self.optr = np.concatenate([[0], np.cumsum(cat[0])])
@@ -488,7 +553,11 @@ class _SparseBuffer:
     def _gather(ptr: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lengths = ptr[idx + 1] - ptr[idx]
         rows = np.repeat(np.arange(len(idx)), lengths)
-        pos = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths) + np.repeat(ptr[idx], lengths)
+        pos = (
+            np.arange(lengths.sum())
+            - np.repeat(np.cumsum(lengths) - lengths, lengths)
+            + np.repeat(ptr[idx], lengths)
+        )
         return rows, pos
 
     def batch(self, idx: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -553,7 +622,9 @@ def imitate(model, venv, args: Args, rules, logger) -> None:
         D = np.zeros((T, n_envs), bool)
         for t in range(T):
             masks = get_action_masks(venv)
-            labels = np.array([teacher.act(obs[i, :n_base], masks[i].astype(np.int8)) for i in range(n_envs)])
+            labels = np.array(
+                [teacher.act(obs[i, :n_base], masks[i].astype(np.int8)) for i in range(n_envs)]
+            )
             with th.no_grad():
                 own, _ = policy.predict(obs, action_masks=masks, deterministic=False)
                 greedy_own, _ = policy.predict(obs, action_masks=masks, deterministic=True)
@@ -570,12 +641,18 @@ def imitate(model, venv, args: Args, rules, logger) -> None:
             g = np.where(D[t], 0.0, g * args.gamma) + R[t]
             seen_end |= D[t]
             G[t], valid[t] = g, seen_end
-        acc = float((P == A).mean())  # the policy's own move on fresh states, before training on them
+        acc = float(
+            (P == A).mean()
+        )  # the policy's own move on fresh states, before training on them
         N = T * n_envs
-        buf.add(Ob.reshape(N, -1), M.reshape(N, -1), A.reshape(-1), G.reshape(-1), valid.reshape(-1))
+        buf.add(
+            Ob.reshape(N, -1), M.reshape(N, -1), A.reshape(-1), G.reshape(-1), valid.reshape(-1)
+        )
         policy.set_training_mode(True)
-        losses = [update(rng.integers(0, buf.size, args.batch_size))
-                  for _ in range(args.imitate_epochs * max(1, N // args.batch_size))]
+        losses = [
+            update(rng.integers(0, buf.size, args.batch_size))
+            for _ in range(args.imitate_epochs * max(1, N // args.batch_size))
+        ]
         policy.set_training_mode(False)
         logger.record("imitation/steps", buf.size)
         logger.record("imitation/policy_loss", float(np.mean(losses)))
@@ -583,8 +660,11 @@ def imitate(model, venv, args: Args, rules, logger) -> None:
         logger.record("imitation/teacher_share", beta)
         logger.dump(buf.size)
         if args.verbose:
-            print(f"[imitate] {buf.size}/{args.imitate_steps} decisions, accuracy on new states {acc:.3f}, "
-                  f"teacher share {beta:.2f}, loss {np.mean(losses):.3f}, {time.time() - t0:.0f}s", flush=True)
+            print(
+                f"[imitate] {buf.size}/{args.imitate_steps} decisions, accuracy on new states {acc:.3f}, "
+                f"teacher share {beta:.2f}, loss {np.mean(losses):.3f}, {time.time() - t0:.0f}s",
+                flush=True,
+            )
     # final passes over the whole dataset
     policy.set_training_mode(True)
     n_mb = max(1, buf.size // args.batch_size)
@@ -596,10 +676,13 @@ def imitate(model, venv, args: Args, rules, logger) -> None:
             frac = (e * n_mb + k) / max(1, total)
             for group in opt.param_groups:
                 group["lr"] = args.imitate_lr * (1.0 - 0.9 * frac)
-            losses.append(update(perm[k * args.batch_size:(k + 1) * args.batch_size]))
+            losses.append(update(perm[k * args.batch_size : (k + 1) * args.batch_size]))
         if args.verbose:
-            print(f"[imitate] final epoch {e + 1}/{args.imitate_final_epochs}: loss {np.mean(losses):.3f}, "
-                  f"{time.time() - t0:.0f}s", flush=True)
+            print(
+                f"[imitate] final epoch {e + 1}/{args.imitate_final_epochs}: loss {np.mean(losses):.3f}, "
+                f"{time.time() - t0:.0f}s",
+                flush=True,
+            )
     policy.set_training_mode(False)
 
 
@@ -629,7 +712,10 @@ def train(args: Args) -> Path:
             league.update(json.loads(side.read_text()))
             league["t0"] = time.time()
     else:
-        name = args.run_name or f"{args.preset}-{args.num_players}p__{args.exp_name}__{args.seed}__{int(time.time())}"
+        name = (
+            args.run_name
+            or f"{args.preset}-{args.num_players}p__{args.exp_name}__{args.seed}__{int(time.time())}"
+        )
         run_dir = Path(args.run_dir) / name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=1))
@@ -639,7 +725,9 @@ def train(args: Args) -> Path:
     csv = run_dir / "progress.csv"
     if args.resume and csv.exists():  # SB3's CSV writer truncates: keep the earlier part
         csv.rename(run_dir / f"progress_before_{Path(args.resume).stem}.csv")
-    logger = configure(str(run_dir), ["csv", "tensorboard"] + (["stdout"] if args.verbose > 1 else []))
+    logger = configure(
+        str(run_dir), ["csv", "tensorboard"] + (["stdout"] if args.verbose > 1 else [])
+    )
     lr: Any = args.learning_rate
     if args.anneal_lr:
         lr = lambda frac, lr0=args.learning_rate: lr0 * frac  # noqa: E731
@@ -649,8 +737,14 @@ def train(args: Args) -> Path:
         from agents.model_io import load_ppo
 
         # nothing in the checkpoint is unpickled (agents.model_io); the schedules come from args
-        model = load_ppo(args.resume, env=venv, overrides={
-            "learning_rate": lr, "clip_range": FloatSchedule(ConstantSchedule(args.clip_range))})
+        model = load_ppo(
+            args.resume,
+            env=venv,
+            overrides={
+                "learning_rate": lr,
+                "clip_range": FloatSchedule(ConstantSchedule(args.clip_range)),
+            },
+        )
         model._setup_lr_schedule()
         venv.seed(args.seed + model.num_timesteps)  # fresh deals, not the first ones again
         from agents.ppo_agent import PolicySnapshot
@@ -662,28 +756,51 @@ def train(args: Args) -> Path:
 
         residual = bool(args.features and "variant" in args.features)
         model = MaskablePPO(
-            ResidualPolicy if residual else "MlpPolicy", venv, learning_rate=lr, n_steps=args.n_steps, batch_size=args.batch_size,
-            n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
-            ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
-            target_kl=args.target_kl, policy_kwargs=policy_kwargs(args, rules), seed=args.seed,
-            device="cpu", verbose=0)
+            ResidualPolicy if residual else "MlpPolicy",
+            venv,
+            learning_rate=lr,
+            n_steps=args.n_steps,
+            batch_size=args.batch_size,
+            n_epochs=args.n_epochs,
+            gamma=args.gamma,
+            gae_lambda=args.gae_lambda,
+            clip_range=args.clip_range,
+            ent_coef=args.ent_coef,
+            vf_coef=args.vf_coef,
+            max_grad_norm=args.max_grad_norm,
+            target_kl=args.target_kl,
+            policy_kwargs=policy_kwargs(args, rules),
+            seed=args.seed,
+            device="cpu",
+            verbose=0,
+        )
     model.set_logger(logger)
     _write_hparams(logger, args)
     if args.verbose:
-        print(f"[train] run {run_dir} | {venv.num_envs} envs ({args.vec_env}) | "
-              f"obs {model.observation_space.shape[0]} actions {model.action_space.n} | "
-              f"params {sum(p.numel() for p in model.policy.parameters()):,}", flush=True)
+        print(
+            f"[train] run {run_dir} | {venv.num_envs} envs ({args.vec_env}) | "
+            f"obs {model.observation_space.shape[0]} actions {model.action_space.n} | "
+            f"params {sum(p.numel() for p in model.policy.parameters()):,}",
+            flush=True,
+        )
     if args.imitate and args.imitate_steps and not args.resume:
         imitate(model, venv, args, rules, logger)
         model.save(run_dir / "imitation_model.zip")
     callback = _callbacks(args, run_dir, league)
     remaining = max(0, args.total_timesteps - model.num_timesteps)
     t0 = time.time()
-    model.learn(remaining, callback=callback, reset_num_timesteps=not args.resume, progress_bar=False)
+    model.learn(
+        remaining, callback=callback, reset_num_timesteps=not args.resume, progress_bar=False
+    )
     final = run_dir / "final_model.zip"
-    callback.save_with_league(final, callback.next_ckpt)  # --resume final_model.zip continues the league
+    callback.save_with_league(
+        final, callback.next_ckpt
+    )  # --resume final_model.zip continues the league
     if args.verbose:
-        print(f"[train] done: {model.num_timesteps} steps, {time.time() - t0:.0f}s of PPO, saved {final}", flush=True)
+        print(
+            f"[train] done: {model.num_timesteps} steps, {time.time() - t0:.0f}s of PPO, saved {final}",
+            flush=True,
+        )
     best = run_dir / "best_model.zip"
     shipped = model
     if args.ship_best and best.exists():
@@ -691,8 +808,11 @@ def train(args: Args) -> Path:
 
         shipped = load_ppo(best)
         if args.verbose:
-            print(f"[train] model.npz is {best} (step {shipped.num_timesteps}, best eval margin "
-                  f"against {args.best_by})", flush=True)
+            print(
+                f"[train] model.npz is {best} (step {shipped.num_timesteps}, best eval margin "
+                f"against {args.best_by})",
+                flush=True,
+            )
     wall = time.time() - league["t0"] + league.get("wall_before", 0.0)
     for path in [run_dir / "model.npz", *([Path(args.save_path)] if args.save_path else [])]:
         ship(shipped, args, path, run_dir, wall)
@@ -707,14 +827,23 @@ def ship(model, args: Args, path: Path, run_dir: Path, wall: float) -> None:
 
     path = path.with_suffix(".npz")
     save_numpy_policy(model.policy, path)
-    card = {"preset": args.preset, "num_players": args.num_players, "rules": rule_overrides(args.rules),
-            "timesteps": int(model.num_timesteps), "imitation_steps": args.imitate_steps if args.imitate else 0,
-            "run": run_dir.name, "wall_seconds": round(wall), "config": args.config,
-            "command": " ".join(["rummy-train", *sys.argv[1:]])}
+    card = {
+        "preset": args.preset,
+        "num_players": args.num_players,
+        "rules": rule_overrides(args.rules),
+        "timesteps": int(model.num_timesteps),
+        "imitation_steps": args.imitate_steps if args.imitate else 0,
+        "run": run_dir.name,
+        "wall_seconds": round(wall),
+        "config": args.config,
+        "command": " ".join(["rummy-train", *sys.argv[1:]]),
+    }
     path.with_suffix(".json").write_text(json.dumps(card, indent=1))
     if args.verbose:
-        print(f"[train] wrote {path} ({path.stat().st_size / 1e6:.1f} MB) and its card {path.with_suffix('.json')}",
-              flush=True)
+        print(
+            f"[train] wrote {path} ({path.stat().st_size / 1e6:.1f} MB) and its card {path.with_suffix('.json')}",
+            flush=True,
+        )
 
 
 def _write_hparams(logger, args: Args) -> None:

@@ -74,9 +74,7 @@ def parse_card(text: str | int) -> int:
     if s.startswith("10"):
         s = "T" + s[2:]
     if len(s) != 2 or s[0] not in RANKS or s[1] not in SUITS:
-        raise ValueError(
-            f"not a card: {text!r} (rank A 2-9 T/10 J Q K then suit S H D C, or JK)"
-        )
+        raise ValueError(f"not a card: {text!r} (rank A 2-9 T/10 J Q K then suit S H D C, or JK)")
     return make_card(RANKS.index(s[0]), SUITS.index(s[1]))
 
 

@@ -39,8 +39,9 @@ from rummy_env.rules import RuleSet
 Rng = random.Random | np.random.Generator
 
 
-def observed(obs: np.ndarray, rules: RuleSet, seat: int,
-             action_mask: np.ndarray | None = None) -> tuple[dict[str, Any], list[int], list[int]]:
+def observed(
+    obs: np.ndarray, rules: RuleSet, seat: int, action_mask: np.ndarray | None = None
+) -> tuple[dict[str, Any], list[int], list[int]]:
     """What ``seat`` sees, in absolute seats.
 
     Returns:
@@ -72,29 +73,45 @@ def observed(obs: np.ndarray, rules: RuleSet, seat: int,
     sizes = by_seat(v["hand_sizes"])
     need = [sizes[q] - len(hands[q]) for q in range(P)]
     if need[seat] != 0 or min(need) < 0:
-        raise ValueError(f"observation is inconsistent: hand sizes {sizes} vs cards seen {[len(h) for h in hands]}")
+        raise ValueError(
+            f"observation is inconsistent: hand sizes {sizes} vs cards seen {[len(h) for h in hands]}"
+        )
     left = [0] * NUM_FACES
     for f in deck_faces(rules.decks, rules.jokers):
         left[f] += 1
-    seen = [c for h in hands for c in h] + list(v["discard"]) + [c for m in v["table"] for c in m["cards"]]
+    seen = (
+        [c for h in hands for c in h]
+        + list(v["discard"])
+        + [c for m in v["table"] for c in m["cards"]]
+    )
     for c in seen:
         left[parse_card(c)] -= 1
     if min(left) < 0:
         over = sorted({card_str(f) for f in range(NUM_FACES) if left[f] < 0})
-        raise ValueError(f"observation is inconsistent: more copies seen than the pack holds ({', '.join(over)})")
+        raise ValueError(
+            f"observation is inconsistent: more copies seen than the pack holds ({', '.join(over)})"
+        )
     hidden = [f for f in range(NUM_FACES) for _ in range(left[f])]
     if len(hidden) != sum(need) + v["stock_size"]:
-        raise ValueError(f"observation is inconsistent: {len(hidden)} hidden cards, but hands need "
-                         f"{sum(need)} and the stock holds {v['stock_size']}")
+        raise ValueError(
+            f"observation is inconsistent: {len(hidden)} hidden cards, but hands need "
+            f"{sum(need)} and the stock holds {v['stock_size']}"
+        )
     phase = v["phase"]
     current = absolute(v["to_act"])
     dealer = absolute(v["dealer"])
     upcard_stage = -1
     if phase == "upcard":
         upcard_stage = 1 if current == dealer else 0
-    elif (rules.upcard_offer and phase == "draw" and current != dealer and len(v["discard"]) == 1
-          and v["rebuilds"] == 0 and not any(known)
-          and v["stock_size"] == rules.num_cards - rules.hand_size * sum(v["active"]) - 1):
+    elif (
+        rules.upcard_offer
+        and phase == "draw"
+        and current != dealer
+        and len(v["discard"]) == 1
+        and v["rebuilds"] == 0
+        and not any(known)
+        and v["stock_size"] == rules.num_cards - rules.hand_size * sum(v["active"]) - 1
+    ):
         # Untouched stock, the non-dealer to draw and nobody holding a taken card:
         # both players passed the up-card, so the non-dealer must draw from the stock.
         # (The dealer's own taken card is not in his observation; the mask settles it.)
@@ -105,8 +122,10 @@ def observed(obs: np.ndarray, rules: RuleSet, seat: int,
         "hands": hands,
         "stock": [],
         "discard": list(v["discard"]),
-        "table": [{"owner": absolute(m["owner"]), "kind": m["kind"], "cards": list(m["cards"])}
-                  for m in v["table"]],
+        "table": [
+            {"owner": absolute(m["owner"]), "kind": m["kind"], "cards": list(m["cards"])}
+            for m in v["table"]
+        ],
         "current_player": current,
         "phase": phase,
         "dealer": dealer,
@@ -143,7 +162,9 @@ def observed(obs: np.ndarray, rules: RuleSet, seat: int,
         # melds of a player who has not opened yet were all laid this turn: the
         # turn holds a pure run when one of them is a run without wild cards
         template["turn_pure"] = not template["opened"][current] and any(
-            m["owner"] == current and m["kind"] == "run" and "JK" not in m["cards"] for m in template["table"])
+            m["owner"] == current and m["kind"] == "run" and "JK" not in m["cards"]
+            for m in template["table"]
+        )
     return template, hidden, need
 
 
@@ -153,8 +174,14 @@ def _randint(rng: Rng) -> int:
     return rng.randrange(2**31 - 1)
 
 
-def _fill(template: dict[str, Any], hidden: list[int], need: list[int], rng: Rng,
-          turn_played: bool, hands_won: list[int] | None) -> dict[str, Any]:
+def _fill(
+    template: dict[str, Any],
+    hidden: list[int],
+    need: list[int],
+    rng: Rng,
+    turn_played: bool,
+    hands_won: list[int] | None,
+) -> dict[str, Any]:
     """The template with the hidden cards shuffled and dealt, for ``from_dict``: the
     plain path, which :meth:`Determinizer.sample` follows faster (tested equal)."""
     cards = list(hidden)
@@ -162,14 +189,20 @@ def _fill(template: dict[str, Any], hidden: list[int], need: list[int], rng: Rng
     return _dealt(template, cards, need, _randint(rng), turn_played, hands_won)
 
 
-def _dealt(template: dict[str, Any], cards: list[int], need: list[int], seed: int,
-           turn_played: bool, hands_won: list[int] | None) -> dict[str, Any]:
+def _dealt(
+    template: dict[str, Any],
+    cards: list[int],
+    need: list[int],
+    seed: int,
+    turn_played: bool,
+    hands_won: list[int] | None,
+) -> dict[str, Any]:
     """The template with ``cards`` dealt: ``need[q]`` to each seat in turn, the rest to the stock."""
     d = dict(template)
     hands = [list(h) for h in template["hands"]]
     i = 0
     for q, k in enumerate(need):
-        hands[q].extend(card_str(f) for f in cards[i:i + k])
+        hands[q].extend(card_str(f) for f in cards[i : i + k])
         i += k
     d["hands"] = hands
     d["stock"] = [card_str(f) for f in cards[i:]]  # top first; the order is random anyway
@@ -194,7 +227,9 @@ def _fix_table(s: engine.GameState, template: dict[str, Any]) -> None:
             lo += 13  # an ace standing high
         hi = lo + len(cards) - 1
         wild = sum(1 << (lo + j) for j, c in enumerate(cards) if c == JOKER)
-        s.table[i] = engine.TableMeld(m["owner"], True, suit, lo, hi, wild, 0, popcount(wild), s.cat)
+        s.table[i] = engine.TableMeld(
+            m["owner"], True, suit, lo, hi, wild, 0, popcount(wild), s.cat
+        )
 
 
 class Determinizer:
@@ -203,9 +238,16 @@ class Determinizer:
     Args: as :func:`sample_state` (without ``rng``).
     """
 
-    def __init__(self, obs: np.ndarray, rules: RuleSet, seat: int, *,
-                 action_mask: np.ndarray | None = None, turn_played: bool = False,
-                 hands_won: list[int] | None = None):
+    def __init__(
+        self,
+        obs: np.ndarray,
+        rules: RuleSet,
+        seat: int,
+        *,
+        action_mask: np.ndarray | None = None,
+        turn_played: bool = False,
+        hands_won: list[int] | None = None,
+    ):
         self.rules = rules
         self.seat = seat
         self.template, self.hidden, self.need = observed(obs, rules, seat, action_mask)
@@ -226,7 +268,7 @@ class Determinizer:
         s = self._base.copy()
         i = 0
         for q, k in enumerate(self.need):
-            for f in cards[i:i + k]:
+            for f in cards[i : i + k]:
                 s._add(q, f)
             i += k
         s.stock = cards[i:][::-1]  # _fill lists the stock top first
@@ -234,15 +276,34 @@ class Determinizer:
         return s
 
 
-def sample_states(obs: np.ndarray, rules: RuleSet, seat: int, rng: Rng, n: int, *,
-                  action_mask: np.ndarray | None = None, turn_played: bool = False, hands_won: list[int] | None = None) -> list[engine.GameState]:
+def sample_states(
+    obs: np.ndarray,
+    rules: RuleSet,
+    seat: int,
+    rng: Rng,
+    n: int,
+    *,
+    action_mask: np.ndarray | None = None,
+    turn_played: bool = False,
+    hands_won: list[int] | None = None,
+) -> list[engine.GameState]:
     """``n`` independent determinizations of ``seat``'s observation (decoded once)."""
-    det = Determinizer(obs, rules, seat, action_mask=action_mask, turn_played=turn_played, hands_won=hands_won)
+    det = Determinizer(
+        obs, rules, seat, action_mask=action_mask, turn_played=turn_played, hands_won=hands_won
+    )
     return [det.sample(rng) for _ in range(n)]
 
 
-def sample_state(obs: np.ndarray, rules: RuleSet, seat: int, rng: Rng, *,
-                 action_mask: np.ndarray | None = None, turn_played: bool = False, hands_won: list[int] | None = None) -> engine.GameState:
+def sample_state(
+    obs: np.ndarray,
+    rules: RuleSet,
+    seat: int,
+    rng: Rng,
+    *,
+    action_mask: np.ndarray | None = None,
+    turn_played: bool = False,
+    hands_won: list[int] | None = None,
+) -> engine.GameState:
     """A full engine state consistent with player ``seat``'s observation ``obs``.
 
     Args:
@@ -260,5 +321,13 @@ def sample_state(obs: np.ndarray, rules: RuleSet, seat: int, rng: Rng, *,
     Raises:
         ValueError: the observation does not fit the rules.
     """
-    return sample_states(obs, rules, seat, rng, 1, action_mask=action_mask, turn_played=turn_played,
-                         hands_won=hands_won)[0]
+    return sample_states(
+        obs,
+        rules,
+        seat,
+        rng,
+        1,
+        action_mask=action_mask,
+        turn_played=turn_played,
+        hands_won=hands_won,
+    )[0]

@@ -112,11 +112,33 @@ class TableMeld:
     (see :func:`discard_only`).
     """
 
-    __slots__ = ("owner", "is_run", "key", "lo", "hi", "wild", "nat_mask", "n_wild", "cards",
-                 "accepts", "swaps", "lay_bits")
+    __slots__ = (
+        "owner",
+        "is_run",
+        "key",
+        "lo",
+        "hi",
+        "wild",
+        "nat_mask",
+        "n_wild",
+        "cards",
+        "accepts",
+        "swaps",
+        "lay_bits",
+    )
 
-    def __init__(self, owner: int, is_run: bool, key: int, lo: int, hi: int, wild: int,
-                 nat_mask: int, n_wild: int, cat: Catalogue):
+    def __init__(
+        self,
+        owner: int,
+        is_run: bool,
+        key: int,
+        lo: int,
+        hi: int,
+        wild: int,
+        nat_mask: int,
+        n_wild: int,
+        cat: Catalogue,
+    ):
         # key: suit (run) or rank (set); wild: run position mask of wild cards;
         # nat_mask: set suit mask of natural cards.
         self.owner = owner
@@ -131,7 +153,9 @@ class TableMeld:
         if is_run:
             b = key * NUM_RANKS  # the face at position p is run_face(key, p) = b + p % NUM_RANKS
             if wild:
-                self.cards = tuple(JOKER if wild >> p & 1 else b + p % NUM_RANKS for p in range(lo, hi + 1))
+                self.cards = tuple(
+                    JOKER if wild >> p & 1 else b + p % NUM_RANKS for p in range(lo, hi + 1)
+                )
                 self.swaps = tuple(b + p % NUM_RANKS for p in range(lo, hi + 1) if wild >> p & 1)
             else:
                 self.cards = tuple([b + p % NUM_RANKS for p in range(lo, hi + 1)])
@@ -150,7 +174,10 @@ class TableMeld:
                     accepts[NUM_NATURAL + 1] = JOKER
         else:
             nat = popcount(nat_mask)
-            self.cards = tuple(key + s * NUM_RANKS for s in range(4) if nat_mask >> s & 1) + (JOKER,) * n_wild
+            self.cards = (
+                tuple(key + s * NUM_RANKS for s in range(4) if nat_mask >> s & 1)
+                + (JOKER,) * n_wild
+            )
             missing = tuple(key + s * NUM_RANKS for s in range(4) if not nat_mask >> s & 1)
             if nat + n_wild < 4:
                 for f in missing:
@@ -168,29 +195,75 @@ class TableMeld:
     def laid_off(self, k: int, cat: Catalogue) -> TableMeld:
         """The meld after laying off into slot ``k`` of :attr:`accepts`."""
         if self.is_run:
-            if k == NUM_NATURAL or (k < NUM_NATURAL and self.lo > 0 and k == run_face(self.key, self.lo - 1)
-                                    and not (self.hi < cat.max_pos and k == run_face(self.key, self.hi + 1))):
+            if k == NUM_NATURAL or (
+                k < NUM_NATURAL
+                and self.lo > 0
+                and k == run_face(self.key, self.lo - 1)
+                and not (self.hi < cat.max_pos and k == run_face(self.key, self.hi + 1))
+            ):
                 lo, hi = self.lo - 1, self.hi
                 pos = lo
             else:
                 lo, hi = self.lo, self.hi + 1
                 pos = hi
             is_w = k >= NUM_NATURAL
-            return TableMeld(self.owner, True, self.key, lo, hi, self.wild | (is_w << pos),
-                             0, self.n_wild + is_w, cat)
+            return TableMeld(
+                self.owner,
+                True,
+                self.key,
+                lo,
+                hi,
+                self.wild | (is_w << pos),
+                0,
+                self.n_wild + is_w,
+                cat,
+            )
         if k == NUM_NATURAL:
-            return TableMeld(self.owner, False, self.key, 0, 0, 0, self.nat_mask, self.n_wild + 1, cat)
-        return TableMeld(self.owner, False, self.key, 0, 0, 0,
-                         self.nat_mask | 1 << (k // NUM_RANKS), self.n_wild, cat)
+            return TableMeld(
+                self.owner, False, self.key, 0, 0, 0, self.nat_mask, self.n_wild + 1, cat
+            )
+        return TableMeld(
+            self.owner,
+            False,
+            self.key,
+            0,
+            0,
+            0,
+            self.nat_mask | 1 << (k // NUM_RANKS),
+            self.n_wild,
+            cat,
+        )
 
     def swapped(self, face: int, cat: Catalogue) -> TableMeld:
         """The meld after natural ``face`` replaces the wild card standing for it."""
         if self.is_run:
-            pos = next(p for p in range(self.lo, self.hi + 1) if self.wild >> p & 1 and run_face(self.key, p) == face)
-            return TableMeld(self.owner, True, self.key, self.lo, self.hi, self.wild & ~(1 << pos),
-                             0, self.n_wild - 1, cat)
-        return TableMeld(self.owner, False, self.key, 0, 0, 0,
-                         self.nat_mask | 1 << (face // NUM_RANKS), self.n_wild - 1, cat)
+            pos = next(
+                p
+                for p in range(self.lo, self.hi + 1)
+                if self.wild >> p & 1 and run_face(self.key, p) == face
+            )
+            return TableMeld(
+                self.owner,
+                True,
+                self.key,
+                self.lo,
+                self.hi,
+                self.wild & ~(1 << pos),
+                0,
+                self.n_wild - 1,
+                cat,
+            )
+        return TableMeld(
+            self.owner,
+            False,
+            self.key,
+            0,
+            0,
+            0,
+            self.nat_mask | 1 << (face // NUM_RANKS),
+            self.n_wild - 1,
+            cat,
+        )
 
 
 # -------------------------------------------------------------- game state
@@ -203,12 +276,47 @@ class GameState:
     its top at the end; the discard pile lists bottom to top.
     """
 
-    __slots__ = ("rules", "layout", "cat", "values", "hands", "nhand", "smask", "rmask", "known",
-                 "stock", "discard", "table", "current", "phase", "dealer", "forbidden",
-                 "turn_played", "played", "rebuilds", "seed", "round", "totals", "round_scores",
-                 "active", "winner", "reason", "step_count", "match_winner", "last_result", "_legal",
-                 "knock_limit", "upcard_stage", "hands_won", "must_use", "opened", "turn_value",
-                 "turn_pure", "credit", "turns")
+    __slots__ = (
+        "rules",
+        "layout",
+        "cat",
+        "values",
+        "hands",
+        "nhand",
+        "smask",
+        "rmask",
+        "known",
+        "stock",
+        "discard",
+        "table",
+        "current",
+        "phase",
+        "dealer",
+        "forbidden",
+        "turn_played",
+        "played",
+        "rebuilds",
+        "seed",
+        "round",
+        "totals",
+        "round_scores",
+        "active",
+        "winner",
+        "reason",
+        "step_count",
+        "match_winner",
+        "last_result",
+        "_legal",
+        "knock_limit",
+        "upcard_stage",
+        "hands_won",
+        "must_use",
+        "opened",
+        "turn_value",
+        "turn_pure",
+        "credit",
+        "turns",
+    )
 
     def copy(self) -> GameState:
         c = GameState.__new__(GameState)
@@ -230,7 +338,11 @@ class GameState:
         c.active = self.active[:]
         c.winner, c.reason, c.step_count = self.winner, self.reason, self.step_count
         c.match_winner, c.last_result, c._legal = self.match_winner, self.last_result, self._legal
-        c.knock_limit, c.upcard_stage, c.hands_won = self.knock_limit, self.upcard_stage, self.hands_won[:]
+        c.knock_limit, c.upcard_stage, c.hands_won = (
+            self.knock_limit,
+            self.upcard_stage,
+            self.hands_won[:],
+        )
         c.must_use, c.opened, c.turn_value = self.must_use, self.opened[:], self.turn_value
         c.turn_pure, c.credit, c.turns = self.turn_pure, self.credit[:], self.turns
         return c
@@ -273,8 +385,14 @@ class GameState:
             "hands": [[card_str(f) for f in self.hand_cards(p)] for p in range(len(self.hands))],
             "stock": [card_str(f) for f in reversed(self.stock)],
             "discard": [card_str(f) for f in self.discard],
-            "table": [{"owner": m.owner, "kind": "run" if m.is_run else "set",
-                       "cards": [card_str(f) for f in m.cards]} for m in self.table],
+            "table": [
+                {
+                    "owner": m.owner,
+                    "kind": "run" if m.is_run else "set",
+                    "cards": [card_str(f) for f in m.cards],
+                }
+                for m in self.table
+            ],
             "current_player": self.current,
             "phase": self.phase.name.lower(),
             "dealer": self.dealer,
@@ -427,24 +545,36 @@ def _check_options(options: Any) -> dict[str, Any]:
     if options is None:
         return {}
     if not isinstance(options, dict):
-        raise ValueError(f"options must be None or a dict, got {_short(options)} "
-                         f"(allowed keys: {', '.join(map(repr, OPTION_KEYS))})")
+        raise ValueError(
+            f"options must be None or a dict, got {_short(options)} "
+            f"(allowed keys: {', '.join(map(repr, OPTION_KEYS))})"
+        )
     known = [k for k in options if k in OPTION_KEYS]
     unknown = [k for k in options if k not in OPTION_KEYS]
-    typos = [k for k in unknown if isinstance(k, str) and get_close_matches(k, OPTION_KEYS, 1, 0.75)]
+    typos = [
+        k for k in unknown if isinstance(k, str) and get_close_matches(k, OPTION_KEYS, 1, 0.75)
+    ]
     if (known and unknown) or typos:
-        raise ValueError(f"unknown reset option(s) {', '.join(map(repr, typos or unknown))} "
-                         f"(allowed: {', '.join(map(repr, OPTION_KEYS))})")
+        raise ValueError(
+            f"unknown reset option(s) {', '.join(map(repr, typos or unknown))} "
+            f"(allowed: {', '.join(map(repr, OPTION_KEYS))})"
+        )
     if options.get("state") is not None:
         if not isinstance(options["state"], dict):
-            raise ValueError(f"options['state'] must be a dict from GameState.to_dict(), got "
-                             f"{_short(options['state'])}")
+            raise ValueError(
+                f"options['state'] must be a dict from GameState.to_dict(), got "
+                f"{_short(options['state'])}"
+            )
         if len(known) > 1:
-            raise ValueError(f"options['state'] restores a whole state: it cannot be combined with "
-                             f"{', '.join(repr(k) for k in known if k != 'state')} (allowed: 'state' alone)")
+            raise ValueError(
+                f"options['state'] restores a whole state: it cannot be combined with "
+                f"{', '.join(repr(k) for k in known if k != 'state')} (allowed: 'state' alone)"
+            )
     elif ("discard" in options or "stock" in options) and "hands" not in options:
-        raise ValueError("a crafted deal needs 'hands' (a list of card lists, one per seat; "
-                         f"allowed keys: {', '.join(map(repr, DEAL_KEYS))})")
+        raise ValueError(
+            "a crafted deal needs 'hands' (a list of card lists, one per seat; "
+            f"allowed keys: {', '.join(map(repr, DEAL_KEYS))})"
+        )
     return options
 
 
@@ -460,8 +590,10 @@ def _card_list(value: Any, where: str, *, none: str = "") -> list[int]:
     if isinstance(value, str):
         value = value.split()
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"{where}={_short(value)} is not allowed (allowed: a list of cards such as "
-                         f"['AS', 'TD', 'JK'] or a string 'AS TD JK'{none})")
+        raise ValueError(
+            f"{where}={_short(value)} is not allowed (allowed: a list of cards such as "
+            f"['AS', 'TD', 'JK'] or a string 'AS TD JK'{none})"
+        )
     return [_parse(c, where) for c in value]
 
 
@@ -470,7 +602,9 @@ def _parse(card: Any, where: str) -> int:
     try:
         return parse_card(card)
     except ValueError as e:
-        raise ValueError(f"{where}: {e}; allowed: cards as text ('AS', 'TD', 'JK') or ids 0..52") from None
+        raise ValueError(
+            f"{where}: {e}; allowed: cards as text ('AS', 'TD', 'JK') or ids 0..52"
+        ) from None
 
 
 def _pack_counts(rules: RuleSet) -> list[int]:
@@ -489,13 +623,17 @@ def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> di
     n = rules.num_players
     hands_in = options["hands"]
     if not isinstance(hands_in, (list, tuple)) or len(hands_in) != n:
-        raise ValueError(f"hands={_short(hands_in)} is not allowed (allowed: a list of {n} card lists, "
-                         "one per seat)")
+        raise ValueError(
+            f"hands={_short(hands_in)} is not allowed (allowed: a list of {n} card lists, "
+            "one per seat)"
+        )
     hands = []
     for p, h in enumerate(hands_in):
         cards = _card_list(h, f"hands[{p}]")
         if len(cards) != rules.hand_size:
-            raise ValueError(f"hand of seat {p} has {len(cards)} cards (allowed: exactly {rules.hand_size})")
+            raise ValueError(
+                f"hand of seat {p} has {len(cards)} cards (allowed: exactly {rules.hand_size})"
+            )
         hands.append(cards)
     discard = _card_list(options.get("discard", []), "discard", none="; omit it for an empty pile")
     left = _pack_counts(rules)
@@ -509,8 +647,10 @@ def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> di
         left[f] -= 1
     over = sorted({card_str(f) for f in range(53) if left[f] < 0})
     if over:
-        raise ValueError(f"cards dealt more often than the pack holds them: {', '.join(over)} "
-                         f"(pack: {_pack_text(rules)})")
+        raise ValueError(
+            f"cards dealt more often than the pack holds them: {', '.join(over)} "
+            f"(pack: {_pack_text(rules)})"
+        )
     if stock_top_first is None:
         rest = [f for f in range(53) for _ in range(left[f])]
         random.Random(rng_seed).shuffle(rest)
@@ -518,8 +658,10 @@ def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> di
     else:
         missing = sorted({card_str(f) for f in range(53) if left[f] > 0})
         if missing:
-            raise ValueError(f"cards missing from the deal (hands + discard + stock must be the whole pack): "
-                             f"{', '.join(missing)}")
+            raise ValueError(
+                f"cards missing from the deal (hands + discard + stock must be the whole pack): "
+                f"{', '.join(missing)}"
+            )
         stock = stock_top_first[::-1]
     return {"hands": hands, "discard": discard, "stock": stock}
 
@@ -544,7 +686,11 @@ def new_game(rules: RuleSet, seed: int = 0, options: dict[str, Any] | None = Non
     s = _blank(rules)
     s.seed = int(seed)
     dealer = options.get("dealer", rules.num_players - 1)
-    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < rules.num_players:
+    if (
+        isinstance(dealer, bool)
+        or not isinstance(dealer, int)
+        or not 0 <= dealer < rules.num_players
+    ):
         raise ValueError(f"dealer={dealer!r} is not allowed (allowed: 0..{rules.num_players - 1})")
     deal = _validate_deal(rules, options, s.seed) if "hands" in options else None
     _start_round(s, dealer, deal)
@@ -589,7 +735,7 @@ def _legal_draw(s: GameState) -> list[int]:
                 # the first legal meld settles it (no discard is legal before it is used)
                 if _may_use(s, p, d) and _legal_play_moves(_drawn(s, p, d), first_meld=True):
                     acts.append(1 + d)
-            elif n + d > hand[c] + (d and sum(f == c for f in pile[len(pile) - d:])):
+            elif n + d > hand[c] + (d and sum(f == c for f in pile[len(pile) - d :])):
                 acts.append(1 + d)  # something other than the taken face to discard
     if not s.stock and rules.empty_stock == "end_round":
         acts.append(s.layout.END_ROUND)
@@ -609,7 +755,7 @@ def _may_use(s: GameState, p: int, d: int) -> bool:
     r, su = c % NUM_RANKS, c // NUM_RANKS
     sm = s.smask[p][su]
     rm = s.rmask[p][r]
-    for f in pile[len(pile) - d:]:  # the cards above it come along
+    for f in pile[len(pile) - d :]:  # the cards above it come along
         if f == JOKER:
             wilds += 1
         else:
@@ -625,8 +771,10 @@ def _may_use(s: GameState, p: int, d: int) -> bool:
 
 
 # ranks within two of each rank (an ace is near 2, 3 and, for Q-K-A, Q and K)
-_NEAR = [sum(1 << q for q in range(NUM_RANKS) if 0 < min(abs(q - r), NUM_RANKS - abs(q - r)) <= 2)
-         for r in range(NUM_RANKS)]
+_NEAR = [
+    sum(1 << q for q in range(NUM_RANKS) if 0 < min(abs(q - r), NUM_RANKS - abs(q - r)) <= 2)
+    for r in range(NUM_RANKS)
+]
 
 
 def _drawn(s: GameState, p: int, d: int) -> GameState:
@@ -639,8 +787,8 @@ def _drawn(s: GameState, p: int, d: int) -> GameState:
 def _draw_discard(s: GameState, p: int, d: int) -> None:
     """Take the discard at depth ``d`` and every card above it."""
     rules = s.rules
-    taken = s.discard[len(s.discard) - 1 - d:]
-    del s.discard[len(s.discard) - 1 - d:]
+    taken = s.discard[len(s.discard) - 1 - d :]
+    del s.discard[len(s.discard) - 1 - d :]
     for f in taken:
         s._add(p, f)
         s.known[p][f] += 1
@@ -663,8 +811,16 @@ def _opening_ok(s: GameState, p: int, nat, wu: int, value: int, pure: bool, forb
     for f in nat:
         rest[f] -= 1
     rest[JOKER] -= wu
-    return opening_possible(s.cat, tuple(rest), need, need_pure, forb, rules.ace_meld_value,
-                            rules.joker_meld_value, not rules.go_out_requires_discard)
+    return opening_possible(
+        s.cat,
+        tuple(rest),
+        need,
+        need_pure,
+        forb,
+        rules.ace_meld_value,
+        rules.joker_meld_value,
+        not rules.go_out_requires_discard,
+    )
 
 
 def discard_only(s: GameState) -> list[int] | None:
@@ -690,8 +846,16 @@ def discard_only(s: GameState) -> list[int] | None:
         if tm.lay_bits & held or tm.swaps:  # (a meld with a wild card: not tested further)
             return None
     lo, hi = _LOW_FACES, _HIGH_FACES  # the held faces, ascending, from the suit masks
-    faces = [*lo[0][a & 127], *hi[0][a >> 7], *lo[1][b & 127], *hi[1][b >> 7],
-             *lo[2][c & 127], *hi[2][c >> 7], *lo[3][d & 127], *hi[3][d >> 7]]
+    faces = [
+        *lo[0][a & 127],
+        *hi[0][a >> 7],
+        *lo[1][b & 127],
+        *hi[1][b >> 7],
+        *lo[2][c & 127],
+        *hi[2][c >> 7],
+        *lo[3][d & 127],
+        *hi[3][d >> 7],
+    ]
     if s.forbidden >= 0 and hand[s.forbidden]:
         faces.remove(s.forbidden)
     return faces
@@ -699,9 +863,17 @@ def discard_only(s: GameState) -> list[int] | None:
 
 # the faces of suit su whose ranks are the bits of the suit mask m:
 # ranks 0..6 in _LOW_FACES[su][m & 127], ranks 7..12 in _HIGH_FACES[su][m >> 7]
-_LOW_FACES = [[tuple(su * NUM_RANKS + r for r in range(7) if m >> r & 1) for m in range(1 << 7)] for su in range(4)]
-_HIGH_FACES = [[tuple(su * NUM_RANKS + r for r in range(7, NUM_RANKS) if m >> (r - 7) & 1) for m in range(1 << 6)]
-               for su in range(4)]
+_LOW_FACES = [
+    [tuple(su * NUM_RANKS + r for r in range(7) if m >> r & 1) for m in range(1 << 7)]
+    for su in range(4)
+]
+_HIGH_FACES = [
+    [
+        tuple(su * NUM_RANKS + r for r in range(7, NUM_RANKS) if m >> (r - 7) & 1)
+        for m in range(1 << 6)
+    ]
+    for su in range(4)
+]
 
 
 def _legal_play(s: GameState) -> list[int]:
@@ -776,7 +948,9 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     nat_first = rules.joker_natural_first
     for r in ranks:
         rm = rmask[r]
-        if (rm and (rm & (rm - 1)) or (not cat.at_most_naturals and rm)) and rm.bit_count() + w >= 3:
+        if (
+            rm and (rm & (rm - 1)) or (not cat.at_most_naturals and rm)
+        ) and rm.bit_count() + w >= 3:
             fr = 0 <= forb < NUM_NATURAL and forb % NUM_RANKS == r
             for k, wu in cat.sets_for(rm, w):
                 mask = shapes[k][0]
@@ -787,15 +961,24 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                     if not can_out:
                         continue
                 elif forb >= 0:
-                    used_f = wu if forb == JOKER else (1 if fr and mask >> (forb // NUM_RANKS) & 1 else 0)
+                    used_f = (
+                        wu
+                        if forb == JOKER
+                        else (1 if fr and mask >> (forb // NUM_RANKS) & 1 else 0)
+                    )
                     if rest <= nforb - used_f:
                         continue
-                if must >= 0 and (not wu if must == JOKER else
-                                  must % NUM_RANKS != r or not mask >> (must // NUM_RANKS) & 1):
+                if must >= 0 and (
+                    not wu
+                    if must == JOKER
+                    else must % NUM_RANKS != r or not mask >> (must // NUM_RANKS) & 1
+                ):
                     continue
                 if not opened:
                     nat = [r + su * NUM_RANKS for su in range(4) if mask >> su & 1]
-                    if not _opening_ok(s, p, nat, wu, set_value(r, len(nat), wu, av, jv), False, forb):
+                    if not _opening_ok(
+                        s, p, nat, wu, set_value(r, len(nat), wu, av, jv), False, forb
+                    ):
                         continue
                 if first_meld:
                     return [base + r * nshapes + k]
@@ -834,7 +1017,8 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                     if not wu:
                         continue
                 elif must // NUM_RANKS != su or not (
-                        lo <= must % NUM_RANKS <= hi or (must % NUM_RANKS == 0 and hi == ACE_HIGH_POS)):
+                    lo <= must % NUM_RANKS <= hi or (must % NUM_RANKS == 0 and hi == ACE_HIGH_POS)
+                ):
                     continue
             if not opened:
                 wild = 0
@@ -911,7 +1095,11 @@ def _legal_knock_play(s: GameState) -> list[int]:
     if exact or total - drop - cover <= limit:
         after = deadwood_after_discard(hand, vals, s.rules.ace_high)
         acts += [L.KNOCK + f for f in cand if after[f] <= limit]
-    if s.rules.big_gin_bonus and (exact or total - cover <= 0) and deadwood(hand, vals, s.rules.ace_high) == 0:
+    if (
+        s.rules.big_gin_bonus
+        and (exact or total - cover <= 0)
+        and deadwood(hand, vals, s.rules.ace_high) == 0
+    ):
         acts.append(L.KNOCK + NUM_NATURAL)
     return acts
 
@@ -937,8 +1125,10 @@ def _knock_cover(s: GameState, p: int, cand: list[int]) -> tuple[int, int]:
     three = three_suit_ranks(a, b, c, d)
     covered = [_RUN_COVER[m] | (m & three) for m in smask]
     cover = sum(_RANK_VALUES[m] for m in covered)
-    drop = max((vals[f] for f in cand if f == JOKER or not covered[f // NUM_RANKS] >> (f % NUM_RANKS) & 1),
-               default=0)
+    drop = max(
+        (vals[f] for f in cand if f == JOKER or not covered[f // NUM_RANKS] >> (f % NUM_RANKS) & 1),
+        default=0,
+    )
     return cover, drop
 
 
@@ -950,7 +1140,9 @@ def _run_cover(mask: int) -> int:
 
 _RUN_COVER = [_run_cover(m) for m in range(1 << NUM_RANKS)]
 # value (ace 1, faces 10) of the ranks of a suit mask
-_RANK_VALUES = [sum(min(r + 1, 10) for r in range(NUM_RANKS) if m >> r & 1) for m in range(1 << NUM_RANKS)]
+_RANK_VALUES = [
+    sum(min(r + 1, 10) for r in range(NUM_RANKS) if m >> r & 1) for m in range(1 << NUM_RANKS)
+]
 
 
 # ------------------------------------------------------------- transitions
@@ -1022,8 +1214,9 @@ def _meld_value(m: TableMeld, rules: RuleSet) -> int:
     """Value of a table meld (rummy500 credit, rummy51 opening count)."""
     if m.is_run:
         return run_value(m.lo, m.hi, m.wild, rules.ace_meld_value, rules.joker_meld_value)
-    return set_value(m.key, m.nat_mask.bit_count(), m.n_wild, rules.ace_meld_value,
-                     rules.joker_meld_value)
+    return set_value(
+        m.key, m.nat_mask.bit_count(), m.n_wild, rules.ace_meld_value, rules.joker_meld_value
+    )
 
 
 def _apply_discard_knock_pass(s: GameState, p: int, a: int) -> bool:
@@ -1055,8 +1248,16 @@ def _apply_discard_knock_pass(s: GameState, p: int, a: int) -> bool:
         s._remove(p, f)
         s.discard.append(f)
     q = _next_active(s, p)
-    res = gin_showdown(s.hands[p], s.hands[q], s.values, s.knock_limit, rules.gin_bonus,
-                       rules.undercut_bonus, rules.big_gin_bonus, rules.ace_high)
+    res = gin_showdown(
+        s.hands[p],
+        s.hands[q],
+        s.values,
+        s.knock_limit,
+        rules.gin_bonus,
+        rules.undercut_bonus,
+        rules.big_gin_bonus,
+        rules.ace_high,
+    )
     winner = p if res["points"] > 0 else q
     return _end_round(s, winner, res["kind"], abs(res["points"]), res)
 
@@ -1160,8 +1361,9 @@ def _end_stuck_round(s: GameState, reason: str) -> bool:
     return _end_round(s, best, reason)
 
 
-def _end_round(s: GameState, winner: int | None, reason: str, points: int = 0,
-               showdown: dict | None = None) -> bool:
+def _end_round(
+    s: GameState, winner: int | None, reason: str, points: int = 0, showdown: dict | None = None
+) -> bool:
     """Score the round that just ended; deal the next one if the match goes on.
 
     ``winner`` is None for a void hand (gin wall); ``points`` and ``showdown``
@@ -1226,8 +1428,11 @@ def _end_round(s: GameState, winner: int | None, reason: str, points: int = 0,
             top = max(s.totals)
             over = top >= rules.target
             if over:
-                s.match_winner = winner if winner is not None and s.totals[winner] == top \
+                s.match_winner = (
+                    winner
+                    if winner is not None and s.totals[winner] == top
                     else s.totals.index(top)
+                )
                 if rules.scoring == "gin":
                     # game bonus to the winner, line bonus per hand won to both (zero-sum)
                     for p in range(n):
@@ -1282,11 +1487,39 @@ def _illegal_message(s: GameState, a: int) -> str:
 
 # --------------------------------------------------------------- restoring
 #: the fields of ``GameState.to_dict()``; :func:`from_dict` requires the first seven
-STATE_KEYS = ("hands", "stock", "discard", "table", "current_player", "phase", "dealer",
-              "rules", "forbidden", "turn_played", "played", "known", "rebuilds", "seed", "round",
-              "round_scores", "totals", "active", "winner", "match_winner", "reason", "step_count",
-              "knock_limit", "upcard_stage", "hands_won", "must_use", "opened", "turn_value",
-              "turn_pure", "credit", "turns")
+STATE_KEYS = (
+    "hands",
+    "stock",
+    "discard",
+    "table",
+    "current_player",
+    "phase",
+    "dealer",
+    "rules",
+    "forbidden",
+    "turn_played",
+    "played",
+    "known",
+    "rebuilds",
+    "seed",
+    "round",
+    "round_scores",
+    "totals",
+    "active",
+    "winner",
+    "match_winner",
+    "reason",
+    "step_count",
+    "knock_limit",
+    "upcard_stage",
+    "hands_won",
+    "must_use",
+    "opened",
+    "turn_value",
+    "turn_pure",
+    "credit",
+    "turns",
+)
 _REQUIRED = STATE_KEYS[:7]
 _MELD_KEYS = ("owner", "kind", "cards")
 
@@ -1367,12 +1600,16 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
         raise ValueError(f"a saved state must be a dict (GameState.to_dict()), got {_short(d)}")
     unknown = [k for k in d if k not in STATE_KEYS]
     if unknown:
-        raise ValueError(f"saved state: unknown field(s) {', '.join(map(repr, unknown))} "
-                         f"(allowed: {', '.join(STATE_KEYS)})")
+        raise ValueError(
+            f"saved state: unknown field(s) {', '.join(map(repr, unknown))} "
+            f"(allowed: {', '.join(STATE_KEYS)})"
+        )
     missing = [k for k in _REQUIRED if k not in d]
     if missing:
-        raise ValueError(f"saved state: missing field(s) {', '.join(map(repr, missing))} "
-                         f"(required: {', '.join(_REQUIRED)})")
+        raise ValueError(
+            f"saved state: missing field(s) {', '.join(map(repr, missing))} "
+            f"(required: {', '.join(_REQUIRED)})"
+        )
     saved = d.get("rules")
     if saved is not None:
         mine = {k: getattr(rules, k) for k in rules.__dataclass_fields__}
@@ -1380,8 +1617,10 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
             raise _Saved.error("rules", saved, "a dict of RuleSet fields, as to_dict() writes")
         diff = sorted(k for k in saved if saved[k] != mine[k])
         if diff:
-            raise ValueError(f"saved state was made with other rules: {', '.join(diff)} differ "
-                             f"(allowed: the rules of this env, e.g. {diff[0]}={mine[diff[0]]!r})")
+            raise ValueError(
+                f"saved state was made with other rules: {', '.join(diff)} differ "
+                f"(allowed: the rules of this env, e.g. {diff[0]}={mine[diff[0]]!r})"
+            )
     n = rules.num_players
     f = _Saved(d, n)
     s = _blank(rules)
@@ -1435,13 +1674,22 @@ def _read_table(f: _Saved, s: GameState) -> list[TableMeld]:
     rules = s.rules
     table = f.d["table"]
     if not isinstance(table, (list, tuple)) or len(table) > rules.max_melds:
-        raise f.error("table", table, f"a list of at most {rules.max_melds} melds (dicts with "
-                      f"{', '.join(map(repr, _MELD_KEYS))})" + ("" if rules.meld_during_play else
-                                                               ": empty, nobody melds during play"))
+        raise f.error(
+            "table",
+            table,
+            f"a list of at most {rules.max_melds} melds (dicts with "
+            f"{', '.join(map(repr, _MELD_KEYS))})"
+            + ("" if rules.meld_during_play else ": empty, nobody melds during play"),
+        )
     out = []
     for i, m in enumerate(table):
         key = f"table[{i}]"
-        if not isinstance(m, dict) or set(m) - set(_MELD_KEYS) or "owner" not in m or "cards" not in m:
+        if (
+            not isinstance(m, dict)
+            or set(m) - set(_MELD_KEYS)
+            or "owner" not in m
+            or "cards" not in m
+        ):
             raise f.error(key, m, "a dict {'owner': seat, 'kind': 'set' or 'run', 'cards': [...]}")
         owner = f.seat(f"{key}['owner']", m["owner"])
         kind = m.get("kind")
@@ -1450,12 +1698,17 @@ def _read_table(f: _Saved, s: GameState) -> list[TableMeld]:
         cards = f.cards(f"{key}['cards']", m["cards"])
         desc = classify(cards, s.cat, kind)
         if desc is None:
-            raise f.error(f"{key}['cards']", m["cards"], (
-                f"a valid {kind or 'meld'} under these rules: a set of 3-4 cards of one rank in "
-                f"different suits or a run of 3+ cards of one suit in rank order, JK where a wild "
-                f"card stands (ace={rules.ace!r}, jokers={rules.jokers}, "
-                f"wilds_at_most_naturals={rules.wilds_at_most_naturals}, "
-                f"max_wilds_per_meld={rules.max_wilds_per_meld})"))
+            raise f.error(
+                f"{key}['cards']",
+                m["cards"],
+                (
+                    f"a valid {kind or 'meld'} under these rules: a set of 3-4 cards of one rank in "
+                    f"different suits or a run of 3+ cards of one suit in rank order, JK where a wild "
+                    f"card stands (ace={rules.ace!r}, jokers={rules.jokers}, "
+                    f"wilds_at_most_naturals={rules.wilds_at_most_naturals}, "
+                    f"max_wilds_per_meld={rules.max_wilds_per_meld})"
+                ),
+            )
         if desc[0] == "set":
             out.append(TableMeld(owner, False, desc[1], 0, 0, 0, desc[2], desc[3], s.cat))
         else:
@@ -1476,7 +1729,9 @@ def _check_state(s: GameState) -> None:
     over = s.phase == Phase.GAME_OVER
 
     def fail(key: str, what: str, allowed: str) -> None:
-        raise ValueError(f"saved state: {key}{'' if what[0] == '=' else ' '}{what} (allowed: {allowed})")
+        raise ValueError(
+            f"saved state: {key}{'' if what[0] == '=' else ' '}{what} (allowed: {allowed})"
+        )
 
     pack = _pack_counts(rules)
     held = [0] * 53
@@ -1488,22 +1743,36 @@ def _check_state(s: GameState) -> None:
     if held != pack:
         extra = [f"{card_str(c)} x{k - pack[c]}" for c, k in enumerate(held) if k > pack[c]]
         lack = [f"{card_str(c)} x{pack[c] - k}" for c, k in enumerate(held) if k < pack[c]]
-        fail("hands + stock + discard + table", "do not hold exactly the pack: "
-             + "; ".join(([f"extra {', '.join(extra)}"] if extra else [])
-                         + ([f"missing {', '.join(lack)}"] if lack else [])),
-             f"each card of the pack exactly once, {_pack_text(rules)}")
+        fail(
+            "hands + stock + discard + table",
+            "do not hold exactly the pack: "
+            + "; ".join(
+                ([f"extra {', '.join(extra)}"] if extra else [])
+                + ([f"missing {', '.join(lack)}"] if lack else [])
+            ),
+            f"each card of the pack exactly once, {_pack_text(rules)}",
+        )
     for p in range(n):
         for c, k in enumerate(s.known[p]):
             if k > s.hands[p][c]:
-                fail(f"known[{p}]", f"lists {card_str(c)} x{k} but hands[{p}] holds {s.hands[p][c]}",
-                     f"cards in hands[{p}] (known cards are held by their owner)")
+                fail(
+                    f"known[{p}]",
+                    f"lists {card_str(c)} x{k} but hands[{p}] holds {s.hands[p][c]}",
+                    f"cards in hands[{p}] (known cards are held by their owner)",
+                )
     for key, c in (("forbidden", s.forbidden), ("must_use", s.must_use)):
         if c >= 0 and not pack[c]:
-            fail(key, f"={card_str(c)} is not in the pack", f"None or a card of {_pack_text(rules)}")
+            fail(
+                key, f"={card_str(c)} is not in the pack", f"None or a card of {_pack_text(rules)}"
+            )
     elim = rules.match and rules.scoring == "standard" and rules.elimination
     if not elim and not all(s.active):
-        fail("active", f"={s.active} drops a seat", "every seat active: only an elimination match "
-             "(match=True, scoring='standard', elimination=True) drops players")
+        fail(
+            "active",
+            f"={s.active} drops a seat",
+            "every seat active: only an elimination match "
+            "(match=True, scoring='standard', elimination=True) drops players",
+        )
     if not any(s.active):
         fail("active", f"={s.active} has no active seat", "at least one active seat")
     if not rules.open_points and not all(s.opened):
@@ -1513,76 +1782,128 @@ def _check_state(s: GameState) -> None:
     if rules.scoring != "gin" and any(s.hands_won):
         fail("hands_won", f"={s.hands_won}", "zeros: hands won are counted in gin only")
     if not rules.oklahoma and s.knock_limit != rules.knock_limit:
-        fail("knock_limit", f"={s.knock_limit}", f"{rules.knock_limit}, the rules' knock_limit "
-             "(only oklahoma=True sets it from the up-card)")
+        fail(
+            "knock_limit",
+            f"={s.knock_limit}",
+            f"{rules.knock_limit}, the rules' knock_limit "
+            "(only oklahoma=True sets it from the up-card)",
+        )
     if not rules.upcard_offer and s.upcard_stage != -1:
         fail("upcard_stage", f"={s.upcard_stage}", "-1: these rules have no up-card offer")
     if (s.phase == Phase.UPCARD) != (s.upcard_stage in (0, 1)):
-        fail("upcard_stage", f"={s.upcard_stage} in phase {phase!r}", "0 or 1 (offered to the "
-             "non-dealer, then the dealer) exactly in phase 'upcard'; -1 or 2 otherwise")
+        fail(
+            "upcard_stage",
+            f"={s.upcard_stage} in phase {phase!r}",
+            "0 or 1 (offered to the "
+            "non-dealer, then the dealer) exactly in phase 'upcard'; -1 or 2 otherwise",
+        )
     if over:
         return
     # ------------------------------------------------- a round in play
     if elim and sum(s.active) < 2:
-        fail("active", f"={s.active} leaves fewer than two players", "at least two active seats "
-             "while the match goes on (phase 'game_over' otherwise)")
+        fail(
+            "active",
+            f"={s.active} leaves fewer than two players",
+            "at least two active seats while the match goes on (phase 'game_over' otherwise)",
+        )
     for key, p in (("current_player", s.current), ("dealer", s.dealer)):
         if not s.active[p]:
-            fail(key, f"={p} is an eliminated seat", f"an active seat: {[q for q in range(n) if s.active[q]]}")
+            fail(
+                key,
+                f"={p} is an eliminated seat",
+                f"an active seat: {[q for q in range(n) if s.active[q]]}",
+            )
     for p in range(n):
         if s.active[p] and not s.nhand[p]:
-            fail(f"hands[{p}]", "is empty while the round is in play", "at least one card for an "
-                 "active seat: the round ends when a player has none")
+            fail(
+                f"hands[{p}]",
+                "is empty while the round is in play",
+                "at least one card for an active seat: the round ends when a player has none",
+            )
         if not s.active[p] and s.nhand[p]:
             fail(f"hands[{p}]", "holds cards of an eliminated seat", "no cards")
     for key in ("winner", "match_winner", "reason"):
         if getattr(s, key) is not None:
-            fail(key, f"={getattr(s, key)!r} while the game goes on", "None until phase 'game_over'")
+            fail(
+                key, f"={getattr(s, key)!r} while the game goes on", "None until phase 'game_over'"
+            )
     if any(s.round_scores):
         fail("round_scores", f"={s.round_scores} while the round is in play", "zeros until it ends")
     _check_standing(s, fail)
     if rules.max_turns and s.turns >= rules.max_turns:
-        fail("turns", f"={s.turns}", f"0..{rules.max_turns - 1}: the round ends at max_turns={rules.max_turns}")
+        fail(
+            "turns",
+            f"={s.turns}",
+            f"0..{rules.max_turns - 1}: the round ends at max_turns={rules.max_turns}",
+        )
     for i, m in enumerate(s.table):
         if not s.active[m.owner]:
             fail(f"table[{i}]['owner']", f"={m.owner} is an eliminated seat", "an active seat")
         if not s.opened[m.owner] and (m.owner != s.current or s.phase != Phase.PLAY):
-            fail(f"table[{i}]['owner']", f"={m.owner} has not opened (opened[{m.owner}]=False)",
-                 "the seat of a player who has opened, or the player to act in his opening turn")
+            fail(
+                f"table[{i}]['owner']",
+                f"={m.owner} has not opened (opened[{m.owner}]=False)",
+                "the seat of a player who has opened, or the player to act in his opening turn",
+            )
     if s.phase != Phase.PLAY:
-        for key, v in (("forbidden", s.forbidden >= 0), ("must_use", s.must_use >= 0),
-                       ("turn_played", s.turn_played), ("turn_value", s.turn_value),
-                       ("turn_pure", s.turn_pure)):
+        for key, v in (
+            ("forbidden", s.forbidden >= 0),
+            ("must_use", s.must_use >= 0),
+            ("turn_played", s.turn_played),
+            ("turn_value", s.turn_value),
+            ("turn_pure", s.turn_pure),
+        ):
             if v:
-                fail(key, f"is set in phase {phase!r}", "None, False or 0 outside phase 'play': "
-                     "it is reset at the end of each turn")
+                fail(
+                    key,
+                    f"is set in phase {phase!r}",
+                    "None, False or 0 outside phase 'play': it is reset at the end of each turn",
+                )
         if s.phase == Phase.DRAW and not s.stock and rules.empty_stock == "rebuild":
-            fail("stock", "is empty in phase 'draw'", "at least one card: an empty stock is rebuilt, "
-                 "or the round ends, before a draw (empty_stock='rebuild')")
+            fail(
+                "stock",
+                "is empty in phase 'draw'",
+                "at least one card: an empty stock is rebuilt, "
+                "or the round ends, before a draw (empty_stock='rebuild')",
+            )
     if s.upcard_stage >= 0:
         want = s.dealer if s.upcard_stage == 1 else _next_active(s, s.dealer)
         if s.current != want or (s.upcard_stage == 2 and s.phase != Phase.DRAW):
-            fail("upcard_stage", f"={s.upcard_stage} with current_player={s.current}, dealer={s.dealer}, "
-                 f"phase {phase!r}", f"current_player={want}, the {'dealer' if s.upcard_stage == 1 else 'non-dealer'}"
-                 + (", in phase 'draw'" if s.upcard_stage == 2 else ""))
+            fail(
+                "upcard_stage",
+                f"={s.upcard_stage} with current_player={s.current}, dealer={s.dealer}, "
+                f"phase {phase!r}",
+                f"current_player={want}, the {'dealer' if s.upcard_stage == 1 else 'non-dealer'}"
+                + (", in phase 'draw'" if s.upcard_stage == 2 else ""),
+            )
     if s.must_use >= 0:
         taken = card_str(s.must_use)
         if rules.discard_pickup_must_meld == "never":
-            fail("must_use", f"={taken}", "None: taken cards need not be used (discard_pickup_must_meld='never')")
+            fail(
+                "must_use",
+                f"={taken}",
+                "None: taken cards need not be used (discard_pickup_must_meld='never')",
+            )
         if s.must_use != s.forbidden or not s.known[s.current][s.must_use]:
-            fail("must_use", f"={taken} with forbidden="
-                 f"{card_str(s.forbidden) if s.forbidden >= 0 else None}, known[{s.current}]="
-                 f"{[card_str(c) for c, k in enumerate(s.known[s.current]) for _ in range(k)]}",
-                 "the card the player to act took from the discard pile: the forbidden card, "
-                 "known to be in his hand")
+            fail(
+                "must_use",
+                f"={taken} with forbidden="
+                f"{card_str(s.forbidden) if s.forbidden >= 0 else None}, known[{s.current}]="
+                f"{[card_str(c) for c, k in enumerate(s.known[s.current]) for _ in range(k)]}",
+                "the card the player to act took from the discard pile: the forbidden card, "
+                "known to be in his hand",
+            )
     if s.phase == Phase.PLAY and not s.opened[s.current]:
         mine = [m for m in s.table if m.owner == s.current]
         value = sum(_meld_value(m, rules) for m in mine)
         pure = any(m.is_run and not m.n_wild for m in mine)
         if (s.turn_value, s.turn_pure) != (value, pure):
-            fail("turn_value, turn_pure", f"={s.turn_value}, {s.turn_pure}",
-                 f"{value}, {pure}: the value of the melds laid this turn by the player to act, who "
-                 "has not opened, and whether one is a pure run")
+            fail(
+                "turn_value, turn_pure",
+                f"={s.turn_value}, {s.turn_pure}",
+                f"{value}, {pure}: the value of the melds laid this turn by the player to act, who "
+                "has not opened, and whether one is a pure run",
+            )
     elif s.turn_value and not rules.open_points:
         fail("turn_value", f"={s.turn_value}", "0: these rules have no opening (open_points=0)")
 
@@ -1596,8 +1917,11 @@ def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None
     elif rules.scoring == "standard" and rules.elimination:
         for p, t in enumerate(s.totals):
             if s.active[p] != (t <= rules.penalty_limit):
-                fail(f"totals[{p}]", f"={t} with active[{p}]={s.active[p]}",
-                     f"<= penalty_limit ({rules.penalty_limit}) exactly for the active seats")
+                fail(
+                    f"totals[{p}]",
+                    f"={t} with active[{p}]={s.active[p]}",
+                    f"<= penalty_limit ({rules.penalty_limit}) exactly for the active seats",
+                )
     else:
         key = "penalty_limit" if rules.scoring == "standard" else "target"
         limit = getattr(rules, key)

@@ -91,12 +91,19 @@ class raw_env(AECEnv, EzPickle):
     #: env() sets this: behave like PettingZoo's classic wrapper stack
     _classic = False
 
-    def __init__(self, preset: str = "basic", num_players: int | None = None, render_mode: str | None = None,
-                 **overrides: Any):
+    def __init__(
+        self,
+        preset: str = "basic",
+        num_players: int | None = None,
+        render_mode: str | None = None,
+        **overrides: Any,
+    ):
         EzPickle.__init__(self, preset, num_players, render_mode, **overrides)
         super().__init__()
         if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode={render_mode!r} is not allowed (allowed: None, 'ansi', 'human')")
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed (allowed: None, 'ansi', 'human')"
+            )
         self.rules = rules_for(preset, num_players, overrides)
         self.render_mode = render_mode
         self.codec = ActionCodec(self.rules)
@@ -106,10 +113,14 @@ class raw_env(AECEnv, EzPickle):
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         na = self.codec.num_actions
         self._action_space = spaces.Discrete(na)
-        self._obs_space = spaces.Dict({
-            "observation": spaces.Box(-OBS_BOUND, OBS_BOUND, (self.obs_layout.size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (na,), np.int8),
-        })
+        self._obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    -OBS_BOUND, OBS_BOUND, (self.obs_layout.size,), np.float32
+                ),
+                "action_mask": spaces.Box(0, 1, (na,), np.int8),
+            }
+        )
         self.state: engine.GameState | None = None
         self._zero_mask_bytes = bytes(na)
         self._illegal_end = False
@@ -135,7 +146,9 @@ class raw_env(AECEnv, EzPickle):
         """
         a = _integer(action)
         if a is None:
-            raise ValueError(f"action must be an integer in 0..{self.codec.num_actions - 1}, got {action!r}")
+            raise ValueError(
+                f"action must be an integer in 0..{self.codec.num_actions - 1}, got {action!r}"
+            )
         return self.codec.decode(a, self.state)
 
     def legal_moves(self) -> list[Move]:
@@ -175,7 +188,11 @@ class raw_env(AECEnv, EzPickle):
         s = self.state
         obs = encode_obs(s, i, self.obs_layout)
         m = array("b", self._zero_mask_bytes)
-        if agent == self.agent_selection and s.phase != engine.Phase.GAME_OVER and not self._illegal_end:
+        if (
+            agent == self.agent_selection
+            and s.phase != engine.Phase.GAME_OVER
+            and not self._illegal_end
+        ):
             for a in engine.legal_actions(s):
                 m[a] = 1
         mask = np.frombuffer(m, dtype=np.int8)
@@ -203,13 +220,16 @@ class raw_env(AECEnv, EzPickle):
                 return
         if a is None:
             raise engine.IllegalActionError(
-                f"action must be an int in 0..{self.codec.num_actions - 1}, got {action!r}")
+                f"action must be an int in 0..{self.codec.num_actions - 1}, got {action!r}"
+            )
         if s.phase == engine.Phase.GAME_OVER:
             raise engine.IllegalActionError("step() after the game is over (call reset())")
         try:
             ended = engine.apply_action(s, a)
         except engine.IllegalActionError as e:
-            what = str(self.codec.decode(a, s)) if 0 <= a < self.codec.num_actions else "out of range"
+            what = (
+                str(self.codec.decode(a, s)) if 0 <= a < self.codec.num_actions else "out of range"
+            )
             raise engine.IllegalActionError(f"{agent}: {what} ({e})") from None
         self._cumulative_rewards[agent] = 0
         rewards = self.rewards
@@ -256,7 +276,9 @@ class raw_env(AECEnv, EzPickle):
         self._illegal_end = True
         self._deads_step_first()
 
-    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
+    def last(
+        self, observe: bool = True
+    ) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
         """Observation, cumulative reward, terminated, truncated and info of the agent
         to act. After the game, once every agent has stepped None and left
         ``agents``, the last agent's final values (reward 0, as stepped)."""
@@ -265,8 +287,13 @@ class raw_env(AECEnv, EzPickle):
         agent = self.agent_selection
         obs = self.observe(agent) if observe else None
         if agent in self._cumulative_rewards:
-            return (obs, self._cumulative_rewards[agent], self.terminations[agent],
-                    self.truncations[agent], self.infos[agent])
+            return (
+                obs,
+                self._cumulative_rewards[agent],
+                self.terminations[agent],
+                self.truncations[agent],
+                self.infos[agent],
+            )
         term, trunc, info = self._gone.get(agent, (True, False, {}))
         return obs, 0, term, trunc, info
 
@@ -277,7 +304,11 @@ class raw_env(AECEnv, EzPickle):
     def _was_dead_step(self, action: None) -> None:
         agent = self.agent_selection
         if action is None:
-            self._gone[agent] = (self.terminations[agent], self.truncations[agent], self.infos[agent])
+            self._gone[agent] = (
+                self.terminations[agent],
+                self.truncations[agent],
+                self.infos[agent],
+            )
         super()._was_dead_step(action)
 
     def _need_reset(self, what: str) -> None:
@@ -291,7 +322,8 @@ class raw_env(AECEnv, EzPickle):
     def render(self) -> str | None:
         if self.render_mode is None:
             EnvLogger.warn_calling_render_without_render_mode() if hasattr(
-                EnvLogger, "warn_calling_render_without_render_mode") else None
+                EnvLogger, "warn_calling_render_without_render_mode"
+            ) else None
             return None
         self._need_reset("render")
         text = render_text(self.state)
@@ -325,7 +357,11 @@ class _ClassicEnv(raw_env):
     _classic = True
 
 
-def env(preset: str = "basic", num_players: int | None = None, render_mode: str | None = None,
-        **overrides: Any) -> raw_env:
+def env(
+    preset: str = "basic",
+    num_players: int | None = None,
+    render_mode: str | None = None,
+    **overrides: Any,
+) -> raw_env:
     """The AEC env users get by default (see the module docs)."""
     return _ClassicEnv(preset, num_players, render_mode, **overrides)

@@ -147,7 +147,9 @@ def catalogue(ace_high: bool, wilds: bool, at_most_naturals: bool, max_wilds: in
 
 def catalogue_for(rules) -> Catalogue:
     """The catalogue of a :class:`~rummy_env.rules.RuleSet`."""
-    return catalogue(rules.ace_high, rules.wilds, rules.wilds_at_most_naturals, rules.max_wilds_per_meld)
+    return catalogue(
+        rules.ace_high, rules.wilds, rules.wilds_at_most_naturals, rules.max_wilds_per_meld
+    )
 
 
 # ---------------------------------------------------------------- validity
@@ -225,7 +227,9 @@ def natural_melds(counts: list[int], ace_high: bool = False) -> list[tuple[int, 
 
 
 def best_arrangement(
-    counts: list[int], values: list[int], ace_high: bool = False,
+    counts: list[int],
+    values: list[int],
+    ace_high: bool = False,
     extra: list[tuple[int, ...]] | tuple = (),
 ) -> tuple[int, list[tuple[int, ...]]]:
     """Minimum deadwood of a hand (naturals only; wild cards count as deadwood).
@@ -297,7 +301,9 @@ def arrangements(counts: list[int], ace_high: bool = False) -> list[list[tuple[i
     return out
 
 
-def deadwood_after_discard(counts: list[int], values: list[int], ace_high: bool = False) -> dict[int, int]:
+def deadwood_after_discard(
+    counts: list[int], values: list[int], ace_high: bool = False
+) -> dict[int, int]:
     """Least deadwood left after discarding each card of ``counts`` (gin knock check).
 
     One pass over every arrangement of the whole hand: an arrangement of the hand
@@ -357,8 +363,14 @@ def layoff_groups(melds: list[tuple[int, ...]], ace_high: bool = False) -> list[
 
 
 def gin_showdown(
-    knocker: list[int], defender: list[int], values: list[int], limit: int,
-    gin_bonus: int, undercut_bonus: int, big_gin_bonus: int = 0, ace_high: bool = False,
+    knocker: list[int],
+    defender: list[int],
+    values: list[int],
+    limit: int,
+    gin_bonus: int,
+    undercut_bonus: int,
+    big_gin_bonus: int = 0,
+    ace_high: bool = False,
 ) -> dict:
     """Score a knock (RULES.md gin, D-11: both sides arranged optimally).
 
@@ -376,7 +388,10 @@ def gin_showdown(
     best = None
     nk = sum(knocker)
     total = sum(c * v for c, v in zip(knocker, values))
-    arrs = [(total - sum(values[f] for m in arr for f in m), arr) for arr in arrangements(knocker, ace_high)]
+    arrs = [
+        (total - sum(values[f] for m in arr for f in m), arr)
+        for arr in arrangements(knocker, ace_high)
+    ]
     least = min(kd for kd, _ in arrs)
     for kd, arr in arrs:
         used = sum(len(m) for m in arr)
@@ -392,8 +407,14 @@ def gin_showdown(
             dd, dgroups = best_arrangement(defender, values, ace_high, layoff_groups(arr, ace_high))
             res = (dd - kd, "knock") if kd < dd else (-(kd - dd + undercut_bonus), "undercut")
         if best is None or res[0] > best["points"]:
-            best = {"points": res[0], "kind": res[1], "knocker_deadwood": kd, "defender_deadwood": dd,
-                    "knocker_melds": arr, "defender_groups": dgroups}
+            best = {
+                "points": res[0],
+                "kind": res[1],
+                "knocker_deadwood": kd,
+                "defender_deadwood": dd,
+                "knocker_melds": arr,
+                "defender_groups": dgroups,
+            }
     if best is None:
         raise ValueError(f"no arrangement of the knocker's hand has deadwood <= {limit}")
     return best
@@ -422,7 +443,7 @@ def set_value(rank: int, naturals: int, wilds: int, ace_value: int, joker_value:
 def run_value(lo: int, hi: int, wild: int, ace_value: int, joker_value: int) -> int:
     """Value of a run at positions lo..hi whose wild positions are the bits of ``wild``."""
     pv = _pos_values(ace_value)
-    total = sum(pv[lo:hi + 1])
+    total = sum(pv[lo : hi + 1])
     if joker_value:  # a wild card worth its own value, not that of the card it stands for
         wild &= (2 << hi) - (1 << lo)
         while wild:
@@ -444,13 +465,18 @@ def _face_values(ace_value: int) -> list[int]:
     return [ace_value if f % NUM_RANKS == 0 else min(f % NUM_RANKS + 1, 10) for f in range(JOKER)]
 
 
-def hand_melds(cat: Catalogue, counts: tuple[int, ...] | list[int], ace_value: int, joker_value: int):
+def hand_melds(
+    cat: Catalogue, counts: tuple[int, ...] | list[int], ace_value: int, joker_value: int
+):
     """Every meld formable from ``counts`` as ``(naturals, wilds, value, pure)`` with the
     catalogue's wild rules (naturals first, wild cards fill what is missing)."""
     held = sum(1 << f for f in compress(range(JOKER), counts))
     pieces = _hand_pieces(_meld_pieces(cat, ace_value, joker_value), held, counts[JOKER])
-    return [(tuple([b + x for x in xs]), wu, value, pure)
-            for _, _, _, _, shapes, b in pieces for xs, wu, value, pure in shapes]
+    return [
+        (tuple([b + x for x in xs]), wu, value, pure)
+        for _, _, _, _, shapes, b in pieces
+        for xs, wu, value, pure in shapes
+    ]
 
 
 class _MeldPieces:
@@ -487,10 +513,18 @@ class _MeldPieces:
 
     def suit(self, key: int, su: int, pm: int, w: int) -> tuple:
         """The runs of suit ``su`` from the positions ``pm`` and ``w`` wild cards."""
-        moves, faces, wild, pure, shapes = self._run_shapes.get(pm | w << 14) or self._runs_of(pm, w)
+        moves, faces, wild, pure, shapes = self._run_shapes.get(pm | w << 14) or self._runs_of(
+            pm, w
+        )
         b = su * NUM_RANKS
-        piece = self.runs[key] = (tuple([(bits << b, wu, value, p) for bits, wu, value, p in moves]),
-                                  faces << b, wild, pure, shapes, b)
+        piece = self.runs[key] = (
+            tuple([(bits << b, wu, value, p) for bits, wu, value, p in moves]),
+            faces << b,
+            wild,
+            pure,
+            shapes,
+            b,
+        )
         return piece
 
     def _runs_of(self, pm: int, w: int) -> tuple:
@@ -543,7 +577,9 @@ def three_suit_ranks(s0: int, s1: int, s2: int, s3: int) -> int:
 def run3_bits(faces: int, ace_high: bool) -> int:
     """Non-zero when ``faces`` (bit ``f`` for natural face ``f``) hold three neighbouring
     ranks of one suit (Q-K-A too when ``ace_high``): without wild cards, a run."""
-    return faces & faces >> 1 & (faces >> 2 & _RUN_STARTS | (faces << 11 & _QUEENS if ace_high else 0))
+    return (
+        faces & faces >> 1 & (faces >> 2 & _RUN_STARTS | (faces << 11 & _QUEENS if ace_high else 0))
+    )
 
 
 def _hand_pieces(pc: _MeldPieces, held: int, w: int) -> list[tuple]:
@@ -586,7 +622,7 @@ def _hand_pieces(pc: _MeldPieces, held: int, w: int) -> list[tuple]:
 
 def _held(counts) -> tuple[int, int]:
     """The natural faces of ``counts`` held at least once and twice, a bit per face."""
-    digits = bytes(counts[JOKER - 1::-1])  # face 0 last: the lowest binary digit
+    digits = bytes(counts[JOKER - 1 :: -1])  # face 0 last: the lowest binary digit
     try:
         return int(digits.translate(_ONCE), 2), int(digits.translate(_TWICE), 2)
     except ValueError:
@@ -612,7 +648,9 @@ def _rank_values(ace_value: int) -> list[int]:
 class _Opening:
     """What an opening search needs beside the hand: the meld pieces and the rules."""
 
-    def __init__(self, cat: Catalogue, ace_value: int, joker_value: int, forb: int, allow_empty: bool):
+    def __init__(
+        self, cat: Catalogue, ace_value: int, joker_value: int, forb: int, allow_empty: bool
+    ):
         self.pieces = _meld_pieces(cat, ace_value, joker_value)
         self.forb = forb
         self.allow_empty = allow_empty
@@ -623,7 +661,9 @@ class _Opening:
 
 
 @cache
-def _opening(cat: Catalogue, ace_value: int, joker_value: int, forb: int, allow_empty: bool) -> _Opening:
+def _opening(
+    cat: Catalogue, ace_value: int, joker_value: int, forb: int, allow_empty: bool
+) -> _Opening:
     return _Opening(cat, ace_value, joker_value, forb, allow_empty)
 
 
@@ -641,8 +681,16 @@ def _moves(pc: _MeldPieces, held: int, w: int) -> tuple:
     return moves, faces, wild, pure
 
 
-def opening_possible(cat: Catalogue, counts: tuple[int, ...], need: int, need_pure: bool, forb: int,
-                     ace_value: int, joker_value: int, allow_empty: bool) -> bool:
+def opening_possible(
+    cat: Catalogue,
+    counts: tuple[int, ...],
+    need: int,
+    need_pure: bool,
+    forb: int,
+    ace_value: int,
+    joker_value: int,
+    allow_empty: bool,
+) -> bool:
     """Whether disjoint melds from ``counts`` can add ``need`` points (and a pure run when
     ``need_pure``) while leaving a card that may be discarded (not face ``forb``), or
     nothing when ``allow_empty``. Exhaustive over the melds formable at each step, with
@@ -670,8 +718,9 @@ def opening_possible(cat: Catalogue, counts: tuple[int, ...], need: int, need_pu
 _MEMO_SIZE = 1 << 17
 
 
-def _open_search(o: _Opening, once: int, twice: int, w: int, need: int, need_pure: bool,
-                 natural: list) -> bool:
+def _open_search(
+    o: _Opening, once: int, twice: int, w: int, need: int, need_pure: bool, natural: list
+) -> bool:
     """:func:`opening_possible` on a hand held as bits: ``once`` the natural faces held,
     ``twice`` those held twice, ``w`` the wild cards; ``natural`` the melds without wild
     cards of a hand that holds this one."""
@@ -683,8 +732,13 @@ def _open_search(o: _Opening, once: int, twice: int, w: int, need: int, need_pur
     # quick exits before listing the melds: no pure run of three, or no meld at all
     # (without wild cards a meld is a pure run or a set of three suits)
     pure = run3_bits(once, o.ace_high)
-    if not pure and (need_pure or not w and not three_suit_ranks(
-            once & _SUIT_BITS, once >> 13 & _SUIT_BITS, once >> 26 & _SUIT_BITS, once >> 39)):
+    if not pure and (
+        need_pure
+        or not w
+        and not three_suit_ranks(
+            once & _SUIT_BITS, once >> 13 & _SUIT_BITS, once >> 26 & _SUIT_BITS, once >> 39
+        )
+    ):
         return False
     if w:
         moves, faces, wild, pure = _moves(o.pieces, once, w)
@@ -699,8 +753,16 @@ def _open_search(o: _Opening, once: int, twice: int, w: int, need: int, need_pur
     # bound: each card in some meld at its best value, jokers at the best they can be worth
     v = o.values
     a, b = once & faces, twice & faces
-    bound = (v[a & _SUIT_BITS] + v[a >> 13 & _SUIT_BITS] + v[a >> 26 & _SUIT_BITS] + v[a >> 39]
-             + v[b & _SUIT_BITS] + v[b >> 13 & _SUIT_BITS] + v[b >> 26 & _SUIT_BITS] + v[b >> 39])
+    bound = (
+        v[a & _SUIT_BITS]
+        + v[a >> 13 & _SUIT_BITS]
+        + v[a >> 26 & _SUIT_BITS]
+        + v[a >> 39]
+        + v[b & _SUIT_BITS]
+        + v[b >> 13 & _SUIT_BITS]
+        + v[b >> 26 & _SUIT_BITS]
+        + v[b >> 39]
+    )
     if w and wild:
         bound += w * o.joker_best
     if bound < need:
@@ -712,7 +774,13 @@ def _open_search(o: _Opening, once: int, twice: int, w: int, need: int, need_pur
     memo = o.memo
     for bits, wu, value, mpure in moves:
         keep = ~bits
-        key = (once & keep | twice & bits, twice & keep, w - wu, need - value, need_pure and not mpure)
+        key = (
+            once & keep | twice & bits,
+            twice & keep,
+            w - wu,
+            need - value,
+            need_pure and not mpure,
+        )
         found = memo.get(key)
         if found is None:
             found = memo[key] = _open_search(o, *key, natural)

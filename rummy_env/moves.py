@@ -84,10 +84,14 @@ class LayOff:
     def __post_init__(self) -> None:
         object.__setattr__(self, "card", _norm(self.card))
         if self.end not in (None, "low", "high"):
-            raise ValueError(f"LayOff end={self.end!r} is not allowed (allowed: None, 'low', 'high')")
+            raise ValueError(
+                f"LayOff end={self.end!r} is not allowed (allowed: None, 'low', 'high')"
+            )
 
     def __str__(self) -> str:
-        return f"lay off {self.card} on meld {self.meld}" + (f" ({self.end} end)" if self.end else "")
+        return f"lay off {self.card} on meld {self.meld}" + (
+            f" ({self.end} end)" if self.end else ""
+        )
 
 
 @dataclass(frozen=True)
@@ -170,25 +174,35 @@ class ActionCodec:
             return L.DRAW_STOCK
         if isinstance(move, DrawDiscard):
             if not 0 <= move.depth < L.max_depth:
-                allowed = "only the top discard (depth 0)" if L.max_depth == 1 else f"depth 0..{L.max_depth - 1}"
+                allowed = (
+                    "only the top discard (depth 0)"
+                    if L.max_depth == 1
+                    else f"depth 0..{L.max_depth - 1}"
+                )
                 raise ValueError(f"{move}: {allowed} may be taken in {self.rules.name!r}")
             return L.DRAW_DISCARD + move.depth
         if isinstance(move, Meld) and L.LAYOFF > L.MELD:
             cards = [parse_card(c) for c in move.cards]
             d = classify(cards, self.cat)
             if d is None:
-                raise ValueError(f"{move}: not a valid set or run under these rules "
-                                 f"(ace={self.rules.ace!r}, jokers={self.rules.jokers})")
+                raise ValueError(
+                    f"{move}: not a valid set or run under these rules "
+                    f"(ace={self.rules.ace!r}, jokers={self.rules.jokers})"
+                )
             if d[0] == "set":
                 return L.MELD + self.cat.set_id(d[1], d[2], d[3])
             return L.MELD + self.cat.run_id(d[1], d[2], d[3])
         if isinstance(move, (LayOff, SwapJoker)) and L.max_melds:
             if not 0 <= move.meld < L.max_melds:
-                raise ValueError(f"{move}: meld number out of range (allowed: 0..{L.max_melds - 1})")
+                raise ValueError(
+                    f"{move}: meld number out of range (allowed: 0..{L.max_melds - 1})"
+                )
             f = parse_card(move.card)
             if isinstance(move, SwapJoker):
                 if f == JOKER or L.SWAP == L.DISCARD:
-                    raise ValueError(f"{move}: a swap needs a natural card and a rule set with wild cards")
+                    raise ValueError(
+                        f"{move}: a swap needs a natural card and a rule set with wild cards"
+                    )
                 return L.SWAP + move.meld * NUM_NATURAL + f
             if f == JOKER:
                 if not self.rules.wilds:
@@ -225,7 +239,9 @@ class ActionCodec:
             allowed.append("Pass")
         if L.size > L.END_ROUND:
             allowed.append("EndRound")
-        raise ValueError(f"{move!r}: not a move of {self.rules.name!r} (allowed: {', '.join(allowed)})")
+        raise ValueError(
+            f"{move!r}: not a move of {self.rules.name!r} (allowed: {', '.join(allowed)})"
+        )
 
     def decode(self, action: int, state: GameState | None = None) -> Move:
         """The move of action id ``action``. With ``state``, a run meld shows
@@ -250,7 +266,11 @@ class ActionCodec:
                     # show JK where the player to act would use a wild card, when he can
                     hand = state.hands[state.current]
                     missing = sum(1 for f in cards if not hand[f])
-                    if missing and missing <= hand[JOKER] and self.cat.wild_ok(len(cards) - missing, missing):
+                    if (
+                        missing
+                        and missing <= hand[JOKER]
+                        and self.cat.wild_ok(len(cards) - missing, missing)
+                    ):
                         cards = [f if hand[f] else JOKER for f in cards]
             return Meld(tuple(card_str(f) for f in cards))
         if a < L.SWAP:

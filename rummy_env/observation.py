@@ -183,7 +183,9 @@ class TableMeldView:
 
     owner: int  # seat offset from the observer
     is_run: bool
-    cards: tuple[int, ...]  # runs in rank order with JOKER where a wild card stands; sets naturals then jokers
+    cards: tuple[
+        int, ...
+    ]  # runs in rank order with JOKER where a wild card stands; sets naturals then jokers
     key: int  # run: suit; set: rank
     lo: int = 0  # run: lowest position (0 = ace low .. 13 = ace high)
     hi: int = 0
@@ -241,7 +243,7 @@ def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
 
     hand = counts("hand")
     kn = counts("known")
-    known = [kn[i * F:(i + 1) * F] for i in range(P - 1)]
+    known = [kn[i * F : (i + 1) * F] for i in range(P - 1)]
     d = sl["discard"]
     nz = np.flatnonzero(o[d])
     # row 0 = top: ascending index order is top first
@@ -253,7 +255,7 @@ def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
             owners = np.flatnonzero(row[:P])
             if not len(owners):
                 break  # melds fill the slots in order
-            table.append(_table_meld(int(owners[0]), bool(row[P + 1]), row[P + 2:]))
+            table.append(_table_meld(int(owners[0]), bool(row[P + 1]), row[P + 2 :]))
     phase_slice = o[sl["phase"]]
     forb = np.flatnonzero(o[sl["forbidden"]])
     return View(
@@ -292,8 +294,13 @@ def _table_meld(owner: int, is_run: bool, cards: np.ndarray) -> TableMeldView:
     if is_run:
         suit = nz[0] // NUM_RANKS
         # codes: 1 natural, 2 wild card, 3 natural ace played high, 4 wild card there
-        pos = sorted(f % NUM_RANKS + (ACE_HIGH_POS if f % NUM_RANKS == 0 and cards[f] >= 3 else 0) for f in nz)
-        faces = tuple(JOKER if cards[run_face(suit, q)] in (2, 4) else run_face(suit, q) for q in pos)
+        pos = sorted(
+            f % NUM_RANKS + (ACE_HIGH_POS if f % NUM_RANKS == 0 and cards[f] >= 3 else 0)
+            for f in nz
+        )
+        faces = tuple(
+            JOKER if cards[run_face(suit, q)] in (2, 4) else run_face(suit, q) for q in pos
+        )
         return TableMeldView(owner, True, faces, suit, pos[0], pos[-1], 0, n_wild)
     rank = nz[0] % NUM_RANKS
     suits = sum(1 << (f // NUM_RANKS) for f in nz)
@@ -328,8 +335,14 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
         "hand": cards(v.hand),
         "known": [cards(k) for k in v.known],
         "discard": [card_str(f) for f in v.discard],
-        "table": [{"owner": m.owner, "kind": "run" if m.is_run else "set", "cards": [card_str(f) for f in m.cards]}
-                  for m in v.table],
+        "table": [
+            {
+                "owner": m.owner,
+                "kind": "run" if m.is_run else "set",
+                "cards": [card_str(f) for f in m.cards],
+            }
+            for m in v.table
+        ],
         "hand_sizes": v.hand_sizes,
         "stock_size": v.stock_size,
         "phase": v.phase.name.lower(),
@@ -346,4 +359,3 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
         "turn_value": v.turn_value,
         "credit": v.credit if v.credit is not None else [],
     }
-

@@ -31,15 +31,27 @@ REASONS = {
 
 #: what ``round_scores`` and the rewards mean, per ``RuleSet.scoring``: (the scores' name, meaning)
 SCORE_MEANING = {
-    "standard": ("penalties", "the value of the cards left in each hand, the winner 0, added to the "
-                              "totals; lower is better; the reward is minus the penalty"),
-    "winner_takes_all": ("points", "the winner scores the value of the others' hands (times the rummy "
-                                   "multiplier for a rummy), the others 0; the winner's reward is his "
-                                   "points, each loser's minus the value of his hand"),
-    "rummy500": ("points", "the value melded and laid off this round minus the cards left in hand; "
-                           "higher is better; the reward is the points"),
-    "gin": ("points", "the winner of the hand scores his deadwood difference plus bonuses, the other "
-                      "0; the reward is the points for the winner and minus them for the loser"),
+    "standard": (
+        "penalties",
+        "the value of the cards left in each hand, the winner 0, added to the "
+        "totals; lower is better; the reward is minus the penalty",
+    ),
+    "winner_takes_all": (
+        "points",
+        "the winner scores the value of the others' hands (times the rummy "
+        "multiplier for a rummy), the others 0; the winner's reward is his "
+        "points, each loser's minus the value of his hand",
+    ),
+    "rummy500": (
+        "points",
+        "the value melded and laid off this round minus the cards left in hand; "
+        "higher is better; the reward is the points",
+    ),
+    "gin": (
+        "points",
+        "the winner of the hand scores his deadwood difference plus bonuses, the other "
+        "0; the reward is the points for the winner and minus them for the loser",
+    ),
 }
 
 
@@ -52,8 +64,11 @@ def round_outcome(result: dict[str, Any]) -> str:
         return f"player_{w} went out" + (" in one turn (a rummy)" if result.get("rummy") else "")
     if reason in ("knock", "gin", "big_gin", "undercut"):
         sd = result.get("showdown") or {}
-        dead = (f" (deadwood: knocker {sd['knocker_deadwood']}, defender {sd['defender_deadwood']})"
-                if "knocker_deadwood" in sd else "")
+        dead = (
+            f" (deadwood: knocker {sd['knocker_deadwood']}, defender {sd['defender_deadwood']})"
+            if "knocker_deadwood" in sd
+            else ""
+        )
         return f"player_{w} {why} and wins the hand{dead}"
     if w is None:
         return f"{why}: no winner"
@@ -69,8 +84,10 @@ def describe_result(result: dict[str, Any], rules: RuleSet) -> str:
     """
     n = len(result["round_scores"])
     name, meaning = SCORE_MEANING.get(rules.scoring, ("scores", ""))
-    lines = [f"round {result['round'] + 1} over: {round_outcome(result)}.",
-             *textwrap.wrap(f"{name.capitalize()} this round, {rules.scoring} scoring: {meaning}.", 88)]
+    lines = [
+        f"round {result['round'] + 1} over: {round_outcome(result)}.",
+        *textwrap.wrap(f"{name.capitalize()} this round, {rules.scoring} scoring: {meaning}.", 88),
+    ]
     rewards = result.get("rewards")
     for p in range(n):
         line = f"  player_{p}: {result['round_scores'][p]:>4}"
@@ -80,12 +97,21 @@ def describe_result(result: dict[str, Any], rules: RuleSet) -> str:
             line += "   (winner)"
         lines.append(line)
     if rules.match:
-        goal = (f"a player over {rules.penalty_limit} is out" if rules.scoring == "standard" and rules.elimination
-                else f"the match ends at {rules.penalty_limit}, lowest total wins" if rules.scoring == "standard"
-                else f"the first to {rules.target} wins")
-        lines.append(f"match totals ({goal}): {result['totals']}"
-                     + (f"; match over, winner player_{result['match_winner']}"
-                        if result.get("match_winner") is not None else ""))
+        goal = (
+            f"a player over {rules.penalty_limit} is out"
+            if rules.scoring == "standard" and rules.elimination
+            else f"the match ends at {rules.penalty_limit}, lowest total wins"
+            if rules.scoring == "standard"
+            else f"the first to {rules.target} wins"
+        )
+        lines.append(
+            f"match totals ({goal}): {result['totals']}"
+            + (
+                f"; match over, winner player_{result['match_winner']}"
+                if result.get("match_winner") is not None
+                else ""
+            )
+        )
     return "\n".join(lines)
 
 
@@ -118,8 +144,14 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     rules = state.rules
     if rules.open_points:
         opened = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
-        lines.append(f"opened: {opened}" + (f" · melded this turn towards the opening: {state.turn_value}"
-                                             if state.turn_value else ""))
+        lines.append(
+            f"opened: {opened}"
+            + (
+                f" · melded this turn towards the opening: {state.turn_value}"
+                if state.turn_value
+                else ""
+            )
+        )
     if rules.scoring == "rummy500":
         lines.append(f"melded and laid off this round: {state.credit}")
     if rules.knock_limit or rules.oklahoma:
@@ -127,7 +159,9 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     lines.append("table:" if state.table else "table: no melds")
     for i, m in enumerate(state.table):
         kind = "run" if m.is_run else "set"
-        lines.append(f"  [{i:2d}] player_{m.owner} {kind}: {' '.join(card_str(f) for f in m.cards)}")
+        lines.append(
+            f"  [{i:2d}] player_{m.owner} {kind}: {' '.join(card_str(f) for f in m.cards)}"
+        )
     for p in range(n):
         mark = ">" if p == state.current and state.phase != Phase.GAME_OVER else " "
         tag = "" if state.active[p] else " (eliminated)"
@@ -143,6 +177,7 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     lines.append(f"totals ({name}, {better} is better): {state.totals}")
     if state.last_result is not None:
         r = state.last_result
-        lines.append(f"round {r['round'] + 1} result: {round_outcome(r)}; "
-                     f"{name} {r['round_scores']}")
+        lines.append(
+            f"round {r['round'] + 1} result: {round_outcome(r)}; {name} {r['round_scores']}"
+        )
     return "\n".join(lines)

@@ -29,19 +29,32 @@ _PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
         "Rummy 500, RULES.md 4 rummy500: 2-8 players, dig the spread discard pile, melded "
         "points minus hand, match to 500",
         {
-            "ace": "low_or_high", "ace_penalty": 15, "scoring": "rummy500", "target": 500,
-            "discard_pickup": "any", "discard_pickup_must_meld": "always",
-            "empty_stock": "end_round", "ace_meld_value": 15,
+            "ace": "low_or_high",
+            "ace_penalty": 15,
+            "scoring": "rummy500",
+            "target": 500,
+            "discard_pickup": "any",
+            "discard_pickup_must_meld": "always",
+            "empty_stock": "end_round",
+            "ace_meld_value": 15,
         },
         (2, 8),
     ),
     "persian": (
         "Persian Rummy: Rummy 500 with 4 jokers, worth 20 in a meld and -20 in hand",
         {
-            "ace": "low_or_high", "ace_penalty": 15, "scoring": "rummy500", "target": 500,
-            "discard_pickup": "any", "discard_pickup_must_meld": "always",
-            "empty_stock": "end_round", "ace_meld_value": 15,
-            "jokers": 4, "joker_penalty": 20, "joker_meld_value": 20, "joker_swap": False,
+            "ace": "low_or_high",
+            "ace_penalty": 15,
+            "scoring": "rummy500",
+            "target": 500,
+            "discard_pickup": "any",
+            "discard_pickup_must_meld": "always",
+            "empty_stock": "end_round",
+            "ace_meld_value": 15,
+            "jokers": 4,
+            "joker_penalty": 20,
+            "joker_meld_value": 20,
+            "joker_swap": False,
             "joker_natural_first": True,
         },
         (2, 8),
@@ -49,20 +62,39 @@ _PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
     "rummy51": (
         "Rummy 51, RULES.md 4 rummy51: 2-4 players, 108 cards, open with 51 and a pure run",
         {
-            "decks": 2, "jokers": 2, "hand_size": 14, "ace": "low_or_high", "ace_penalty": 11,
-            "joker_penalty": 20, "max_wilds_per_meld": 1, "upcard": False,
-            "go_out_requires_discard": True, "open_points": 51, "open_pure_run": True,
-            "discard_pickup_must_meld": "always", "unopened_penalty": 100,
-            "penalty_limit": 500, "elimination": False, "ace_meld_value": 11,
+            "decks": 2,
+            "jokers": 2,
+            "hand_size": 14,
+            "ace": "low_or_high",
+            "ace_penalty": 11,
+            "joker_penalty": 20,
+            "max_wilds_per_meld": 1,
+            "upcard": False,
+            "go_out_requires_discard": True,
+            "open_points": 51,
+            "open_pure_run": True,
+            "discard_pickup_must_meld": "always",
+            "unopened_penalty": 100,
+            "penalty_limit": 500,
+            "elimination": False,
+            "ace_meld_value": 11,
         },
         (2, 4),
     ),
     "gin": (
         "Gin Rummy, RULES.md 4 gin: 2 players, knock at 10, gin 25, undercut 25, match to 100",
         {
-            "decks": 1, "jokers": 0, "hand_size": 10, "ace": "low", "ace_penalty": 1,
-            "scoring": "gin", "meld_during_play": False, "knock_limit": 10, "upcard_offer": True,
-            "wall": 2, "max_stock_rebuilds": 0,
+            "decks": 1,
+            "jokers": 0,
+            "hand_size": 10,
+            "ace": "low",
+            "ace_penalty": 1,
+            "scoring": "gin",
+            "meld_during_play": False,
+            "knock_limit": 10,
+            "upcard_offer": True,
+            "wall": 2,
+            "max_stock_rebuilds": 0,
         },
         (2, 2),
     ),
@@ -205,7 +237,9 @@ class RuleSet:
                     f"{key}={getattr(self, key)!r} is not allowed (allowed: {', '.join(map(repr, allowed))})"
                 )
         if not isinstance(self.name, str) or self.name not in _PRESETS:
-            raise ValueError(f"name={self.name!r} is not allowed (allowed: {', '.join(sorted(_PRESETS))})")
+            raise ValueError(
+                f"name={self.name!r} is not allowed (allowed: {', '.join(sorted(_PRESETS))})"
+            )
         lo, hi = _PRESETS[self.name][2]
         if not lo <= self.num_players <= hi:
             raise ValueError(
@@ -216,7 +250,9 @@ class RuleSet:
         if self.decks == 0:
             object.__setattr__(self, "decks", 1 if n <= 4 else 2)
         if not 1 <= self.decks <= 2:
-            raise ValueError(f"decks={self.decks} is not allowed (allowed: 1, 2, or 0 = by player count)")
+            raise ValueError(
+                f"decks={self.decks} is not allowed (allowed: 1, 2, or 0 = by player count)"
+            )
         if not 0 <= self.jokers <= 4:
             raise ValueError(f"jokers={self.jokers} is not allowed (allowed: 0-4 per deck)")
         if self.hand_size == 0:
@@ -226,7 +262,9 @@ class RuleSet:
                 size = {2: 10, 3: 7, 4: 7}.get(n, 6 if self.decks == 1 else 10)
             object.__setattr__(self, "hand_size", size)
         if self.hand_size < 1:
-            raise ValueError(f"hand_size={self.hand_size} is not allowed (allowed: 1 or more, 0 = by player count)")
+            raise ValueError(
+                f"hand_size={self.hand_size} is not allowed (allowed: 1 or more, 0 = by player count)"
+            )
         extra = 2 if self.upcard else 1
         if n * self.hand_size + extra > self.num_cards:
             raise ValueError(
@@ -234,13 +272,28 @@ class RuleSet:
                 f"cards (deal, up-card and one stock card) but the pack has {self.num_cards} "
                 f"(allowed: hand_size <= {(self.num_cards - extra) // n})"
             )
-        for key in ("ace_penalty", "joker_penalty", "max_stock_rebuilds", "max_wilds_per_meld",
-                    "max_turns"):
+        for key in (
+            "ace_penalty",
+            "joker_penalty",
+            "max_stock_rebuilds",
+            "max_wilds_per_meld",
+            "max_turns",
+        ):
             if getattr(self, key) < 0:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
-        for key in ("knock_limit", "wall", "gin_bonus", "undercut_bonus", "big_gin_bonus",
-                    "game_bonus", "line_bonus", "open_points", "ace_meld_value",
-                    "joker_meld_value", "unopened_penalty"):
+        for key in (
+            "knock_limit",
+            "wall",
+            "gin_bonus",
+            "undercut_bonus",
+            "big_gin_bonus",
+            "game_bonus",
+            "line_bonus",
+            "open_points",
+            "ace_meld_value",
+            "joker_meld_value",
+            "unopened_penalty",
+        ):
             if getattr(self, key) < 0:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
         if (self.scoring == "gin") != (self.knock_limit > 0 or self.oklahoma):
@@ -249,31 +302,41 @@ class RuleSet:
                 "(allowed: scoring='gin' together with knock_limit > 0 or oklahoma=True)"
             )
         if self.scoring == "gin" and self.meld_during_play:
-            raise ValueError("scoring='gin' is not allowed with meld_during_play=True "
-                             "(allowed: meld_during_play=False in a knocking game)")
+            raise ValueError(
+                "scoring='gin' is not allowed with meld_during_play=True "
+                "(allowed: meld_during_play=False in a knocking game)"
+            )
         if self.upcard_offer and n != 2:
-            raise ValueError(f"upcard_offer=True is not allowed with {n} players (allowed: 2 players)")
+            raise ValueError(
+                f"upcard_offer=True is not allowed with {n} players (allowed: 2 players)"
+            )
         if not self.meld_during_play and self.scoring != "gin":
             raise ValueError(
                 f"meld_during_play=False is not allowed with scoring={self.scoring!r}: nobody could "
                 "ever meld or go out (allowed: meld_during_play=False only with scoring='gin', "
-                "where melds are shown by knocking)")
+                "where melds are shown by knocking)"
+            )
         if self.scoring == "gin" and self.jokers:
             raise ValueError(
                 f"jokers={self.jokers} is not allowed with scoring='gin': the knock and deadwood "
-                "count has no wild cards (allowed: jokers=0)")
+                "count has no wild cards (allowed: jokers=0)"
+            )
         if not self.meld_during_play and self.discard_pickup_must_meld != "never":
             raise ValueError(
                 f"discard_pickup_must_meld={self.discard_pickup_must_meld!r} is not allowed with "
-                "meld_during_play=False: a taken card could never be used in a meld (allowed: 'never')")
+                "meld_during_play=False: a taken card could never be used in a meld (allowed: 'never')"
+            )
         if self.scoring == "gin" and self.discard_pickup != "top":
             raise ValueError(
                 f"discard_pickup={self.discard_pickup!r} is not allowed with scoring='gin': digging "
                 "grows a hand past the 11 cards the knock and deadwood count are made for "
-                "(allowed: 'top')")
+                "(allowed: 'top')"
+            )
         if self.scoring == "gin" and n != 2:
-            raise ValueError(f"scoring='gin' is not allowed with {n} players (allowed: 2 players, "
-                             "the knocker against one defender)")
+            raise ValueError(
+                f"scoring='gin' is not allowed with {n} players (allowed: 2 players, "
+                "the knocker against one defender)"
+            )
         for key in ("penalty_limit", "target", "rummy_multiplier"):
             if getattr(self, key) < 1:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 1 or more)")
@@ -325,7 +388,9 @@ def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
     for item in items:
         key, eq, text = (x.strip() for x in str(item).partition("="))
         if not eq or not key:
-            raise ValueError(f"rule option {item!r} is not field=value (fields: {', '.join(RULE_OPTIONS)})")
+            raise ValueError(
+                f"rule option {item!r} is not field=value (fields: {', '.join(RULE_OPTIONS)})"
+            )
         if key not in RULE_OPTIONS:
             raise ValueError(f"unknown rule option {key!r} (allowed: {', '.join(RULE_OPTIONS)})")
         if key in out:
@@ -350,12 +415,16 @@ def rules_for(preset: str | RuleSet, num_players: int | None, overrides: dict[st
     """:func:`make_rules` for the envs, whose first argument is the preset: a ``name=``
     among the keyword options is refused with that explanation (not a ``TypeError``)."""
     if "name" in overrides:
-        raise ValueError(f"name={overrides['name']!r} is not a rule option: the preset is the first "
-                         f"argument, here preset={preset!r} (allowed options: {', '.join(RULE_OPTIONS)})")
+        raise ValueError(
+            f"name={overrides['name']!r} is not a rule option: the preset is the first "
+            f"argument, here preset={preset!r} (allowed options: {', '.join(RULE_OPTIONS)})"
+        )
     return make_rules(preset, num_players, **overrides)
 
 
-def make_rules(name: str | RuleSet = "basic", num_players: int | None = None, **overrides: Any) -> RuleSet:
+def make_rules(
+    name: str | RuleSet = "basic", num_players: int | None = None, **overrides: Any
+) -> RuleSet:
     """Build the rule set of preset ``name`` with ``overrides`` applied.
 
     ``name`` may also be a ``RuleSet``: the overrides are applied to it. Its
@@ -369,17 +438,22 @@ def make_rules(name: str | RuleSet = "basic", num_players: int | None = None, **
     """
     unknown = sorted(set(overrides) - set(RULE_OPTIONS))
     if unknown:
-        raise ValueError(f"unknown rule option(s) {', '.join(map(repr, unknown))} "
-                         f"(allowed: {', '.join(RULE_OPTIONS)})")
+        raise ValueError(
+            f"unknown rule option(s) {', '.join(map(repr, unknown))} "
+            f"(allowed: {', '.join(RULE_OPTIONS)})"
+        )
     if isinstance(name, RuleSet):
         if num_players is not None and num_players != name.num_players:
             raise ValueError(
                 f"num_players={num_players!r} does not match the RuleSet's {name.num_players} players "
                 f"(allowed: None or {name.num_players}; for another player count use "
-                f"make_rules({name.name!r}, {num_players!r}, ...), which derives decks and hand size anew)")
+                f"make_rules({name.name!r}, {num_players!r}, ...), which derives decks and hand size anew)"
+            )
         return name.replace(**overrides) if overrides else name
     if not isinstance(name, str) or name not in _PRESETS:
-        raise ValueError(f"unknown preset {name!r} (allowed: {', '.join(sorted(_PRESETS))}, or a RuleSet)")
+        raise ValueError(
+            f"unknown preset {name!r} (allowed: {', '.join(sorted(_PRESETS))}, or a RuleSet)"
+        )
     if num_players is None:
         num_players = 2
     fields = dict(_PRESETS[name][1])

@@ -133,16 +133,20 @@ def make_opponent(spec: Any, rules: RuleSet, seat: int) -> Any:
         if make is None:
             if spec == "random":
                 return UniformRandomOpponent(rules, seat)
-            raise ValueError(f"opponent {spec!r} needs an agent registry (the `agents` package of "
-                             "rummy-env, found through its entry point), which is not installed; "
-                             "without it only 'random' is available") from None
+            raise ValueError(
+                f"opponent {spec!r} needs an agent registry (the `agents` package of "
+                "rummy-env, found through its entry point), which is not installed; "
+                "without it only 'random' is available"
+            ) from None
         return make(spec, rules, seat)
     if _is_agent(spec):
         return spec
     if callable(spec):
         return spec(rules, seat)
-    raise ValueError(f"opponent spec {spec!r} is neither None, a registry name, an agent "
-                     "(with act/reset), a factory(rules, seat) nor an OpponentPool")
+    raise ValueError(
+        f"opponent spec {spec!r} is neither None, a registry name, an agent "
+        "(with act/reset), a factory(rules, seat) nor an OpponentPool"
+    )
 
 
 #: the entry-point group through which packages offer named agents and feature maps
@@ -168,8 +172,10 @@ def _make_features(kind: str | None, rules: RuleSet) -> Any:
         return None
     make = plugin("make_features")
     if make is None:
-        raise ValueError(f"features={kind!r} needs a feature plugin (the `agents` package of rummy-env), "
-                         "which is not installed")
+        raise ValueError(
+            f"features={kind!r} needs a feature plugin (the `agents` package of rummy-env), "
+            "which is not installed"
+        )
     return make(kind, rules)
 
 
@@ -184,7 +190,9 @@ def spec_name(spec: Any) -> str:
         return "random"
     if isinstance(spec, str):
         return spec
-    return str(getattr(spec, "name", None) or getattr(spec, "__name__", None) or type(spec).__name__)
+    return str(
+        getattr(spec, "name", None) or getattr(spec, "__name__", None) or type(spec).__name__
+    )
 
 
 class OpponentPool:
@@ -208,8 +216,13 @@ class OpponentPool:
         max_snapshots: snapshots kept.
     """
 
-    def __init__(self, fixed: Mapping[str, Any] | None = None, selfplay_frac: float = 0.5,
-                 latest_frac: float = 0.5, max_snapshots: int = 10):
+    def __init__(
+        self,
+        fixed: Mapping[str, Any] | None = None,
+        selfplay_frac: float = 0.5,
+        latest_frac: float = 0.5,
+        max_snapshots: int = 10,
+    ):
         fixed = dict(fixed if fixed is not None else {"random": 1.0})
         self.fixed: dict[str, tuple[Any, float]] = {}
         for name, v in fixed.items():
@@ -220,11 +233,16 @@ class OpponentPool:
         if self.fixed and sum(w for _, w in self.fixed.values()) <= 0:
             raise ValueError("the fixed opponents' weights sum to 0")
         self.snapshots: dict[str, Any] = {}
-        self.configure(selfplay_frac=selfplay_frac, latest_frac=latest_frac,
-                       max_snapshots=max_snapshots)
+        self.configure(
+            selfplay_frac=selfplay_frac, latest_frac=latest_frac, max_snapshots=max_snapshots
+        )
 
-    def configure(self, selfplay_frac: float | None = None, latest_frac: float | None = None,
-                  max_snapshots: int | None = None) -> None:
+    def configure(
+        self,
+        selfplay_frac: float | None = None,
+        latest_frac: float | None = None,
+        max_snapshots: int | None = None,
+    ) -> None:
         """Change the schedule's parameters (e.g. a ramp from the training script)."""
         if selfplay_frac is not None:
             if not 0 <= selfplay_frac <= 1:
@@ -277,27 +295,50 @@ class RummySingleAgentEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "rummy_single_v0"}
 
-    def __init__(self, preset: str | RuleSet = "basic", num_players: int | None = None, opponents: Any = None,
-                 seat: int | None = None, reward: str = "scaled", reward_scale: float = 100.0,
-                 shaping: float = 0.0, illegal: str = "terminate", illegal_reward: float = -1.0,
-                 duplicate_deals: int | None = None, first_deal: int = 0,
-                 render_mode: str | None = None, features: str | None = None, **rule_overrides: Any):
+    def __init__(
+        self,
+        preset: str | RuleSet = "basic",
+        num_players: int | None = None,
+        opponents: Any = None,
+        seat: int | None = None,
+        reward: str = "scaled",
+        reward_scale: float = 100.0,
+        shaping: float = 0.0,
+        illegal: str = "terminate",
+        illegal_reward: float = -1.0,
+        duplicate_deals: int | None = None,
+        first_deal: int = 0,
+        render_mode: str | None = None,
+        features: str | None = None,
+        **rule_overrides: Any,
+    ):
         self.rules = rules_for(preset, num_players, rule_overrides)
         P = self.rules.num_players
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < P):
             raise ValueError(f"seat={seat!r} is not allowed (allowed: None or 0..{P - 1})")
         if reward not in REWARDS:
-            raise ValueError(f"reward={reward!r} is not allowed (allowed: {', '.join(map(repr, REWARDS))})")
-        for name, value in (("reward_scale", reward_scale), ("shaping", shaping), ("illegal_reward", illegal_reward)):
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                    or not math.isfinite(value):
+            raise ValueError(
+                f"reward={reward!r} is not allowed (allowed: {', '.join(map(repr, REWARDS))})"
+            )
+        for name, value in (
+            ("reward_scale", reward_scale),
+            ("shaping", shaping),
+            ("illegal_reward", illegal_reward),
+        ):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float, np.integer, np.floating))
+                or not math.isfinite(value)
+            ):
                 raise ValueError(f"{name} must be a finite number, got {value!r}")
         if not reward_scale > 0:
             raise ValueError(f"reward_scale must be > 0, got {reward_scale}")
         if illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal={illegal!r} is not allowed (allowed: 'terminate', 'raise')")
         if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode={render_mode!r} is not allowed (allowed: None, 'ansi', 'human')")
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed (allowed: None, 'ansi', 'human')"
+            )
         if duplicate_deals is not None and duplicate_deals < 1:
             raise ValueError(f"duplicate_deals must be >= 1 or None, got {duplicate_deals}")
         self.preset = preset
@@ -326,8 +367,9 @@ class RummySingleAgentEnv(gym.Env):
             self.pool = opponents
         elif isinstance(opponents, (list, tuple)):
             if len(opponents) != P - 1:
-                raise ValueError(f"opponents: a list needs one spec per opponent ({P - 1}), "
-                                 f"got {len(opponents)}")
+                raise ValueError(
+                    f"opponents: a list needs one spec per opponent ({P - 1}), got {len(opponents)}"
+                )
             self._fixed_specs = list(opponents)
         else:
             self._fixed_specs = [opponents] * (P - 1)
@@ -395,7 +437,9 @@ class RummySingleAgentEnv(gym.Env):
             self._opp_names.append(name)
 
     # ------------------------------------------------------------ gym API
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+    def reset(
+        self, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         options = dict(options or {})
         P = self.rules.num_players
@@ -412,7 +456,9 @@ class RummySingleAgentEnv(gym.Env):
             me = self.seat if self.seat is not None else int(self.np_random.integers(P))
         if seat_opt is not None:
             if not (isinstance(seat_opt, (int, np.integer)) and 0 <= seat_opt < P):
-                raise ValueError(f"options['seat']={seat_opt!r} is not allowed (allowed: 0..{P - 1})")
+                raise ValueError(
+                    f"options['seat']={seat_opt!r} is not allowed (allowed: 0..{P - 1})"
+                )
             me = int(seat_opt)
         self._episode += 1
         self._me = me
@@ -433,7 +479,12 @@ class RummySingleAgentEnv(gym.Env):
             self.state = engine.new_game(self.rules, (game_seed + 104729 * self._redeals) % 2**31)
             self._pending = 0.0
         self._phi = self._potential()
-        info = {"seat": me, "opponents": list(self._opp_names), "deal": deal, "redeals": self._redeals}
+        info = {
+            "seat": me,
+            "opponents": list(self._opp_names),
+            "deal": deal,
+            "redeals": self._redeals,
+        }
         if self.render_mode == "human":
             self.render()
         return self._obs(), info
@@ -443,22 +494,37 @@ class RummySingleAgentEnv(gym.Env):
         (``0.9`` or ``"0"`` are errors, not action 0)."""
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action[()]
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                or not 0 <= action < self.num_actions:
-            raise ValueError(f"action must be an integer in 0..{self.num_actions - 1}, got {action!r}")
+        if (
+            isinstance(action, (bool, np.bool_))
+            or not isinstance(action, (int, np.integer))
+            or not 0 <= action < self.num_actions
+        ):
+            raise ValueError(
+                f"action must be an integer in 0..{self.num_actions - 1}, got {action!r}"
+            )
         return int(action)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self.state is None or self._done:
-            raise RuntimeError("step() called before reset() or after the episode ended (call reset())")
+            raise RuntimeError(
+                "step() called before reset() or after the episode ended (call reset())"
+            )
         s = self.state
         a = self._action(action)
         if a not in engine.legal_actions(s):
             if self.illegal == "raise":
-                raise IllegalActionError(f"action {a} is not legal for the learner (seat {self._me}, "
-                                         f"phase {s.phase.name.lower()})")
+                raise IllegalActionError(
+                    f"action {a} is not legal for the learner (seat {self._me}, "
+                    f"phase {s.phase.name.lower()})"
+                )
             self._done = True
-            return self._obs(), self.illegal_reward, True, False, {"illegal_action": a, **self._end_info()}
+            return (
+                self._obs(),
+                self.illegal_reward,
+                True,
+                False,
+                {"illegal_action": a, **self._end_info()},
+            )
         ended = engine.apply_action(s, a)
         terminated = False
         if ended:
@@ -505,7 +571,9 @@ class RummySingleAgentEnv(gym.Env):
         obs = encode_obs(self.state, self._me, self.layout)
         if self.features is None:
             return obs
-        return self.features.augment(obs, self.action_masks() if self.state.current == self._me else None)
+        return self.features.augment(
+            obs, self.action_masks() if self.state.current == self._me else None
+        )
 
     def _me_active(self) -> bool:
         return bool(self.state.active[self._me])
@@ -557,7 +625,9 @@ class RummySingleAgentEnv(gym.Env):
         if d is None:
             if len(self._dw_cache) > 100_000:
                 self._dw_cache.clear()
-            d = self._dw_cache[key] = best_arrangement(list(key), self._values, self.rules.ace_high)[0]
+            d = self._dw_cache[key] = best_arrangement(
+                list(key), self._values, self.rules.ace_high
+            )[0]
         return -d / self.reward_scale
 
     def _end_info(self) -> dict[str, Any]:
@@ -570,15 +640,17 @@ class RummySingleAgentEnv(gym.Env):
             return info
         rew = res["rewards"]
         won = res.get("match_winner") if self.rules.match else res["winner"]
-        info.update({
-            "score": float(rew[me]),
-            "margin": float(rew[me] - sum(rew[q] for q in range(P) if q != me) / (P - 1)),
-            "is_success": won == me,
-            "winner": won,
-            "round_scores": list(res["round_scores"]),
-            "totals": list(res["totals"]),
-            "reason": res["reason"],
-        })
+        info.update(
+            {
+                "score": float(rew[me]),
+                "margin": float(rew[me] - sum(rew[q] for q in range(P) if q != me) / (P - 1)),
+                "is_success": won == me,
+                "winner": won,
+                "round_scores": list(res["round_scores"]),
+                "totals": list(res["totals"]),
+                "reason": res["reason"],
+            }
+        )
         return info
 
 
@@ -599,5 +671,13 @@ def make_env_fn(rank: int = 0, seed: int = 0, **kwargs: Any) -> Callable[[], Rum
     return _thunk
 
 
-__all__ = ["OpponentPool", "REWARDS", "RummySingleAgentEnv", "UniformRandomOpponent", "deal_game_seed",
-           "make_env_fn", "make_opponent", "spec_name"]
+__all__ = [
+    "OpponentPool",
+    "REWARDS",
+    "RummySingleAgentEnv",
+    "UniformRandomOpponent",
+    "deal_game_seed",
+    "make_env_fn",
+    "make_opponent",
+    "spec_name",
+]

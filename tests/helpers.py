@@ -212,8 +212,14 @@ def check_no_leak(env: rummy_env.raw_env, other: rummy_env.raw_env, rng: random.
         assert np.array_equal(got["observation"], want["observation"]), f"{viewer}'s view leaks"
 
 
-def engine_accepted(state: engine.GameState, mask: np.ndarray, full: Counter, *,
-                    clear_cache: bool = True, strict: bool = True) -> set[int]:
+def engine_accepted(
+    state: engine.GameState,
+    mask: np.ndarray,
+    full: Counter,
+    *,
+    clear_cache: bool = True,
+    strict: bool = True,
+) -> set[int]:
     """Every action id ``apply_action`` accepts, tried on copies of ``state``.
 
     With ``clear_cache`` each copy's legal-move cache is cleared, so that
@@ -304,7 +310,8 @@ def random_masked_game(
             assert got == set(legal), (
                 f"seed {seed}, step {s.step_count}: accepted but masked "
                 f"{[str(env.decode(a)) for a in sorted(got - set(legal))]}, marked but refused "
-                f"{[str(env.decode(a)) for a in sorted(set(legal) - got)]}")
+                f"{[str(env.decode(a)) for a in sorted(set(legal) - got)]}"
+            )
         a = legal[rng.randrange(len(legal))]
         (env.step if step is None else step)(a)
         steps += 1

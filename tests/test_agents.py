@@ -42,7 +42,9 @@ def _ids(cfg):
     return f"{preset}-{n}p" + "".join(f"-{k}={v}" for k, v in over.items())
 
 
-def play(preset: str, players: int, specs: list[str], seed: int, on_decision=None, **overrides) -> int:
+def play(
+    preset: str, players: int, specs: list[str], seed: int, on_decision=None, **overrides
+) -> int:
     """One game through ``raw_env`` (which raises on any illegal move); decisions made."""
     env = rummy_env.raw_env(preset, num_players=players, **overrides)
     bots = [agents.make(specs[i % len(specs)], env.rules, i) for i in range(players)]
@@ -59,7 +61,9 @@ def play(preset: str, players: int, specs: list[str], seed: int, on_decision=Non
         if on_decision is not None:
             on_decision(env, seat, obs)
         a = bots[seat].act(obs["observation"], obs["action_mask"])
-        assert obs["action_mask"][a] == 1, f"{specs[seat % len(specs)]} chose illegal {env.unwrapped.decode(a)}"
+        assert obs["action_mask"][a] == 1, (
+            f"{specs[seat % len(specs)]} chose illegal {env.unwrapped.decode(a)}"
+        )
         env.step(a)
         n += 1
     return n
@@ -168,15 +172,32 @@ def test_read_observation_matches_decode(cfg):
         v = read_observation(obs["observation"], rules)
         d = decode(obs["observation"], rules)
         assert [card_str(f) for f in v.hand_cards] == d["hand"]
-        assert [[card_str(f) for f, c in enumerate(k) for _ in range(c)] for k in v.known] == d["known"]
+        assert [[card_str(f) for f, c in enumerate(k) for _ in range(c)] for k in v.known] == d[
+            "known"
+        ]
         assert [card_str(f) for f in v.discard] == d["discard"]
-        assert [{"owner": m.owner, "kind": "run" if m.is_run else "set",
-                 "cards": [card_str(f) for f in m.cards]} for m in v.table] == d["table"]
-        assert (v.hand_sizes, v.stock_size, v.phase.name.lower(), v.to_act) == \
-            (d["hand_sizes"], d["stock_size"], d["phase"], v.to_act)
+        assert [
+            {
+                "owner": m.owner,
+                "kind": "run" if m.is_run else "set",
+                "cards": [card_str(f) for f in m.cards],
+            }
+            for m in v.table
+        ] == d["table"]
+        assert (v.hand_sizes, v.stock_size, v.phase.name.lower(), v.to_act) == (
+            d["hand_sizes"],
+            d["stock_size"],
+            d["phase"],
+            v.to_act,
+        )
         assert v.forbidden == (parse_card(d["forbidden"]) if d["forbidden"] else -1)
-        assert (v.played, v.active, v.totals, v.dealer, v.rebuilds) == \
-            (d["played"], d["active"], d["totals"], d["dealer"], d["rebuilds"])
+        assert (v.played, v.active, v.totals, v.dealer, v.rebuilds) == (
+            d["played"],
+            d["active"],
+            d["totals"],
+            d["dealer"],
+            d["rebuilds"],
+        )
         checked += 1
 
     for seed in range(2):
@@ -218,8 +239,14 @@ def test_determinization_never_contradicts_the_observation(cfg):
             o = encode(s, q, L)
             mask = obs["action_mask"] if q == seat else None
             before = rng.getstate()
-            t = sample_state(o, rules, q, rng, action_mask=mask,
-                             turn_played=s.turn_played if q == seat else False)
+            t = sample_state(
+                o,
+                rules,
+                q,
+                rng,
+                action_mask=mask,
+                turn_played=s.turn_played if q == seat else False,
+            )
             # the fast sample is the state the plain path builds, with the same draws
             slow_rng = random.Random()
             slow_rng.setstate(before)
@@ -276,7 +303,9 @@ def test_trained_alias_plays_the_shipped_model_of_the_preset():
         assert agents.parse_spec(f"trained:{preset}", r) == ("ppo", {"model": model})
         assert agents.parse_spec("trained", r) == ("ppo", {"model": model})
         assert agents.make(f"trained:{preset}", r, 1).path.name == f"{model}.npz"
-    assert agents.parse_spec("trained:basic:deterministic=false", rules)[1]["deterministic"] is False
+    assert (
+        agents.parse_spec("trained:basic:deterministic=false", rules)[1]["deterministic"] is False
+    )
     missing = sorted({"gin", "rummy500", "rummy51", "persian"} - set(agents.TRAINED_MODELS))
     for preset in missing:
         with pytest.raises(ValueError, match="no trained model for preset"):

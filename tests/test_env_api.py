@@ -39,10 +39,18 @@ from rummy_env.observation import ObsLayout
 # one half of the 2x2x2 factorial (even counts one half, odd counts the other),
 # so every option value appears with every player count and every pair of
 # option values appears together.
-_HALF_A = [(0, "low", "standard"), (0, "low_or_high", "winner_takes_all"),
-           (2, "low", "winner_takes_all"), (2, "low_or_high", "standard")]
-_HALF_B = [(0, "low", "winner_takes_all"), (0, "low_or_high", "standard"),
-           (2, "low", "standard"), (2, "low_or_high", "winner_takes_all")]
+_HALF_A = [
+    (0, "low", "standard"),
+    (0, "low_or_high", "winner_takes_all"),
+    (2, "low", "winner_takes_all"),
+    (2, "low_or_high", "standard"),
+]
+_HALF_B = [
+    (0, "low", "winner_takes_all"),
+    (0, "low_or_high", "standard"),
+    (2, "low", "standard"),
+    (2, "low_or_high", "winner_takes_all"),
+]
 API_CONFIGS = [
     dict(num_players=n, jokers=j, ace=ace, scoring=sc)
     for n in range(2, 7)
@@ -78,11 +86,18 @@ _EXPECTED_API_WARNINGS = (
 
 
 def test_api_configs_cover_every_option():
-    for key, values in [("num_players", range(2, 7)), ("jokers", (0, 2)),
-                        ("ace", ("low", "low_or_high")),
-                        ("scoring", ("standard", "winner_takes_all"))]:
+    for key, values in [
+        ("num_players", range(2, 7)),
+        ("jokers", (0, 2)),
+        ("ace", ("low", "low_or_high")),
+        ("scoring", ("standard", "winner_takes_all")),
+    ]:
         for v in values:
-            counts = {kw["num_players"] for kw in API_CONFIGS if kw.get(key, 0 if key == "jokers" else None) == v}
+            counts = {
+                kw["num_players"]
+                for kw in API_CONFIGS
+                if kw.get(key, 0 if key == "jokers" else None) == v
+            }
             assert len(counts) >= (1 if key == "num_players" else 5), (key, v)
     assert len({config_id(kw) for kw in API_CONFIGS}) == len(API_CONFIGS)
 
@@ -95,8 +110,11 @@ def test_pettingzoo_api(make, kw):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         api_test(env, num_cycles=1000)
-    unexpected = [str(w.message) for w in caught
-                  if "pettingzoo" in w.filename and not str(w.message).startswith(_EXPECTED_API_WARNINGS)]
+    unexpected = [
+        str(w.message)
+        for w in caught
+        if "pettingzoo" in w.filename and not str(w.message).startswith(_EXPECTED_API_WARNINGS)
+    ]
     assert not unexpected
 
 
@@ -113,8 +131,9 @@ def test_rummy_v0_alias():
 
 
 # --------------------------------------------------------------- helpers
-def play_random(env, seed: int, until: Callable[[dict[str, Any]], bool] | None = None,
-                max_steps: int = 100_000) -> bool:
+def play_random(
+    env, seed: int, until: Callable[[dict[str, Any]], bool] | None = None, max_steps: int = 100_000
+) -> bool:
     """Random masked play from ``reset(seed=seed)`` until ``until(state.to_dict())``
     holds (True) or the game is over (False)."""
     env.reset(seed=seed)
@@ -151,8 +170,11 @@ def illegal_action(env) -> int:
 @pytest.mark.parametrize("num_players", [2, 4])
 @pytest.mark.parametrize("phase", ["draw", "play"])
 def test_env_illegal_move_ends_game_with_minus_one(num_players, phase):
-    env = find_state(dict(num_players=num_players),
-                     lambda d: d["phase"] == phase and d["step_count"] > 6, make=rummy_env.env)
+    env = find_state(
+        dict(num_players=num_players),
+        lambda d: d["phase"] == phase and d["step_count"] > 6,
+        make=rummy_env.env,
+    )
     offender = env.agent_selection
     env.step(illegal_action(env))
     assert all(env.terminations.values()) or all(env.truncations.values())
@@ -261,23 +283,39 @@ _RANGE = r"\s*(-|–|\.\.|to)\s*"
 
 
 @pytest.mark.parametrize("make", MAKERS + [pytest.param(_rules, id="make_rules")])
-@pytest.mark.parametrize("args, kwargs, wanted", [
-    pytest.param(("no_such_game",), {}, ["'no_such_game'"] + sorted(rummy_env.PRESETS), id="preset"),
-    pytest.param(("basic",), {"colour": "red"}, ["colour", "jokers", "ace", "scoring"], id="override"),
-    pytest.param(("basic",), {"num_players": 9}, ["9", "2" + _RANGE + "6"], id="9-players"),
-    pytest.param(("basic",), {"num_players": 1}, ["1", "2" + _RANGE + "6"], id="1-player"),
-    pytest.param(("basic",), {"jokers": 7}, ["jokers", "7", "0" + _RANGE + "4"], id="jokers-7"),
-    pytest.param(("basic",), {"ace": "high"}, ["'high'", "'low'", "'low_or_high'"], id="ace-high"),
-    pytest.param(("basic",), {"scoring": "golf"}, ["'golf'", "'standard'", "'winner_takes_all'"],
-                 id="scoring"),
-])
+@pytest.mark.parametrize(
+    "args, kwargs, wanted",
+    [
+        pytest.param(
+            ("no_such_game",), {}, ["'no_such_game'"] + sorted(rummy_env.PRESETS), id="preset"
+        ),
+        pytest.param(
+            ("basic",), {"colour": "red"}, ["colour", "jokers", "ace", "scoring"], id="override"
+        ),
+        pytest.param(("basic",), {"num_players": 9}, ["9", "2" + _RANGE + "6"], id="9-players"),
+        pytest.param(("basic",), {"num_players": 1}, ["1", "2" + _RANGE + "6"], id="1-player"),
+        pytest.param(("basic",), {"jokers": 7}, ["jokers", "7", "0" + _RANGE + "4"], id="jokers-7"),
+        pytest.param(
+            ("basic",), {"ace": "high"}, ["'high'", "'low'", "'low_or_high'"], id="ace-high"
+        ),
+        pytest.param(
+            ("basic",),
+            {"scoring": "golf"},
+            ["'golf'", "'standard'", "'winner_takes_all'"],
+            id="scoring",
+        ),
+    ],
+)
 def test_bad_config_names_value_and_allowed(make, args, kwargs, wanted):
     with pytest.raises(ValueError) as err:
         make(*args, **kwargs)
     msg = str(err.value)
     assert "allowed" in msg, msg
     for pattern in wanted:
-        assert re.search(re.escape(pattern) if "\\s" not in pattern else pattern, msg), (pattern, msg)
+        assert re.search(re.escape(pattern) if "\\s" not in pattern else pattern, msg), (
+            pattern,
+            msg,
+        )
 
 
 @pytest.mark.parametrize("make", MAKERS)
@@ -321,10 +359,19 @@ def test_card_notation_round_trip_all_faces():
     assert card_str(22) == "TH"
 
 
-@pytest.mark.parametrize("text, card", [
-    ("10D", "TD"), ("10h", "TH"), ("A♠", "AS"), ("k♥", "KH"), ("7♦", "7D"), ("Q♣", "QC"),
-    ("jk", "JK"), (" 5C ", "5C"),
-])
+@pytest.mark.parametrize(
+    "text, card",
+    [
+        ("10D", "TD"),
+        ("10h", "TH"),
+        ("A♠", "AS"),
+        ("k♥", "KH"),
+        ("7♦", "7D"),
+        ("Q♣", "QC"),
+        ("jk", "JK"),
+        (" 5C ", "5C"),
+    ],
+)
 def test_card_notation_alternatives(text, card):
     assert card_str(parse_card(text)) == card
 
@@ -407,17 +454,20 @@ def test_codec_round_trip_every_action_mid_game():
     assert not bad, f"{len(bad)} ids do not round-trip, e.g. {bad[:3]}"
 
 
-@pytest.mark.parametrize("move, text", [
-    (DrawStock(), "draw stock"),
-    (DrawDiscard(), "draw discard"),
-    (Meld(("5H", "6H", "7H")), "meld 5H 6H 7H"),
-    (Meld("5h 6h 7h"), "meld 5H 6H 7H"),
-    (Meld(("10H", "JH", "QH")), "meld TH JH QH"),
-    (Meld(("5D", "5S", "5H")), "meld 5S 5H 5D"),
-    (Meld(("AC", "2C", "3C", "4C")), "meld AC 2C 3C 4C"),
-    (LayOff("8H", 0), "lay off 8H on meld 0"),
-    (Discard("TD"), "discard TD"),
-])
+@pytest.mark.parametrize(
+    "move, text",
+    [
+        (DrawStock(), "draw stock"),
+        (DrawDiscard(), "draw discard"),
+        (Meld(("5H", "6H", "7H")), "meld 5H 6H 7H"),
+        (Meld("5h 6h 7h"), "meld 5H 6H 7H"),
+        (Meld(("10H", "JH", "QH")), "meld TH JH QH"),
+        (Meld(("5D", "5S", "5H")), "meld 5S 5H 5D"),
+        (Meld(("AC", "2C", "3C", "4C")), "meld AC 2C 3C 4C"),
+        (LayOff("8H", 0), "lay off 8H on meld 0"),
+        (Discard("TD"), "discard TD"),
+    ],
+)
 def test_move_text(move, text):
     env = rummy_env.raw_env("basic", num_players=2)
     assert str(env.decode(env.encode(move))) == text
@@ -439,23 +489,26 @@ def test_move_text_with_jokers():
     assert env.encode(LayOff("JK", 3, "low")) == env.encode(LayOff("JK", 3))
 
 
-@pytest.mark.parametrize("kw, move", [
-    (dict(), Meld(("5H", "6D", "7H"))),
-    (dict(), Meld(("7H", "6H", "5H"))),
-    (dict(), Meld(("5H", "6H"))),
-    (dict(), Meld(("QS", "KS", "AS"))),  # aces low only
-    (dict(ace="low_or_high"), Meld(("KS", "AS", "2S"))),  # never around the corner
-    (dict(), Meld(("5H", "JK", "7H"))),  # no jokers in the pack
-    (dict(jokers=2), Meld(("JK", "JK", "7H"))),  # D-3: wild cards at most the naturals
-    (dict(), LayOff("5H", 17)),  # meld slots 0..16
-    (dict(), LayOff("JK", 0)),
-    (dict(), SwapJoker("5H", 0)),
-    (dict(), Discard("JK")),
-    (dict(), DrawDiscard(1)),
-    (dict(), Knock("5H")),
-    (dict(), Pass()),
-    (dict(), EndRound()),
-])
+@pytest.mark.parametrize(
+    "kw, move",
+    [
+        (dict(), Meld(("5H", "6D", "7H"))),
+        (dict(), Meld(("7H", "6H", "5H"))),
+        (dict(), Meld(("5H", "6H"))),
+        (dict(), Meld(("QS", "KS", "AS"))),  # aces low only
+        (dict(ace="low_or_high"), Meld(("KS", "AS", "2S"))),  # never around the corner
+        (dict(), Meld(("5H", "JK", "7H"))),  # no jokers in the pack
+        (dict(jokers=2), Meld(("JK", "JK", "7H"))),  # D-3: wild cards at most the naturals
+        (dict(), LayOff("5H", 17)),  # meld slots 0..16
+        (dict(), LayOff("JK", 0)),
+        (dict(), SwapJoker("5H", 0)),
+        (dict(), Discard("JK")),
+        (dict(), DrawDiscard(1)),
+        (dict(), Knock("5H")),
+        (dict(), Pass()),
+        (dict(), EndRound()),
+    ],
+)
 def test_encode_rejects_moves_outside_the_rules(kw, move):
     env = rummy_env.raw_env("basic", num_players=2, **kw)
     with pytest.raises(ValueError):
@@ -486,12 +539,15 @@ def moves_doc_table() -> list[tuple[str, str]]:
     return rows
 
 
-@pytest.mark.parametrize("kw, actions, obs", [
-    (dict(num_players=2), 1267, 3961),
-    (dict(num_players=2, jokers=2), 2500, 4124),
-    (dict(num_players=5, ace="low_or_high"), 2195, 7971),
-    (dict(num_players=6, jokers=2, ace="low_or_high"), 4452, 8400),
-])
+@pytest.mark.parametrize(
+    "kw, actions, obs",
+    [
+        (dict(num_players=2), 1267, 3961),
+        (dict(num_players=2, jokers=2), 2500, 4124),
+        (dict(num_players=5, ace="low_or_high"), 2195, 7971),
+        (dict(num_players=6, jokers=2, ace="low_or_high"), 4452, 8400),
+    ],
+)
 def test_pinned_sizes(kw, actions, obs):
     """Pinned: a change of the action or observation layout must be deliberate
     (and the docs updated). The first design's layout had 3901 observation values
@@ -521,8 +577,17 @@ def test_action_blocks_follow_moves_docs_table(kw):
     import rummy_env.moves as moves
 
     names = [name for name, _ in moves_doc_table()]
-    assert names == ["DrawStock", "DrawDiscard", "Meld", "LayOff", "SwapJoker", "Discard",
-                     "Knock", "Pass", "EndRound"]
+    assert names == [
+        "DrawStock",
+        "DrawDiscard",
+        "Meld",
+        "LayOff",
+        "SwapJoker",
+        "Discard",
+        "Knock",
+        "Pass",
+        "EndRound",
+    ]
     env = rummy_env.raw_env("basic", **kw)
     rules = env.rules
     w = 1 if rules.jokers else 0
@@ -534,9 +599,17 @@ def test_action_blocks_follow_moves_docs_table(kw):
             blocks[-1] = (k, blocks[-1][1] + 1)
         else:
             blocks.append((k, 1))
-    want = {"DrawStock": 1, "DrawDiscard": 1, "Meld": expected_num_actions(rules) - 2 - m * (52 + 2 * w)
-            - w * m * 52 - 52 - w, "LayOff": m * (52 + 2 * w), "SwapJoker": w * m * 52,
-            "Discard": 52 + w, "Knock": 0, "Pass": 0, "EndRound": 0}
+    want = {
+        "DrawStock": 1,
+        "DrawDiscard": 1,
+        "Meld": expected_num_actions(rules) - 2 - m * (52 + 2 * w) - w * m * 52 - 52 - w,
+        "LayOff": m * (52 + 2 * w),
+        "SwapJoker": w * m * 52,
+        "Discard": 52 + w,
+        "Knock": 0,
+        "Pass": 0,
+        "EndRound": 0,
+    }
     assert blocks == [(name, want[name]) for name in names if want[name]]
     assert all(isinstance(getattr(moves, name), type) for name in names)
 
@@ -548,20 +621,26 @@ def test_meld_catalogue_matches_moves_docs():
     sets_runs = re.search(r"(\d+) sets \+ (\d+) runs", " ".join(moves.__doc__.split()))
     assert sets_runs, "moves.py no longer states the catalogue size"
     env = rummy_env.raw_env("basic", num_players=2)
-    melds = [env.decode(a).cards for a in range(env.action_space("player_0").n)
-             if isinstance(env.decode(a), Meld)]
+    melds = [
+        env.decode(a).cards
+        for a in range(env.action_space("player_0").n)
+        if isinstance(env.decode(a), Meld)
+    ]
     sets = [c for c in melds if len({x[0] for x in c}) == 1]
     assert (len(sets), len(melds) - len(sets)) == tuple(map(int, sets_runs.groups()))
 
 
-@pytest.mark.parametrize("kw", CODEC_CONFIGS + [dict(num_players=6), dict(num_players=4, jokers=2)],
-                         ids=config_id)
+@pytest.mark.parametrize(
+    "kw", CODEC_CONFIGS + [dict(num_players=6), dict(num_players=4, jokers=2)], ids=config_id
+)
 def test_observation_slices_follow_docs_table(kw):
     """observation.py's table, sizes evaluated with its symbols, is the layout."""
     rules = rummy_env.make_rules("basic", **kw)
     symbols = {"P": rules.num_players, "F": 53, "D": rules.num_cards, "M": rules.num_cards // 3}
-    documented = [(name, eval(size.replace("x", "*"), {}, dict(symbols)))  # noqa: S307
-                  for name, size in obs_doc_table()]
+    documented = [
+        (name, eval(size.replace("x", "*"), {}, dict(symbols)))  # noqa: S307
+        for name, size in obs_doc_table()
+    ]
     layout = ObsLayout(rules)
     assert documented == [(name, sl.stop - sl.start) for name, sl in layout.slices.items()]
     assert layout.size == sum(n for _, n in documented)
@@ -577,14 +656,20 @@ def _doc_sum(text: str, pattern: str) -> tuple[int, int]:
 def test_moves_docs_example_count():
     import rummy_env.moves as moves
 
-    expr, n = _doc_sum(moves.__doc__, r"basic with one deck, no jokers and aces low: "
-                                      r"(?P<expr>[\d+* ]+?) = (?P<n>\d+) actions")
+    expr, n = _doc_sum(
+        moves.__doc__,
+        r"basic with one deck, no jokers and aces low: "
+        r"(?P<expr>[\d+* ]+?) = (?P<n>\d+) actions",
+    )
     assert expr == n == rummy_env.raw_env("basic").action_space("player_0").n
 
 
 def test_observation_docs_example_size():
-    expr, n = _doc_sum(observation.__doc__, r"basic, 2 players, one deck without jokers: "
-                                            r"(?P<expr>[\d+* ]+?) = (?P<n>\d+)")
+    expr, n = _doc_sum(
+        observation.__doc__,
+        r"basic, 2 players, one deck without jokers: "
+        r"(?P<expr>[\d+* ]+?) = (?P<n>\d+)",
+    )
     size = rummy_env.raw_env("basic").observation_space("player_0")["observation"].shape[0]
     assert expr == n == size
 
@@ -592,12 +677,15 @@ def test_observation_docs_example_size():
 README = Path(rummy_env.__file__).resolve().parent.parent / "README.md"
 
 
-@pytest.mark.parametrize("source, pattern, what", [
-    ("env.py", r"Action Shape\s*\|[^|\n]*basic 2p: (\d+)", "actions"),
-    ("env.py", r"Observation Shape\s*\|[^|\n]*basic 2p: (\d+)", "obs"),
-    ("README.md", r"Basic, one deck, no jokers: (\d+) actions", "actions"),
-    ("README.md", r"Basic, 2 players, one deck: (\d+) values", "obs"),
-])
+@pytest.mark.parametrize(
+    "source, pattern, what",
+    [
+        ("env.py", r"Action Shape\s*\|[^|\n]*basic 2p: (\d+)", "actions"),
+        ("env.py", r"Observation Shape\s*\|[^|\n]*basic 2p: (\d+)", "obs"),
+        ("README.md", r"Basic, one deck, no jokers: (\d+) actions", "actions"),
+        ("README.md", r"Basic, 2 players, one deck: (\d+) values", "obs"),
+    ],
+)
 def test_docs_state_the_sizes(source, pattern, what):
     if source == "README.md":
         if not README.exists():
@@ -608,8 +696,11 @@ def test_docs_state_the_sizes(source, pattern, what):
     hit = re.search(pattern, text)
     assert hit, f"{source} no longer matches {pattern!r}"
     env = rummy_env.raw_env("basic", num_players=2)
-    code = env.action_space("player_0").n if what == "actions" else \
-        env.observation_space("player_0")["observation"].shape[0]
+    code = (
+        env.action_space("player_0").n
+        if what == "actions"
+        else env.observation_space("player_0")["observation"].shape[0]
+    )
     assert int(hit.group(1)) == code
 
 
@@ -623,8 +714,9 @@ def check_decoded(env, agent: str) -> None:
     assert view["hand"] == d["hands"][p]
     assert view["known"] == [d["known"][(p + o) % n] for o in range(1, n)]
     assert view["discard"] == d["discard"]
-    assert view["table"] == [{"owner": (m["owner"] - p) % n, "kind": m["kind"], "cards": m["cards"]}
-                             for m in d["table"]]
+    assert view["table"] == [
+        {"owner": (m["owner"] - p) % n, "kind": m["kind"], "cards": m["cards"]} for m in d["table"]
+    ]
     assert view["hand_sizes"] == [len(d["hands"][(p + o) % n]) for o in range(n)]
     assert view["stock_size"] == len(d["stock"])
     assert view["phase"] == d["phase"]
@@ -637,12 +729,16 @@ def check_decoded(env, agent: str) -> None:
     assert view["rebuilds"] == d["rebuilds"]
 
 
-@pytest.mark.parametrize("kw", [
-    dict(num_players=2),
-    dict(num_players=3, jokers=2, ace="low_or_high"),
-    dict(num_players=5, jokers=2),
-    dict(num_players=4, ace="low_or_high", scoring="winner_takes_all", match=True, target=60),
-], ids=config_id)
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(num_players=2),
+        dict(num_players=3, jokers=2, ace="low_or_high"),
+        dict(num_players=5, jokers=2),
+        dict(num_players=4, ace="low_or_high", scoring="winner_takes_all", match=True, target=60),
+    ],
+    ids=config_id,
+)
 def test_observation_decodes_to_the_state(kw):
     env = rummy_env.raw_env("basic", **kw)
     seen_table = seen_jokers = seen_known = 0
@@ -735,8 +831,16 @@ def _trace_rest(env, rng: random.Random, actions: list | None = None) -> tuple[l
 def test_save_restore_continues_identically(kw, point):
     env = find_state(kw, SAVE_POINTS[point])
     saved = json.loads(json.dumps(env.unwrapped.state.to_dict()))  # JSON-able
-    for key in ("hands", "stock", "discard", "table", "current_player", "phase",
-                "round_scores", "totals"):
+    for key in (
+        "hands",
+        "stock",
+        "discard",
+        "table",
+        "current_player",
+        "phase",
+        "round_scores",
+        "totals",
+    ):
         assert key in saved
     want, actions = _trace_rest(env, random.Random(7))
 
@@ -782,8 +886,11 @@ def test_render_ansi_shows_hand_and_melds():
         if q == cur:
             continue
         hidden = [c for c in hand if c not in d["known"][q]]
-        lines = [ln for ln in text.splitlines()
-                 if f"player_{q}" in ln and " run:" not in ln and " set:" not in ln]
+        lines = [
+            ln
+            for ln in text.splitlines()
+            if f"player_{q}" in ln and " run:" not in ln and " set:" not in ln
+        ]
         assert lines
         for ln in lines:
             assert not any(re.search(rf"\b{c}\b", ln) for c in hidden), ln
@@ -836,7 +943,7 @@ def test_match_winner_only_in_matches(match):
     env.reset(seed=3)
     rng = np.random.default_rng(0)
     last_info = {}
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         if info.get("round_scores") is not None:
             last_info = info

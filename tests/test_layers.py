@@ -24,15 +24,21 @@ def imported_modules(path: Path) -> set[str]:
 
 def test_rummy_env_imports_no_upper_layer():
     for path in sorted((ROOT / "rummy_env").glob("*.py")):
-        bad = {m for m in imported_modules(path) if m.split(".")[0] in ("agents", "experiments", "torch")}
+        bad = {
+            m
+            for m in imported_modules(path)
+            if m.split(".")[0] in ("agents", "experiments", "torch")
+        }
         assert not bad, f"{path.name} imports {sorted(bad)}"
         assert "import_module(" not in path.read_text(), f"{path.name} imports by name"
 
 
 def test_named_opponents_come_through_the_plugin_entry_point():
     """The wrapper finds agents.make through the entry point; importing rummy_env loads no agents."""
-    code = ("import sys, rummy_env, rummy_env.wrappers as w; assert 'agents' not in sys.modules; "
-            "e = w.RummySingleAgentEnv(opponents='greedy'); e.reset(seed=0); "
-            "assert 'agents' in sys.modules; print('ok')")
+    code = (
+        "import sys, rummy_env, rummy_env.wrappers as w; assert 'agents' not in sys.modules; "
+        "e = w.RummySingleAgentEnv(opponents='greedy'); e.reset(seed=0); "
+        "assert 'agents' in sys.modules; print('ok')"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr

@@ -123,7 +123,7 @@ def all_natural_melds(ace_high: bool) -> tuple[frozenset, ...]:
     for s in range(4):
         for lo in range(len(order)):
             for hi in range(lo + 2, min(lo + 13, len(order))):  # 3 to 13 cards
-                out.append(frozenset(s * 13 + r for r in order[lo:hi + 1]))
+                out.append(frozenset(s * 13 + r for r in order[lo : hi + 1]))
     return tuple(dict.fromkeys(out))  # A..K and 2..K-A (aces high) are the same 13 cards
 
 
@@ -253,13 +253,19 @@ def oracle_classify(cards, cfg) -> dict[str, tuple]:
     out = {}
     if not wilds_ok(len(nat), w, wilds, at_most, max_w):
         return out
-    if 3 <= len(cards) <= 4 and len({rank(f) for f in nat}) == 1 \
-            and len({suit(f) for f in nat}) == len(nat):
+    if (
+        3 <= len(cards) <= 4
+        and len({rank(f) for f in nat}) == 1
+        and len({suit(f) for f in nat}) == len(nat)
+    ):
         out["set"] = ("set", rank(nat[0]), sum(1 << suit(f) for f in nat), w)
     order = rank_order(ace_high)
     if 3 <= len(cards) <= 13 and len({suit(f) for f in nat}) == 1:
-        fits = [lo for lo in range(len(order) - len(cards) + 1)
-                if all(f == JOKER or rank(f) == order[lo + i] for i, f in enumerate(cards))]
+        fits = [
+            lo
+            for lo in range(len(order) - len(cards) + 1)
+            if all(f == JOKER or rank(f) == order[lo + i] for i, f in enumerate(cards))
+        ]
         assert len(fits) <= 1  # the naturals place the run (there is one)
         if fits:
             out["run"] = ("run", suit(nat[0]), fits[0], fits[0] + len(cards) - 1)
@@ -290,8 +296,12 @@ def oracle_hand_melds(cards, cfg, ace_value: int, joker_value: int) -> list[tupl
                 for w in range(jokers + 1):
                     if 3 <= k + w <= 4 and wilds_ok(k, w, wilds, at_most, max_w):
                         value = k * val(r) + w * (joker_value or val(r))
-                        out.append(((tuple(sorted(s * 13 + r for s in ss)), w, value, False),
-                                    ("set", r, k, w)))
+                        out.append(
+                            (
+                                (tuple(sorted(s * 13 + r for s in ss)), w, value, False),
+                                ("set", r, k, w),
+                            )
+                        )
     order = rank_order(ace_high)
     for s in range(4):
         for lo in range(len(order)):
@@ -300,15 +310,29 @@ def oracle_hand_melds(cards, cfg, ace_value: int, joker_value: int) -> list[tupl
                 missing = [p for p in span if s * 13 + order[p] not in nat]
                 w = len(missing)
                 if w <= jokers and wilds_ok(len(span) - w, w, wilds, at_most, max_w):
-                    value = sum((joker_value or val(order[p], p > 0)) if p in missing
-                                else val(order[p], p > 0) for p in span)
+                    value = sum(
+                        (joker_value or val(order[p], p > 0))
+                        if p in missing
+                        else val(order[p], p > 0)
+                        for p in span
+                    )
                     faces = tuple(sorted(s * 13 + order[p] for p in span if p not in missing))
-                    out.append(((faces, w, value, w == 0), ("run", lo, hi, sum(1 << p for p in missing))))
+                    out.append(
+                        ((faces, w, value, w == 0), ("run", lo, hi, sum(1 << p for p in missing)))
+                    )
     return out
 
 
-def oracle_opening(cards, cfg, ace_value: int, joker_value: int, need: int, need_pure: bool,
-                   forb: int, allow_empty: bool) -> bool:
+def oracle_opening(
+    cards,
+    cfg,
+    ace_value: int,
+    joker_value: int,
+    need: int,
+    need_pure: bool,
+    forb: int,
+    allow_empty: bool,
+) -> bool:
     """Melds laid one after another (each formable from what the hand holds then:
     once a natural is laid, a wild card may stand for its rank in a later run) worth
     ``need`` or more (with a pure run if ``need_pure``) leave a card other than face
@@ -319,8 +343,11 @@ def oracle_opening(cards, cfg, ace_value: int, joker_value: int, need: int, need
         if (rest, value, pure) in seen:
             return False
         seen.add((rest, value, pure))
-        if value >= need and (pure or not need_pure) and (
-                any(f != forb for f in rest) or (allow_empty and not rest)):
+        if (
+            value >= need
+            and (pure or not need_pure)
+            and (any(f != forb for f in rest) or (allow_empty and not rest))
+        ):
             return True
         for (nat, w, v, p), _ in oracle_hand_melds(rest, cfg, ace_value, joker_value):
             if grow(take(rest, nat + (JOKER,) * w), value + v, pure or p):
@@ -349,12 +376,20 @@ def hands(draw, rules, max_cards: int = 11, jokers: bool = True):
         start = draw(st.integers(0, 12))
         ranks = {(start + i) % 13 for i in range(draw(st.integers(3, 5)))}
         suits = set(draw(st.lists(st.integers(0, 3), min_size=2, max_size=4, unique=True)))
-        pool = [i for i, f in enumerate(pack) if f == JOKER or (rank(f) in ranks and suit(f) in suits)]
+        pool = [
+            i for i, f in enumerate(pack) if f == JOKER or (rank(f) in ranks and suit(f) in suits)
+        ]
         k = min(n, len(pool))
         picked = draw(st.lists(st.sampled_from(pool), unique=True, min_size=k, max_size=k))
         k = min(n - len(picked), 3)
-        picked += draw(st.lists(st.sampled_from([i for i in range(len(pack)) if i not in picked]),
-                                unique=True, min_size=k, max_size=k))
+        picked += draw(
+            st.lists(
+                st.sampled_from([i for i in range(len(pack)) if i not in picked]),
+                unique=True,
+                min_size=k,
+                max_size=k,
+            )
+        )
     else:
         picked = draw(st.lists(st.integers(0, len(pack) - 1), unique=True, min_size=n, max_size=n))
     return sorted(pack[i] for i in picked)
@@ -396,7 +431,8 @@ def test_search_matches_oracle_one_deck(preset, data):
     assert got == sum(values[f] for f in cards) - sum(values[f] for g in groups for f in g)
     arrs = arrangements(c, hi)
     assert Counter(frozenset(frozenset(m) for m in a) for a in arrs) == Counter(
-        oracle_collections(cards, hi))
+        oracle_collections(cards, hi)
+    )
     for a in arrs:
         check_groups(cards, a, set(melds))
     after = deadwood_after_discard(c, values, hi)
@@ -426,10 +462,13 @@ def test_deadwood_two_decks(preset, players, data):
         assert after[f] == oracle_deadwood(take(tuple(cards), [f]), values, hi), (cards, f)
 
 
-@pytest.mark.parametrize(("hand", "ace_high"), [
-    ("3S 4S 5S 3S 4S 5S", True),  # two runs 3-4-5S: deadwood 0 (was 3+4+5 = 12)
-    ("5S 5H 5D 5S 5H 5D", False),  # two sets of 5s: 0 (was 5+5+5 = 15)
-])
+@pytest.mark.parametrize(
+    ("hand", "ace_high"),
+    [
+        ("3S 4S 5S 3S 4S 5S", True),  # two runs 3-4-5S: deadwood 0 (was 3+4+5 = 12)
+        ("5S 5H 5D 5S 5H 5D", False),  # two sets of 5s: 0 (was 5+5+5 = 15)
+    ],
+)
 def test_two_copies_of_a_meld(hand, ace_high):
     """With two decks a hand holding two copies of a meld lays it twice (D-1; a bug until
     the arrangement search could choose a meld again)."""
@@ -442,44 +481,47 @@ GIN = rules_of("gin")
 GIN_VALUES = engine.card_values(GIN)  # A=1, 2-10 face value, J Q K=10
 
 
-@pytest.mark.parametrize(("preset", "hand", "want"), [
-    # a run and a set share 7S: set 7S 7H 7D leaves 8S 9S = 17, run 7S 8S 9S leaves
-    # 7H 7D = 14; the better use is the run
-    ("gin", "7S 8S 9S 7H 7D", 7 + 7),
-    # a 4-set split: 7H 7D 7C + run 7S 8S 9S melds all six
-    ("gin", "7S 7H 7D 7C 8S 9S", 0),
-    # not the greedy arrangement: the longest (and most valuable, 5+6+7+8 = 26) meld
-    # 5S-8S leaves 8H 8D = 16; 5S 6S 7S + 8S 8H 8D leaves nothing
-    ("gin", "5S 6S 7S 8S 8H 8D", 0),
-    # greedy by value picks the 4-set of kings (40) and leaves QS JS = 20 (and 2S 2H);
-    # the run JS QS KS + K H D C leaves 2S 2H = 4
-    ("gin", "JS QS KS KH KD KC 2S 2H", 2 + 2),
-    # K-A-2 is never a run: K 10 + A 1 + 2 = 13 with aces low ...
-    ("basic", "KS AS 2S", 10 + 1 + 2),
-    # ... nor with aces high or low (rummy500: an ace in hand counts 15): 10 + 15 + 2
-    ("rummy500", "KS AS 2S", 10 + 15 + 2),
-    # K-A-2-3: A-2-3 is a run (ace low), the K is deadwood
-    ("rummy500", "KS AS 2S 3S", 10),
-    # Q-K-A: a run only with aces high
-    ("rummy500", "QS KS AS", 0),
-    ("basic", "QS KS AS", 10 + 10 + 1),
-    # A..K is one run of 13 cards
-    ("basic", "AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS", 0),
-    # A..K-A is no run (14 cards, an ace at both ends), but with aces high A-2-..-6
-    # (ace low) and 7-..-K-A (ace high) meld all 14 (two decks: rummy51) ...
-    ("rummy51", "AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS", 0),
-    # ... and with aces low the second ace is deadwood (basic for 6 players, A = 1)
-    ("basic-6", "AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS", 1),
-    # gin: 10 cards all melded (A-4S, 7s, T-QC)
-    ("gin", "AS 2S 3S 4S 7H 7D 7C TC JC QC", 0),
-    # big gin: 11 cards all melded (A-5S, 9s, J-KH)
-    ("gin", "AS 2S 3S 4S 5S 9H 9D 9C JH QH KH", 0),
-    # a joker is deadwood for the search (naturals only): persian 20, rummy51 20
-    ("persian", "5H 6H 7H JK", 20),
-    ("rummy51", "5H 6H JK", 5 + 6 + 20),
-    # suits of a set differ (D-2): two 5S and a 5H are no set (5 + 5 + 5)
-    ("rummy51", "5S 5S 5H", 15),
-])
+@pytest.mark.parametrize(
+    ("preset", "hand", "want"),
+    [
+        # a run and a set share 7S: set 7S 7H 7D leaves 8S 9S = 17, run 7S 8S 9S leaves
+        # 7H 7D = 14; the better use is the run
+        ("gin", "7S 8S 9S 7H 7D", 7 + 7),
+        # a 4-set split: 7H 7D 7C + run 7S 8S 9S melds all six
+        ("gin", "7S 7H 7D 7C 8S 9S", 0),
+        # not the greedy arrangement: the longest (and most valuable, 5+6+7+8 = 26) meld
+        # 5S-8S leaves 8H 8D = 16; 5S 6S 7S + 8S 8H 8D leaves nothing
+        ("gin", "5S 6S 7S 8S 8H 8D", 0),
+        # greedy by value picks the 4-set of kings (40) and leaves QS JS = 20 (and 2S 2H);
+        # the run JS QS KS + K H D C leaves 2S 2H = 4
+        ("gin", "JS QS KS KH KD KC 2S 2H", 2 + 2),
+        # K-A-2 is never a run: K 10 + A 1 + 2 = 13 with aces low ...
+        ("basic", "KS AS 2S", 10 + 1 + 2),
+        # ... nor with aces high or low (rummy500: an ace in hand counts 15): 10 + 15 + 2
+        ("rummy500", "KS AS 2S", 10 + 15 + 2),
+        # K-A-2-3: A-2-3 is a run (ace low), the K is deadwood
+        ("rummy500", "KS AS 2S 3S", 10),
+        # Q-K-A: a run only with aces high
+        ("rummy500", "QS KS AS", 0),
+        ("basic", "QS KS AS", 10 + 10 + 1),
+        # A..K is one run of 13 cards
+        ("basic", "AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS", 0),
+        # A..K-A is no run (14 cards, an ace at both ends), but with aces high A-2-..-6
+        # (ace low) and 7-..-K-A (ace high) meld all 14 (two decks: rummy51) ...
+        ("rummy51", "AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS", 0),
+        # ... and with aces low the second ace is deadwood (basic for 6 players, A = 1)
+        ("basic-6", "AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS", 1),
+        # gin: 10 cards all melded (A-4S, 7s, T-QC)
+        ("gin", "AS 2S 3S 4S 7H 7D 7C TC JC QC", 0),
+        # big gin: 11 cards all melded (A-5S, 9s, J-KH)
+        ("gin", "AS 2S 3S 4S 5S 9H 9D 9C JH QH KH", 0),
+        # a joker is deadwood for the search (naturals only): persian 20, rummy51 20
+        ("persian", "5H 6H 7H JK", 20),
+        ("rummy51", "5H 6H JK", 5 + 6 + 20),
+        # suits of a set differ (D-2): two 5S and a 5H are no set (5 + 5 + 5)
+        ("rummy51", "5S 5S 5H", 15),
+    ],
+)
 def test_deadwood_by_hand(preset, hand, want):
     rules = rules_of("basic", 6) if preset == "basic-6" else rules_of(preset)
     values = engine.card_values(rules)
@@ -550,19 +592,28 @@ def test_layoff_groups_match_oracle(ace_high):
                 # 2..K-A) in which the added cards are all below or all above m's
                 s = suit(next(iter(m)))
                 for lo in range(len(order) - len(big) + 1):
-                    span = [s * 13 + r for r in order[lo:lo + len(big)]]
+                    span = [s * 13 + r for r in order[lo : lo + len(big)]]
                     if set(span) == big and (span[0] in m or span[-1] in m):
                         want.add(extra)
         # (compared as sets: with aces high the ace that makes 2..K a 13-card run is
         # listed twice, low and high, the same card either way)
-        assert set(map(frozenset, layoff_groups([tuple(sorted(m))], ace_high))) == set(want), sorted(m)
+        assert set(map(frozenset, layoff_groups([tuple(sorted(m))], ace_high))) == set(want), (
+            sorted(m)
+        )
 
 
 # ========================================================== gin showdown
 def show(knocker: str, defender: str, rules=GIN, ace_high: bool = False):
-    return gin_showdown(counts(parse_cards(knocker)), counts(parse_cards(defender)), GIN_VALUES,
-                        rules.knock_limit, rules.gin_bonus, rules.undercut_bonus,
-                        rules.big_gin_bonus, ace_high)
+    return gin_showdown(
+        counts(parse_cards(knocker)),
+        counts(parse_cards(defender)),
+        GIN_VALUES,
+        rules.knock_limit,
+        rules.gin_bonus,
+        rules.undercut_bonus,
+        rules.big_gin_bonus,
+        ace_high,
+    )
 
 
 def test_showdown_knock_with_layoffs():
@@ -571,9 +622,15 @@ def test_showdown_knock_with_layoffs():
     # (9H 9D lack a third 9); left 9H 9D 2H 3D 6C 8D = 9+9+2+3+6+8 = 37
     # knock: 37 - 4 = 33 (without the lay-offs he would have 37 + 4+5+7+10 = 63)
     r = show("AS 2S 3S 7H 7D 7C TC JC QC 4D", "4S 5S 7S KC 9H 9D 2H 3D 6C 8D")
-    assert (r["kind"], r["points"], r["knocker_deadwood"], r["defender_deadwood"]) == ("knock", 33, 4, 37)
+    assert (r["kind"], r["points"], r["knocker_deadwood"], r["defender_deadwood"]) == (
+        "knock",
+        33,
+        4,
+        37,
+    )
     assert as_key(r["defender_groups"]) == as_key(
-        [parse_cards("4S 5S"), parse_cards("7S"), parse_cards("KC")])
+        [parse_cards("4S 5S"), parse_cards("7S"), parse_cards("KC")]
+    )
 
 
 def test_showdown_undercut_by_layoffs():
@@ -582,10 +639,20 @@ def test_showdown_undercut_by_layoffs():
     # 7s), left 2D 3C = 5 (without lay-offs 5 + 4 + 7 = 16 and the knock would win 8)
     # undercut: 8 - 5 + 25 = 28 to the defender
     r = show("AS 2S 3S 7H 7D 7C TC JC QC 8D", "4S 7S 4H 5H 6H 9S 9H 9C 2D 3C")
-    assert (r["kind"], r["points"], r["knocker_deadwood"], r["defender_deadwood"]) == ("undercut", -28, 8, 5)
+    assert (r["kind"], r["points"], r["knocker_deadwood"], r["defender_deadwood"]) == (
+        "undercut",
+        -28,
+        8,
+        5,
+    )
     # equal deadwood is an undercut too: knocker's deadwood 5D = 5 against 5: 0 + 25
     r = show("AS 2S 3S 7H 7D 7C TC JC QC 5D", "4S 7S 4H 5H 6H 9S 9H 9C 2D 3C")
-    assert (r["kind"], r["points"], r["knocker_deadwood"], r["defender_deadwood"]) == ("undercut", -25, 5, 5)
+    assert (r["kind"], r["points"], r["knocker_deadwood"], r["defender_deadwood"]) == (
+        "undercut",
+        -25,
+        5,
+        5,
+    )
 
 
 def test_showdown_gin_no_layoffs():
@@ -593,7 +660,12 @@ def test_showdown_gin_no_layoffs():
     # after a knock but not after gin: left 5S KC 2H 3D 6C 8D 4H = 5+10+2+3+6+8+4 = 38
     # gin: 25 + 38 = 63
     r = show("AS 2S 3S 4S 7H 7D 7C TC JC QC", "5S KC 9H 9D 9C 2H 3D 6C 8D 4H")
-    assert (r["kind"], r["points"], r["knocker_deadwood"], r["defender_deadwood"]) == ("gin", 63, 0, 38)
+    assert (r["kind"], r["points"], r["knocker_deadwood"], r["defender_deadwood"]) == (
+        "gin",
+        63,
+        0,
+        38,
+    )
     assert as_key(r["defender_groups"]) == as_key([parse_cards("9H 9D 9C")])
 
 
@@ -606,16 +678,19 @@ def test_showdown_big_gin():
     assert (r["kind"], r["points"], r["defender_deadwood"]) == ("big_gin", 96, 65)
 
 
-@pytest.mark.parametrize(("defender", "points", "knocker_meld"), [
-    # knocker 4C 5C 6C 5H 5S + 9D-KD: run 4-6C leaves 5H 5S = 10, set 5C 5H 5S leaves
-    # 4C 6C = 10: equal deadwood, the knocker takes the arrangement best for him (D-11).
-    # Defender 1: set 9H 9S 9C; left 5D 2H 2S 3H 8H 8S 4D = 5+2+2+3+8+8+4 = 32, and 5D
-    # lays off only on the set of 5s: with the run 32 - 10 = 22, with the set 27 - 10 = 17
-    ("5D 2H 2S 3H 8H 8S 4D 9H 9S 9C", 22, "4C 5C 6C"),
-    # Defender 2: no meld, 3+7+2+2+3+8+8+4+9+9 = 55; 3C and 7C lay off only on the run:
-    # with the run 55 - 10 - 10 = 35, with the set 55 - 10 = 45
-    ("3C 7C 2H 2S 3H 8H 8S 4D 9H 9S", 45, "5C 5H 5S"),
-])
+@pytest.mark.parametrize(
+    ("defender", "points", "knocker_meld"),
+    [
+        # knocker 4C 5C 6C 5H 5S + 9D-KD: run 4-6C leaves 5H 5S = 10, set 5C 5H 5S leaves
+        # 4C 6C = 10: equal deadwood, the knocker takes the arrangement best for him (D-11).
+        # Defender 1: set 9H 9S 9C; left 5D 2H 2S 3H 8H 8S 4D = 5+2+2+3+8+8+4 = 32, and 5D
+        # lays off only on the set of 5s: with the run 32 - 10 = 22, with the set 27 - 10 = 17
+        ("5D 2H 2S 3H 8H 8S 4D 9H 9S 9C", 22, "4C 5C 6C"),
+        # Defender 2: no meld, 3+7+2+2+3+8+8+4+9+9 = 55; 3C and 7C lay off only on the run:
+        # with the run 55 - 10 - 10 = 35, with the set 55 - 10 = 45
+        ("3C 7C 2H 2S 3H 8H 8S 4D 9H 9S", 45, "5C 5H 5S"),
+    ],
+)
 def test_showdown_knocker_picks_best_tie(defender, points, knocker_meld):
     r = show("4C 5C 6C 5H 5S 9D TD JD QD KD", defender)
     assert (r["kind"], r["points"], r["knocker_deadwood"]) == ("knock", points, 10)
@@ -641,18 +716,36 @@ def knock_deals(draw):
             knocker |= m
     size = 11 if len(knocker) == 11 else 10
     low = [f for f in range(52) if rank(f) <= 4 and f not in knocker]
-    filler = draw(st.lists(st.sampled_from(low), unique=True, min_size=size - len(knocker),
-                           max_size=size - len(knocker)))
+    filler = draw(
+        st.lists(
+            st.sampled_from(low),
+            unique=True,
+            min_size=size - len(knocker),
+            max_size=size - len(knocker),
+        )
+    )
     knocker |= set(filler)
     rest = [f for f in range(52) if f not in knocker]
     defender: set[int] = set()
     for m in draw(st.lists(st.sampled_from(all_natural_melds(ace_high)), max_size=2)):
         if m <= set(rest) and not m & defender and len(defender | m) <= 7:
             defender |= m
-    near = [f for f in rest if f not in defender and any(
-        abs(rank(f) - rank(g)) <= 1 and (suit(f) == suit(g) or rank(f) == rank(g)) for g in knocker)]
-    defender |= set(draw(st.lists(st.sampled_from(near), unique=True,
-                                  max_size=min(10 - len(defender), len(near)))))
+    near = [
+        f
+        for f in rest
+        if f not in defender
+        and any(
+            abs(rank(f) - rank(g)) <= 1 and (suit(f) == suit(g) or rank(f) == rank(g))
+            for g in knocker
+        )
+    ]
+    defender |= set(
+        draw(
+            st.lists(
+                st.sampled_from(near), unique=True, max_size=min(10 - len(defender), len(near))
+            )
+        )
+    )
     others = [f for f in rest if f not in defender]
     k = 10 - len(defender)
     defender |= set(draw(st.lists(st.sampled_from(others), unique=True, min_size=k, max_size=k)))
@@ -667,25 +760,42 @@ def test_showdown_matches_oracle(deal, big):
     knocker, defender, ace_high = deal
     want = oracle_showdown(knocker, defender, GIN_VALUES, GIN, ace_high, big)
     event("over the limit" if want is None else want[1])  # (--hypothesis-show-statistics)
-    args = (counts(knocker), counts(defender), GIN_VALUES, GIN.knock_limit, GIN.gin_bonus,
-            GIN.undercut_bonus, big, ace_high)
+    args = (
+        counts(knocker),
+        counts(defender),
+        GIN_VALUES,
+        GIN.knock_limit,
+        GIN.gin_bonus,
+        GIN.undercut_bonus,
+        big,
+        ace_high,
+    )
     if want is None:
         with pytest.raises(ValueError):
             gin_showdown(*args)
         return
     r = gin_showdown(*args)
-    assert (r["points"], r["kind"], r["knocker_deadwood"], r["defender_deadwood"]) == want, (knocker, defender)
+    assert (r["points"], r["kind"], r["knocker_deadwood"], r["defender_deadwood"]) == want, (
+        knocker,
+        defender,
+    )
     melds = set(oracle_melds(knocker, ace_high))
     check_groups(knocker, r["knocker_melds"], melds)
     assert r["knocker_deadwood"] == sum(GIN_VALUES[f] for f in knocker) - sum(
-        GIN_VALUES[f] for m in r["knocker_melds"] for f in m)
+        GIN_VALUES[f] for m in r["knocker_melds"] for f in m
+    )
     allowed = set(oracle_melds(defender, ace_high))
     if r["knocker_deadwood"]:
-        allowed |= {big_m - m for m in map(frozenset, r["knocker_melds"])
-                    for big_m in all_natural_melds(ace_high) if big_m > m}
+        allowed |= {
+            big_m - m
+            for m in map(frozenset, r["knocker_melds"])
+            for big_m in all_natural_melds(ace_high)
+            if big_m > m
+        }
     check_groups(defender, r["defender_groups"], allowed)
     assert r["defender_deadwood"] == sum(GIN_VALUES[f] for f in defender) - sum(
-        GIN_VALUES[f] for g in r["defender_groups"] for f in g)
+        GIN_VALUES[f] for g in r["defender_groups"] for f in g
+    )
 
 
 # ========================================== meld validity, catalogue, wild cards
@@ -741,10 +851,14 @@ def test_catalogue_is_every_meld_shape(name):
         assert (cat.set_id(*d[1:]) if d[0] == "set" else cat.run_id(*d[1:])) == i
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "disagreement: with wilds_at_most_naturals=False (D-3 off: at least one natural, no "
-    "ratio limit) and no per-meld limit, one natural and three jokers are a set of 4, "
-    "but the catalogue has no such set shape (wild counts stop at 2); classify accepts it"))
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "disagreement: with wilds_at_most_naturals=False (D-3 off: at least one natural, no "
+        "ratio limit) and no per-meld limit, one natural and three jokers are a set of 4, "
+        "but the catalogue has no such set shape (wild counts stop at 2); classify accepts it"
+    ),
+)
 def test_catalogue_one_natural_three_wilds():
     cfg = (True, True, False, 0)  # e.g. make_rules("persian", wilds_at_most_naturals=False)
     cat = catalogue(*cfg)
@@ -800,7 +914,9 @@ def test_is_run_of_cards_that_are_also_a_set():
     cat = catalogue(*PRESET_CFGS["persian-loose"])
     cards = parse_cards("5H JK JK")
     assert oracle_classify(cards, PRESET_CFGS["persian-loose"]) == {
-        "set": ("set", 4, 0b0010, 2), "run": ("run", 1, 4, 6)}
+        "set": ("set", 4, 0b0010, 2),
+        "run": ("run", 1, 4, 6),
+    }
     assert is_run(cards, cat)
 
 
@@ -827,8 +943,11 @@ def test_bit_helpers_match_oracle(cards, ace_high):
     held = set(cards)
     masks = [sum(1 << r for r in range(13) if s * 13 + r in held) for s in range(4)]
     assert three_suit_ranks(*masks) == sum(
-        1 << r for r in range(13) if sum(s * 13 + r in held for s in range(4)) >= 3)
-    runs3 = [m for m in oracle_melds(cards, ace_high) if len(m) == 3 and len({rank(f) for f in m}) == 3]
+        1 << r for r in range(13) if sum(s * 13 + r in held for s in range(4)) >= 3
+    )
+    runs3 = [
+        m for m in oracle_melds(cards, ace_high) if len(m) == 3 and len({rank(f) for f in m}) == 3
+    ]
     assert bool(run3_bits(sum(1 << f for f in held), ace_high)) == bool(runs3), cards
 
 
@@ -851,7 +970,8 @@ def test_hand_melds_and_opening_match_oracle(name, data):
     want = oracle_hand_melds(cards, cfg, av, jv)
     got = hand_melds(cat, counts(cards), av, jv)
     assert Counter((tuple(sorted(nat)), w, v, p) for nat, w, v, p in got) == Counter(
-        key for key, _ in want), cards
+        key for key, _ in want
+    ), cards
     for (_, _, value, _), shape in want:
         if shape[0] == "set":
             assert set_value(*shape[1:], av, jv) == value, shape
@@ -863,11 +983,15 @@ def test_hand_melds_and_opening_match_oracle(name, data):
     need_pure = data.draw(st.booleans())
     forb = data.draw(st.sampled_from([-1, *sorted(set(cards))]))
     allow_empty = data.draw(st.booleans())
-    queries = [tuple(cards)] + [take(tuple(cards), nat + (JOKER,) * w) for nat, w, _, _ in melds[:3]]
+    queries = [tuple(cards)] + [
+        take(tuple(cards), nat + (JOKER,) * w) for nat, w, _, _ in melds[:3]
+    ]
     for i, q in enumerate(queries):
         expect = oracle_opening(q, cfg, av, jv, need, need_pure, forb, allow_empty)
-        assert opening_possible(cat, tuple(counts(q)), need, need_pure, forb, av, jv,
-                                allow_empty) == expect, (q, need, need_pure, forb, allow_empty)
+        assert (
+            opening_possible(cat, tuple(counts(q)), need, need_pure, forb, av, jv, allow_empty)
+            == expect
+        ), (q, need, need_pure, forb, allow_empty)
         if i == 0:
             event(f"opening {expect}")
 
@@ -877,8 +1001,13 @@ def oracle_best_value(cards, cfg, ace_value: int, joker_value: int) -> int:
 
     @cache
     def best(rest: tuple) -> int:
-        return max([0] + [v + best(take(rest, nat + (JOKER,) * w))
-                          for (nat, w, v, _), _ in oracle_hand_melds(rest, cfg, ace_value, joker_value)])
+        return max(
+            [0]
+            + [
+                v + best(take(rest, nat + (JOKER,) * w))
+                for (nat, w, v, _), _ in oracle_hand_melds(rest, cfg, ace_value, joker_value)
+            ]
+        )
 
     return best(tuple(sorted(cards)))
 
@@ -888,8 +1017,16 @@ def test_opening_by_hand():
     cat = catalogue_for(rules)
 
     def can(hand: str, need: int = 51, pure: bool = True, forb: int = -1) -> bool:
-        return opening_possible(cat, tuple(counts(parse_cards(hand))), need, pure, forb,
-                                rules.ace_meld_value, rules.joker_meld_value, False)
+        return opening_possible(
+            cat,
+            tuple(counts(parse_cards(hand))),
+            need,
+            pure,
+            forb,
+            rules.ace_meld_value,
+            rules.joker_meld_value,
+            False,
+        )
 
     # Q-K-A (10+10+11 = 31) + J J J (30) = 61 >= 51, a pure run, 2C left to discard
     assert can("QS KS AS JH JD JC 2C")

@@ -51,8 +51,14 @@ def clean_zip(tmp_path_factory) -> Path:
     from rummy_env.wrappers import RummySingleAgentEnv
 
     path = tmp_path_factory.mktemp("models") / "clean.zip"
-    model = MaskablePPO("MlpPolicy", RummySingleAgentEnv(opponents="random"), n_steps=8, batch_size=8,
-                        policy_kwargs={"net_arch": [8]}, device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy",
+        RummySingleAgentEnv(opponents="random"),
+        n_steps=8,
+        batch_size=8,
+        policy_kwargs={"net_arch": [8]},
+        device="cpu",
+    )
     model.save(path)
     return path
 
@@ -79,8 +85,17 @@ def test_the_payload_runs_under_plain_unpickling(tmp_path):
     assert marker.exists()
 
 
-@pytest.mark.parametrize("key", ["policy_class", "policy_kwargs", "observation_space", "lr_schedule",
-                                 "_last_obs", "ep_info_buffer"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "policy_class",
+        "policy_kwargs",
+        "observation_space",
+        "lr_schedule",
+        "_last_obs",
+        "ep_info_buffer",
+    ],
+)
 def test_a_payload_in_a_known_entry_is_never_unpickled(clean_zip, tmp_path, key):
     marker = tmp_path / "pwned"
 
@@ -119,8 +134,12 @@ def test_a_payload_under_an_unknown_key_is_refused(clean_zip, tmp_path):
 
 def test_a_disallowed_class_name_is_refused(clean_zip, tmp_path):
     def edit(d):
-        d["policy_kwargs"] = {":type:": "<class 'dict'>", ":serialized:": payload_b64(tmp_path / "pwned"),
-                              "net_arch": [8], "activation_fn": "<class 'os.system'>"}
+        d["policy_kwargs"] = {
+            ":type:": "<class 'dict'>",
+            ":serialized:": payload_b64(tmp_path / "pwned"),
+            "net_arch": [8],
+            "activation_fn": "<class 'os.system'>",
+        }
 
     evil = rewrite(clean_zip, tmp_path / "evil.zip", edit)
     with pytest.raises(ValueError, match="activation .* is not allowed"):
@@ -143,7 +162,11 @@ def test_a_pickle_in_the_weights_is_refused(clean_zip, tmp_path):
 def test_an_npz_with_pickled_objects_is_refused(tmp_path):
     marker = tmp_path / "pwned"
     evil = tmp_path / "evil.npz"
-    np.savez(evil, meta=np.array(json.dumps({"obs_size": 1})), w0=np.array([Payload(marker)], dtype=object))
+    np.savez(
+        evil,
+        meta=np.array(json.dumps({"obs_size": 1})),
+        w0=np.array([Payload(marker)], dtype=object),
+    )
     with pytest.raises(ValueError, match="not a valid .npz policy"):
         agents.make(f"ppo:{evil}", rummy_env.make_rules("basic", 2))
     assert not marker.exists()
@@ -186,6 +209,7 @@ def test_shipped_models_are_npz_policies():
             json.loads(str(z["meta"]))
 
 
+@pytest.mark.slow
 def test_tournament_with_an_evil_model_runs_no_code(clean_zip, tmp_path):
     """``rummy-tournament --agents ppo:evil.zip``: the parent and every worker load it safely."""
     marker = tmp_path / "pwned"
@@ -194,9 +218,31 @@ def test_tournament_with_an_evil_model_runs_no_code(clean_zip, tmp_path):
         d["policy_class"][":serialized:"] = payload_b64(marker)
 
     evil = rewrite(clean_zip, tmp_path / "evil.zip", edit)
-    out = subprocess.run([sys.executable, "-m", "experiments.tournament", "--preset", "basic", "--players", "2",
-                          "--agents", f"random,ppo:{evil}", "--deals", "2", "--workers", "2",
-                          "--db", str(tmp_path / "t.sqlite"), "--out", str(tmp_path / "out"), "--no-plots"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "experiments.tournament",
+            "--preset",
+            "basic",
+            "--players",
+            "2",
+            "--agents",
+            f"random,ppo:{evil}",
+            "--deals",
+            "2",
+            "--workers",
+            "2",
+            "--db",
+            str(tmp_path / "t.sqlite"),
+            "--out",
+            str(tmp_path / "out"),
+            "--no-plots",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert not marker.exists()

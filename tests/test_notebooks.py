@@ -14,16 +14,26 @@ nbclient = pytest.importorskip("nbclient")
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RUMMY_NOTEBOOK_SMOKE", "1")
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent.parent)}})
+    client = nbclient.NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent.parent)}},
+    )
     client.execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-              if o.get("output_type") == "error"]
+    errors = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
     assert not errors, errors
 
 
@@ -34,9 +44,12 @@ def test_notebook_is_committed_with_its_outputs(path: Path) -> None:
     failed, and the file stays small (outputs cut short, images at modest dpi)."""
     nb = nbformat.read(path, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
-    assert [c.get("execution_count") for c in code] == list(range(1, len(code) + 1)), \
+    assert [c.get("execution_count") for c in code] == list(range(1, len(code) + 1)), (
         f"{path.name} is not committed as run top to bottom"
-    assert sum(bool(c.get("outputs")) for c in code) >= len(code) // 2, f"{path.name} has few outputs"
+    )
+    assert sum(bool(c.get("outputs")) for c in code) >= len(code) // 2, (
+        f"{path.name} has few outputs"
+    )
     assert not [o for c in code for o in c.outputs if o.get("output_type") == "error"]
     assert path.stat().st_size < 1_000_000, f"{path.name}: {path.stat().st_size:,} bytes"
 

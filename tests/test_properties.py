@@ -42,12 +42,18 @@ from tests.helpers import (
 # scoring) with lowered limits so that a match lasts a few rounds.
 CONFIGS = [
     ("2p", dict(num_players=2)),
-    ("3p-jokers-high-wta", dict(num_players=3, jokers=2, ace="low_or_high", scoring="winner_takes_all")),
+    (
+        "3p-jokers-high-wta",
+        dict(num_players=3, jokers=2, ace="low_or_high", scoring="winner_takes_all"),
+    ),
     ("4p-high", dict(num_players=4, ace="low_or_high")),
     ("5p-jokers-wta", dict(num_players=5, jokers=2, scoring="winner_takes_all")),
     ("6p-jokers-high", dict(num_players=6, jokers=2, ace="low_or_high")),
     ("6p-wta", dict(num_players=6, scoring="winner_takes_all")),
-    ("2p-jokers-wta-match", dict(num_players=2, jokers=2, scoring="winner_takes_all", match=True, target=60)),
+    (
+        "2p-jokers-wta-match",
+        dict(num_players=2, jokers=2, scoring="winner_takes_all", match=True, target=60),
+    ),
     ("3p-high-match", dict(num_players=3, ace="low_or_high", match=True, penalty_limit=40)),
     ("4p-jokers-match", dict(num_players=4, jokers=2, match=True, penalty_limit=30)),
 ]
@@ -75,7 +81,9 @@ def every(kw: dict[str, Any], k: int) -> int:
     return 4 * k if kw.get("match") else k
 
 
-def random_play(env: rummy_env.raw_env, seed: int) -> Iterator[tuple[str, np.ndarray | None, int | None]]:
+def random_play(
+    env: rummy_env.raw_env, seed: int
+) -> Iterator[tuple[str, np.ndarray | None, int | None]]:
     """Play a random masked game from ``reset(seed=seed)``.
 
     Yields ``(agent, mask, action)`` before every step (``mask`` and ``action``
@@ -127,8 +135,10 @@ def test_card_conservation(kw, seed):
         if i % k:
             continue
         d = env.state.to_dict()
-        assert places(d) == full, f"seed {seed}, step {d['step_count']}: cards {places(d) - full} " \
-                                  f"appeared, {full - places(d)} vanished"
+        assert places(d) == full, (
+            f"seed {seed}, step {d['step_count']}: cards {places(d) - full} "
+            f"appeared, {full - places(d)} vanished"
+        )
     d = env.state.to_dict()
     assert places(d) == full
 
@@ -195,7 +205,8 @@ def test_swap_joker_never_leaves_a_dead_end():
         engine.apply_action(probe, a)
         assert engine.is_terminal(probe) or engine.legal_actions(probe), (
             f"{env.decode(a)} leaves {probe.to_dict()['hands'][0]} with forbidden "
-            f"{probe.to_dict()['forbidden']} and no legal move")
+            f"{probe.to_dict()['forbidden']} and no legal move"
+        )
 
 
 # ------------------------------------------------------------ 3. mask exactness
@@ -249,18 +260,31 @@ class Oracle:
         cards = m["cards"]
         nat = [c for c in cards if c != "JK"]
         if m["kind"] == "set":
-            return {"kind": "set", "rank": self.rank(nat[0]), "suits": {c[1] for c in nat},
-                    "wilds": len(cards) - len(nat)}
+            return {
+                "kind": "set",
+                "rank": self.rank(nat[0]),
+                "suits": {c[1] for c in nat},
+                "wilds": len(cards) - len(nat),
+            }
         i, first = next((i, c) for i, c in enumerate(cards) if c != "JK")
         r = self.rank(first)
         for lo in (r - i, 13 - i) if r == 0 else (r - i,):
             hi = lo + len(cards) - 1
-            if lo >= 0 and hi <= self.max_pos and all(
-                    c == "JK" or (lo + j) % 13 == self.rank(c) for j, c in enumerate(cards)):
+            if (
+                lo >= 0
+                and hi <= self.max_pos
+                and all(c == "JK" or (lo + j) % 13 == self.rank(c) for j, c in enumerate(cards))
+            ):
                 wild_pos = [lo + j for j, c in enumerate(cards) if c == "JK"]
-                return {"kind": "run", "suit": first[1], "lo": lo, "hi": hi,
-                        "wild_faces": {self.RANKS[q % 13] + first[1] for q in wild_pos},
-                        "naturals": len(nat), "wilds": len(wild_pos)}
+                return {
+                    "kind": "run",
+                    "suit": first[1],
+                    "lo": lo,
+                    "hi": hi,
+                    "wild_faces": {self.RANKS[q % 13] + first[1] for q in wild_pos},
+                    "naturals": len(nat),
+                    "wilds": len(wild_pos),
+                }
         raise AssertionError(f"table meld {cards} is not a run")
 
     def legal(self, d: dict[str, Any]) -> set[int]:
@@ -295,11 +319,18 @@ class Oracle:
         for mi, m in enumerate(d["table"]):
             t = self.parse_meld(m)
             for a, lay in self.layoffs.get(mi, ()):
-                if hand[lay.card] and self.accepts(t, lay) and leaves_a_move(hand - Counter([lay.card])):
+                if (
+                    hand[lay.card]
+                    and self.accepts(t, lay)
+                    and leaves_a_move(hand - Counter([lay.card]))
+                ):
                     out.add(a)
             for a, card in self.swaps.get(mi, ()):
-                if hand[card] and self.swappable(t, card) and \
-                        leaves_a_move(hand - Counter([card]) + Counter(["JK"])):
+                if (
+                    hand[card]
+                    and self.swappable(t, card)
+                    and leaves_a_move(hand - Counter([card]) + Counter(["JK"]))
+                ):
                     out.add(a)
         return out
 
@@ -375,7 +406,8 @@ def test_mask_exactness(kw, seed):
             assert got == want, (
                 f"seed {seed}, step {env.state.step_count}: accepted but masked "
                 f"{[str(env.decode(a)) for a in sorted(got - want)]}, marked but refused "
-                f"{[str(env.decode(a)) for a in sorted(want - got)]}")
+                f"{[str(env.decode(a)) for a in sorted(want - got)]}"
+            )
         if i % k_oracle == 0:
             d = env.state.to_dict()
             want = oracle.legal(d)
@@ -384,7 +416,8 @@ def test_mask_exactness(kw, seed):
                 f"seed {seed}, step {d['step_count']}, hand {d['hands'][d['current_player']]}, "
                 f"forbidden {d['forbidden']}, table {d['table']}: the mask also marks "
                 f"{[str(env.decode(a)) for a in sorted(got - want)]} and lacks "
-                f"{[str(env.decode(a)) for a in sorted(want - got)]}")
+                f"{[str(env.decode(a)) for a in sorted(want - got)]}"
+            )
     assert brute > 0
 
 
@@ -446,7 +479,8 @@ def test_rounds_end_under_any_play(num_players):
             break
         env.step(policy())
     assert engine.is_terminal(env.state), (
-        f"no end after {MAX_ROUND_STEPS} steps; stock still {len(env.state.stock)} cards")
+        f"no end after {MAX_ROUND_STEPS} steps; stock still {len(env.state.stock)} cards"
+    )
 
 
 # -------------------------------------------------------------- 5. determinism
@@ -502,7 +536,9 @@ def test_no_leaks(kw, seed):
             continue
         d = env.state.to_dict()
         for q, known in enumerate(d["known"]):
-            assert not Counter(known) - Counter(d["hands"][q]), f"known cards of seat {q} not in hand"
+            assert not Counter(known) - Counter(d["hands"][q]), (
+                f"known cards of seat {q} not in hand"
+            )
         viewers = env.agents if i % (3 * k) == 0 else [agent]
         for viewer in viewers:
             v = env.agent_name_mapping[viewer]
@@ -515,13 +551,18 @@ def test_no_leaks(kw, seed):
             assert other.agent_selection == agent
             got = other.observe(viewer)
             assert np.array_equal(got["action_mask"], want["action_mask"]), (
-                f"seed {seed}, step {d['step_count']}: {viewer}'s mask depends on hidden cards")
+                f"seed {seed}, step {d['step_count']}: {viewer}'s mask depends on hidden cards"
+            )
             diff = np.flatnonzero(got["observation"] != want["observation"])
-            slices = [name for name, sl in env.obs_layout.slices.items()
-                      if any(sl.start <= j < sl.stop for j in diff)]
+            slices = [
+                name
+                for name, sl in env.obs_layout.slices.items()
+                if any(sl.start <= j < sl.stop for j in diff)
+            ]
             assert diff.size == 0, (
                 f"seed {seed}, step {d['step_count']}: {viewer}'s observation depends on "
-                f"hidden cards (slices {slices})")
+                f"hidden cards (slices {slices})"
+            )
     assert changed, "no permutation moved a card: the test checked nothing"
 
 

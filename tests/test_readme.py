@@ -59,7 +59,9 @@ def blocks() -> list[tuple[int, str]]:
 
 
 def test_readme_has_python_blocks(blocks):
-    assert len(blocks) >= 4, f"README.md has {len(blocks)} ```python blocks; the extraction is broken"
+    assert len(blocks) >= 4, (
+        f"README.md has {len(blocks)} ```python blocks; the extraction is broken"
+    )
 
 
 def test_readme_python_blocks_run_in_order(blocks, tmp_path, monkeypatch):
@@ -68,15 +70,19 @@ def test_readme_python_blocks_run_in_order(blocks, tmp_path, monkeypatch):
     for i, (line, code) in enumerate(blocks, 1):
         missing = missing_optional(code)
         if missing:
-            pytest.skip(f"README block {i} (README.md line {line}) needs {', '.join(missing)}, "
-                        f"not installed (pip install -e '.[train]'); blocks 1-{i - 1} ran")
+            pytest.skip(
+                f"README block {i} (README.md line {line}) needs {', '.join(missing)}, "
+                f"not installed (pip install -e '.[train]'); blocks 1-{i - 1} ran"
+            )
         error = None
         try:
             exec(compile(code, f"README.md block {i} (line {line})", "exec"), namespace)  # noqa: S102
         except Exception as e:  # noqa: BLE001 (any error of a snippet is the failure)
             error = f"{type(e).__name__}: {e}\n\n{code}\n{traceback.format_exc()}"
         if error:
-            pytest.fail(f"README python block {i} (README.md line {line}) raised {error}", pytrace=False)
+            pytest.fail(
+                f"README python block {i} (README.md line {line}) raised {error}", pytrace=False
+            )
 
 
 def test_python_blocks_extraction():
@@ -103,14 +109,18 @@ def md_table(path: Path, first: str, has: str = "") -> list[list[str]]:
 
 
 @pytest.mark.parametrize("path", [README, DESIGN_DOC], ids=["README", "design"])
-@pytest.mark.parametrize("preset, n, kw", [("basic", 2, {}), ("basic", 5, {"jokers": 2}),
-                                           ("gin", 2, {}), ("rummy51", 3, {})])
+@pytest.mark.parametrize(
+    "preset, n, kw",
+    [("basic", 2, {}), ("basic", 5, {"jokers": 2}), ("gin", 2, {}), ("rummy51", 3, {})],
+)
 def test_observation_tables_match_the_layout(path, preset, n, kw):
     rules = rummy_env.make_rules(preset, n, **kw)
     symbols = {"P": rules.num_players, "F": 53, "D": rules.num_cards, "M": rules.max_melds}
     rows = md_table(path, "slice")[1:]
-    documented = [(r[0].strip("`"), eval(r[1].replace("x", "*"), {}, dict(symbols)))  # noqa: S307
-                  for r in rows]
+    documented = [
+        (r[0].strip("`"), eval(r[1].replace("x", "*"), {}, dict(symbols)))  # noqa: S307
+        for r in rows
+    ]
     layout = ObsLayout(rules)
     assert documented == [(name, sl.stop - sl.start) for name, sl in layout.slices.items()]
 
@@ -121,8 +131,18 @@ def test_design_action_sizes_match_the_layout():
         preset, *overrides = [c.strip("`") for c in row[0].split(", ")]
         kw = {k: ast.literal_eval(v) for k, v in (o.split("=") for o in overrides)}
         L = Layout(rummy_env.make_rules(preset, 2, **kw))
-        starts = [L.DRAW_STOCK, L.DRAW_DISCARD, L.MELD, L.LAYOFF, L.SWAP, L.DISCARD, L.KNOCK,
-                  L.PASS, L.END_ROUND, L.size]
+        starts = [
+            L.DRAW_STOCK,
+            L.DRAW_DISCARD,
+            L.MELD,
+            L.LAYOFF,
+            L.SWAP,
+            L.DISCARD,
+            L.KNOCK,
+            L.PASS,
+            L.END_ROUND,
+            L.size,
+        ]
         sizes = [b - a for a, b in zip(starts, starts[1:])]
         assert [int(c or 0) for c in row[1:]] == sizes + [L.size], row[0]
 

@@ -36,16 +36,27 @@ def test_counts_of_one_are_singular():
 
 
 def _standard_result():
-    return {"round": 0, "round_scores": [0, 24], "totals": [0, 24], "winner": 0,
-            "reason": "stock_exhausted", "rummy": False, "rewards": [0, -24],
-            "eliminated": [], "match_over": True, "match_winner": 0}
+    return {
+        "round": 0,
+        "round_scores": [0, 24],
+        "totals": [0, 24],
+        "winner": 0,
+        "reason": "stock_exhausted",
+        "rummy": False,
+        "rewards": [0, -24],
+        "eliminated": [],
+        "match_over": True,
+        "match_winner": 0,
+    }
 
 
 def test_a_round_result_says_who_won_why_and_what_the_numbers_mean():
     text = describe_result(_standard_result(), rummy_env.make_rules("basic", 2))
     assert text.startswith("round 1 over: the stock ran out")  # round index 0 is round 1
     assert "player_0 holds the lowest hand and wins" in text
-    assert "Penalties this round" in text and "lower is better" in text and "minus the penalty" in text
+    assert (
+        "Penalties this round" in text and "lower is better" in text and "minus the penalty" in text
+    )
     assert re.search(r"player_0: +0 +reward \+0 +\(winner\)", text), text
     assert re.search(r"player_1: +24 +reward -24$", text, re.M), text
     assert "match totals" not in text  # one round, no match
@@ -54,11 +65,20 @@ def test_a_round_result_says_who_won_why_and_what_the_numbers_mean():
 
 
 def test_a_gin_knock_and_an_info_without_rewards():
-    info = {"round": 2, "round_scores": [0, 13], "totals": [40, 13], "winner": 1, "reason": "undercut",
-            "rummy": False, "showdown": {"knocker_deadwood": 8, "defender_deadwood": 5}}
+    info = {
+        "round": 2,
+        "round_scores": [0, 13],
+        "totals": [40, 13],
+        "winner": 1,
+        "reason": "undercut",
+        "rummy": False,
+        "showdown": {"knocker_deadwood": 8, "defender_deadwood": 5},
+    }
     text = describe_result(info, rummy_env.make_rules("gin", 2))
-    assert text.startswith("round 3 over: player_1 undercut the knocker and wins the hand "
-                           "(deadwood: knocker 8, defender 5).")
+    assert text.startswith(
+        "round 3 over: player_1 undercut the knocker and wins the hand "
+        "(deadwood: knocker 8, defender 5)."
+    )
     assert "Points this round, gin scoring" in text and "reward" not in text.splitlines()[-1]
 
 
@@ -71,8 +91,10 @@ def test_the_demo_explains_the_result(capsys):
     assert not re.search(r"\b1 cards\b", out)
 
 
-@pytest.mark.parametrize("module", ["train_ppo", "tournament", "benchmark", "demo", "eval_ppo", "ship_model",
-                                    "learning_curve"])
+@pytest.mark.parametrize(
+    "module",
+    ["train_ppo", "tournament", "benchmark", "demo", "eval_ppo", "ship_model", "learning_curve"],
+)
 def test_every_command_says_what_it_does(module, capsys, monkeypatch):
     """rummy-train, rummy-tournament, rummy-benchmark, rummy-demo and
     python -m experiments.eval_ppo: --help gives the module's one-line summary."""

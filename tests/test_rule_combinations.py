@@ -36,21 +36,45 @@ from tests.helpers import SEEDS, legal_strs, play, random_masked_game
 
 # allowed values of every rule option (0 where 0 means "by player count" or "off")
 FIELD_VALUES: dict[str, list[Any]] = {
-    "decks": [0, 1, 2], "jokers": [0, 1, 2, 4], "hand_size": [0, 0, 1, 3, 7, 10, 13],
-    "ace": ["low", "low_or_high"], "ace_penalty": [0, 1, 11, 15], "joker_penalty": [0, 15, 20],
-    "scoring": ["standard", "winner_takes_all", "gin", "rummy500"], "rummy_multiplier": [1, 2, 3],
-    "penalty_limit": [1, 50, 100, 500], "target": [1, 50, 100, 500], "match": [False, True],
-    "rebuild_keeps_top": [True, False], "max_stock_rebuilds": [0, 1, 2, 5],
-    "go_out_requires_discard": [False, True], "wilds_at_most_naturals": [True, False],
-    "max_wilds_per_meld": [0, 1, 2], "max_turns": [0, 1, 5, 50, 500],
-    "meld_during_play": [True, False], "knock_limit": [0, 1, 10, 25], "oklahoma": [False, True],
-    "upcard_offer": [False, True], "wall": [0, 1, 2, 5], "gin_bonus": [0, 25],
-    "undercut_bonus": [0, 25], "big_gin_bonus": [0, 31], "discard_pickup": ["top", "any"],
-    "discard_pickup_must_meld": ["never", "always", "below_top"], "upcard": [True, False],
-    "empty_stock": ["rebuild", "end_round"], "open_points": [0, 30, 51], "open_pure_run": [False, True],
-    "ace_meld_value": [1, 11, 15], "joker_meld_value": [0, 20], "joker_swap": [True, False],
-    "joker_natural_first": [False, True], "unopened_penalty": [0, 100], "elimination": [True, False],
-    "game_bonus": [0, 100], "line_bonus": [0, 25],
+    "decks": [0, 1, 2],
+    "jokers": [0, 1, 2, 4],
+    "hand_size": [0, 0, 1, 3, 7, 10, 13],
+    "ace": ["low", "low_or_high"],
+    "ace_penalty": [0, 1, 11, 15],
+    "joker_penalty": [0, 15, 20],
+    "scoring": ["standard", "winner_takes_all", "gin", "rummy500"],
+    "rummy_multiplier": [1, 2, 3],
+    "penalty_limit": [1, 50, 100, 500],
+    "target": [1, 50, 100, 500],
+    "match": [False, True],
+    "rebuild_keeps_top": [True, False],
+    "max_stock_rebuilds": [0, 1, 2, 5],
+    "go_out_requires_discard": [False, True],
+    "wilds_at_most_naturals": [True, False],
+    "max_wilds_per_meld": [0, 1, 2],
+    "max_turns": [0, 1, 5, 50, 500],
+    "meld_during_play": [True, False],
+    "knock_limit": [0, 1, 10, 25],
+    "oklahoma": [False, True],
+    "upcard_offer": [False, True],
+    "wall": [0, 1, 2, 5],
+    "gin_bonus": [0, 25],
+    "undercut_bonus": [0, 25],
+    "big_gin_bonus": [0, 31],
+    "discard_pickup": ["top", "any"],
+    "discard_pickup_must_meld": ["never", "always", "below_top"],
+    "upcard": [True, False],
+    "empty_stock": ["rebuild", "end_round"],
+    "open_points": [0, 30, 51],
+    "open_pure_run": [False, True],
+    "ace_meld_value": [1, 11, 15],
+    "joker_meld_value": [0, 20],
+    "joker_swap": [True, False],
+    "joker_natural_first": [False, True],
+    "unopened_penalty": [0, 100],
+    "elimination": [True, False],
+    "game_bonus": [0, 100],
+    "line_bonus": [0, 25],
 }
 MATCH_ROUNDS = 3  # rounds of a match played
 
@@ -97,6 +121,7 @@ def play_checked(rules: rummy_env.RuleSet, seed: int, deep: bool) -> dict[str, A
 def combination_test(n_examples: int):
     """The test: a drawn combination is refused with a reason naming a field, or
     games under it keep the invariants and replay identically."""
+
     @settings(max_examples=n_examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(options=rule_options(), seed=SEEDS)
     def test(options, seed):
@@ -110,6 +135,7 @@ def combination_test(n_examples: int):
             return
         end = play_checked(rules, seed, deep=True)
         assert play_checked(rules, seed, deep=False) == end, "the same seed and actions diverged"
+
     return test
 
 
@@ -118,15 +144,22 @@ test_valid_rule_combinations_keep_the_invariants_many = pytest.mark.slow(combina
 
 
 # ------------------------------------------------------------- refused rules
-@pytest.mark.parametrize("preset, players, over, words", [
-    ("basic", 2, {"meld_during_play": False}, ["meld_during_play", "scoring='gin'"]),
-    ("rummy500", 3, {"meld_during_play": False}, ["meld_during_play"]),
-    ("gin", 2, {"jokers": 1}, ["jokers", "gin"]),
-    ("gin", 2, {"discard_pickup": "any"}, ["discard_pickup", "'top'"]),
-    ("gin", 2, {"discard_pickup_must_meld": "always"}, ["discard_pickup_must_meld", "'never'"]),
-    ("basic", 3, {"scoring": "gin", "knock_limit": 10, "meld_during_play": False},
-     ["scoring='gin'", "3 players", "2 players"]),
-])
+@pytest.mark.parametrize(
+    "preset, players, over, words",
+    [
+        ("basic", 2, {"meld_during_play": False}, ["meld_during_play", "scoring='gin'"]),
+        ("rummy500", 3, {"meld_during_play": False}, ["meld_during_play"]),
+        ("gin", 2, {"jokers": 1}, ["jokers", "gin"]),
+        ("gin", 2, {"discard_pickup": "any"}, ["discard_pickup", "'top'"]),
+        ("gin", 2, {"discard_pickup_must_meld": "always"}, ["discard_pickup_must_meld", "'never'"]),
+        (
+            "basic",
+            3,
+            {"scoring": "gin", "knock_limit": 10, "meld_during_play": False},
+            ["scoring='gin'", "3 players", "2 players"],
+        ),
+    ],
+)
 def test_unworkable_combinations_are_refused_with_a_reason(preset, players, over, words):
     with pytest.raises(ValueError) as err:
         rummy_env.make_rules(preset, players, **over)
@@ -140,8 +173,13 @@ def test_unworkable_combinations_are_refused_with_a_reason(preset, players, over
 PACK = [r + s for s in "SHDC" for r in "A23456789TJQK"]
 
 
-def _deal(env: rummy_env.raw_env, hands: list[list[str]], stock: list[str], dealer: int = 1,
-          discard: list[str] | None = None) -> None:
+def _deal(
+    env: rummy_env.raw_env,
+    hands: list[list[str]],
+    stock: list[str],
+    dealer: int = 1,
+    discard: list[str] | None = None,
+) -> None:
     """Reset to a deal whose discard pile holds every card not in ``hands`` and ``stock``
     (unless given), so that the stock is exactly ``stock`` (top first)."""
     used = {c for h in hands for c in h} | set(stock)
@@ -164,7 +202,9 @@ def test_wall_under_standard_scoring_gives_the_round_to_the_lowest_hand():
 def test_end_round_under_standard_scoring_gives_the_round_to_the_lowest_hand():
     # basic, empty_stock="end_round": P0 draws the last stock card 5C, discards KS; P1
     # finds the stock empty and ends the round (or takes KS). Hands as above: P1 wins.
-    env = rummy_env.raw_env("basic", hand_size=3, empty_stock="end_round", scoring="winner_takes_all")
+    env = rummy_env.raw_env(
+        "basic", hand_size=3, empty_stock="end_round", scoring="winner_takes_all"
+    )
     _deal(env, [["KS", "QS", "JS"], ["AH", "2H", "4D"]], ["5C"])
     play(env, DrawStock(), Discard("KS"))
     assert set(legal_strs(env)) == {"draw discard", "end round"}

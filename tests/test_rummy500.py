@@ -63,8 +63,9 @@ def view(env: rummy_env.raw_env, agent: str) -> dict[str, Any]:
 
 
 def assert_round_over(env, *, winner, reason, round_scores, totals=None):
-    helpers.assert_round_over(env, winner=winner, reason=reason, round_scores=round_scores,
-                              totals=totals)
+    helpers.assert_round_over(
+        env, winner=winner, reason=reason, round_scores=round_scores, totals=totals
+    )
     # rummy500: every seat's reward is its own round score (higher is better)
     assert [env.rewards[a] for a in env.possible_agents] == round_scores
 
@@ -124,10 +125,17 @@ def test_dig_depth_3_takes_four_cards_and_must_use_the_chosen_card():
     # 2C 3C 4C (2+3+4 = 9) and has no cards: out by meld (rummy500 allows it).
     # Scores: P0 18+30+9 - 0 = 57; P1 0 - 52 = -52.
     env = make_env(hand_size=5)
-    deal(env, [["5H", "6H", "KS", "KD", "2C"], ["AS", "9D", "TD", "QC", "8S"]],
-         discard=["9C", "7H", "KH", "3C", "4C"])
-    assert draw_moves(env) == ["draw stock", "draw discard at depth 1",
-                               "draw discard at depth 2", "draw discard at depth 3"]
+    deal(
+        env,
+        [["5H", "6H", "KS", "KD", "2C"], ["AS", "9D", "TD", "QC", "8S"]],
+        discard=["9C", "7H", "KH", "3C", "4C"],
+    )
+    assert draw_moves(env) == [
+        "draw stock",
+        "draw discard at depth 1",
+        "draw discard at depth 2",
+        "draw discard at depth 3",
+    ]
     assert_illegal(env, DrawDiscard(0))
     assert_illegal(env, DrawDiscard(4))
     assert_illegal(env, EndRound())  # the stock is not empty
@@ -141,8 +149,7 @@ def test_dig_depth_3_takes_four_cards_and_must_use_the_chosen_card():
     assert view(env, "player_0")["must_use"] == "7H"
     # the obligation: the only legal move is the meld containing 7H
     assert legal_strs(env) == ["meld 5H 6H 7H"]
-    for move in (Meld(("KS", "KD", "KH")), Meld(("2C", "3C", "4C")), Discard("3C"),
-                 Discard("KS")):
+    for move in (Meld(("KS", "KD", "KH")), Meld(("2C", "3C", "4C")), Discard("3C"), Discard("KS")):
         assert_illegal(env, move)
     play(env, Meld(("5H", "6H", "7H")))
     assert snapshot(env)["must_use"] is None
@@ -166,8 +173,12 @@ def test_dig_chosen_card_used_by_a_layoff():
     #        Credit to P1: 4H = 4 (the meld stays P0's).
     #        Then P1 may discard QD or 9C (picked up with 4H).
     env = make_env(hand_size=4)
-    deal(env, [["5H", "6H", "7H", "9C"], ["2S", "4D", "KC", "8S"]], discard=["4H", "QD"],
-         stock_top=["3C", "6S"])
+    deal(
+        env,
+        [["5H", "6H", "7H", "9C"], ["2S", "4D", "KC", "8S"]],
+        discard=["4H", "QD"],
+        stock_top=["3C", "6S"],
+    )
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("9C"))
     assert draw_moves(env) == ["draw stock", "draw discard at depth 2"]
     play(env, DrawDiscard(2))
@@ -197,18 +208,21 @@ def test_discard_pickup_must_meld_variants(mode):
     deal(env, hands, discard=pile)
     if mode == "never":
         assert draw_moves(env) == ["draw stock", "draw discard"] + [
-            f"draw discard at depth {k}" for k in range(1, 5)]
+            f"draw discard at depth {k}" for k in range(1, 5)
+        ]
         play(env, DrawDiscard(3))
         assert snapshot(env)["must_use"] is None
         assert helpers.meld_moves(env) == ["meld KS KH KD", "meld 5H 6H 7H", "meld 2C 3C 4C"]
-        assert helpers.discard_moves(env) == {f"discard {c}" for c in
-                                      ["5H", "6H", "KS", "KD", "2C", "KH", "3C", "4C"]}
+        assert helpers.discard_moves(env) == {
+            f"discard {c}" for c in ["5H", "6H", "KS", "KD", "2C", "KH", "3C", "4C"]
+        }
         assert_illegal(env, Discard("7H"))
         play(env, Discard("3C"))
         assert env.agent_selection == "player_1"
     else:
         assert draw_moves(env) == ["draw stock", "draw discard"] + [
-            f"draw discard at depth {k}" for k in range(1, 4)]
+            f"draw discard at depth {k}" for k in range(1, 4)
+        ]
         assert_illegal(env, DrawDiscard(4))
         play(env, DrawDiscard(0))
         assert snapshot(env)["must_use"] is None
@@ -289,8 +303,12 @@ def test_layoff_credited_to_the_layer_and_negative_score():
     #        credit 4 to P0) -> no cards: out by lay-off.
     # Scores: P0 35 + 27 + 4 - 0 = 66;  P1 6 + 10 - 23 = -7 (negative).
     env = make_env(hand_size=6)
-    deal(env, [["QS", "KS", "AS", "9C", "9D", "4H"], ["AH", "2H", "3H", "JS", "7C", "AD"]],
-         discard=["5D"], stock_top=["TC", "8D", "9S"])
+    deal(
+        env,
+        [["QS", "KS", "AS", "9C", "9D", "4H"], ["AH", "2H", "3H", "JS", "7C", "AD"]],
+        discard=["5D"],
+        stock_top=["TC", "8D", "9S"],
+    )
     play(env, DrawStock(), Meld(("QS", "KS", "AS")), Discard("TC"))
     assert env.unwrapped.state.credit == [35, 0]
     play(env, DrawStock(), Meld(("AH", "2H", "3H")))
@@ -303,8 +321,11 @@ def test_layoff_credited_to_the_layer_and_negative_score():
     assert view(env, "player_1")["credit"] == [16, 35]
     play(env, Discard("7C"))
     play(env, DrawStock(), Meld(("9S", "9D", "9C")), LayOff("4H", 1))
-    assert table(env) == [(0, ["JS", "QS", "KS", "AS"]), (1, ["AH", "2H", "3H", "4H"]),
-                          (0, ["9S", "9D", "9C"])]
+    assert table(env) == [
+        (0, ["JS", "QS", "KS", "AS"]),
+        (1, ["AH", "2H", "3H", "4H"]),
+        (0, ["9S", "9D", "9C"]),
+    ]
     assert hand(env, 1) == ["AD", "8D"]
     assert_round_over(env, winner=0, reason="went_out", round_scores=[66, -7])
 
@@ -391,12 +412,22 @@ def test_match_to_target_highest_total_wins(target, over):
     # target 35: both reach it in this round, the highest (P1, 58) wins although
     # P0 went out; target 38: only P1 reaches it; target 59: nobody -> next round.
     env = make_env(hand_size=7, match=True, target=target)
-    deal(env, [["5H", "6H", "7H", "2D", "3D", "4D", "9C"], ["KS", "KD", "KH", "QS", "QD", "QH", "4C"]],
-         discard=["5S"], stock_top=["8C", "2S", "QC"])
+    deal(
+        env,
+        [["5H", "6H", "7H", "2D", "3D", "4D", "9C"], ["KS", "KD", "KH", "QS", "QD", "QH", "4C"]],
+        discard=["5S"],
+        stock_top=["8C", "2S", "QC"],
+    )
     play(env, DrawStock(), Discard("8C"))
     play(env, DrawStock(), Meld(("KS", "KD", "KH")), Meld(("QS", "QD", "QH")), Discard("4C"))
-    play(env, DrawStock(), Meld(("5H", "6H", "7H")), Meld(("2D", "3D", "4D")), LayOff("QC", 1),
-         Discard("9C"))
+    play(
+        env,
+        DrawStock(),
+        Meld(("5H", "6H", "7H")),
+        Meld(("2D", "3D", "4D")),
+        LayOff("QC", 1),
+        Discard("9C"),
+    )
     assert_round_over(env, winner=0, reason="went_out", round_scores=[37, 58])
     helpers.assert_match_end(env, over=over, winner=1, totals=[37, 58], table=[], credit=[0, 0])
 
@@ -433,13 +464,19 @@ def test_persian_joker_layoff_worth_20_and_no_swap():
     #        (as 8H; on the low end it would stand for 4H, which P1 holds: D-12).
     #        P1 lays off JK on the high end: credit 20.
     env = make_env("persian", hand_size=4)
-    deal(env, [["5H", "6H", "JK", "9C"], ["7H", "4H", "KC", "JK"]], discard=["5S"],
-         stock_top=["2D", "3S"])
+    deal(
+        env,
+        [["5H", "6H", "JK", "9C"], ["7H", "4H", "KC", "JK"]],
+        discard=["5S"],
+        stock_top=["2D", "3S"],
+    )
     play(env, DrawStock(), Meld(("5H", "6H", "JK")), Discard("9C"))
     play(env, DrawStock())
     assert_illegal(env, SwapJoker("7H", 0))
     assert [s for s in legal_strs(env) if s.startswith(("lay", "swap"))] == [
-        "lay off 4H on meld 0", "lay off JK on meld 0 (high end)"]
+        "lay off 4H on meld 0",
+        "lay off JK on meld 0 (high end)",
+    ]
     assert_illegal(env, LayOff("JK", 0, "low"))
     play(env, LayOff("JK", 0, "high"))
     assert table(env) == [(0, ["5H", "6H", "JK", "JK"])]
@@ -453,9 +490,15 @@ def test_persian_joker_not_melded_where_a_natural_card_is_playable():
     #        which P0 holds: not legal. 9S 9D 9H and 9S 9D 9H JK (the joker as 9C,
     #        which P0 lacks) are legal.
     env = make_env("persian", hand_size=6)
-    assert env.rules.joker_natural_first and not rummy_env.make_rules("rummy500").joker_natural_first
-    deal(env, [["9S", "9D", "9H", "JK", "2C", "5C"], ["4S", "8D", "QC", "JK", "3H", "6H"]],
-         discard=["7S"], stock_top=["KD"])
+    assert (
+        env.rules.joker_natural_first and not rummy_env.make_rules("rummy500").joker_natural_first
+    )
+    deal(
+        env,
+        [["9S", "9D", "9H", "JK", "2C", "5C"], ["4S", "8D", "QC", "JK", "3H", "6H"]],
+        discard=["7S"],
+        stock_top=["KD"],
+    )
     play(env, DrawStock())
     nine_melds = [s for s in legal_strs(env) if s.startswith("meld") and "9" in s]
     assert nine_melds == ["meld 9S 9H 9D", "meld 9S 9H 9D JK"]
@@ -463,8 +506,12 @@ def test_persian_joker_not_melded_where_a_natural_card_is_playable():
         assert_illegal(env, Meld(m))
     # the same deal under rummy500 rules with jokers, where the option is off
     env2 = make_env("persian", hand_size=6, joker_natural_first=False)
-    deal(env2, [["9S", "9D", "9H", "JK", "2C", "5C"], ["4S", "8D", "QC", "JK", "3H", "6H"]],
-         discard=["7S"], stock_top=["KD"])
+    deal(
+        env2,
+        [["9S", "9D", "9H", "JK", "2C", "5C"], ["4S", "8D", "QC", "JK", "3H", "6H"]],
+        discard=["7S"],
+        stock_top=["KD"],
+    )
     play(env2, DrawStock(), Meld(("9S", "9D", "JK")))
 
 
@@ -475,14 +522,22 @@ def test_persian_joker_layoff_on_a_set_only_without_the_missing_suits():
     # t1 P1: draw 5S. The set lacks only KC, which P1 holds: he may lay off KC but not
     #        the joker (it would stand for KC). After KC the set is full (4 suits).
     env = make_env("persian", hand_size=5)
-    deal(env, [["KS", "KH", "KD", "2C", "4D"], ["KC", "JK", "7S", "8D", "TC"]], discard=["6S"],
-         stock_top=["3C", "5S"])
+    deal(
+        env,
+        [["KS", "KH", "KD", "2C", "4D"], ["KC", "JK", "7S", "8D", "TC"]],
+        discard=["6S"],
+        stock_top=["3C", "5S"],
+    )
     play(env, DrawStock(), Meld(("KS", "KH", "KD")), Discard("4D"), DrawStock())
     assert [s for s in legal_strs(env) if s.startswith("lay")] == ["lay off KC on meld 0"]
     assert_illegal(env, LayOff("JK", 0))
     env2 = make_env("persian", hand_size=5, joker_natural_first=False)
-    deal(env2, [["KS", "KH", "KD", "2C", "4D"], ["KC", "JK", "7S", "8D", "TC"]], discard=["6S"],
-         stock_top=["3C", "5S"])
+    deal(
+        env2,
+        [["KS", "KH", "KD", "2C", "4D"], ["KC", "JK", "7S", "8D", "TC"]],
+        discard=["6S"],
+        stock_top=["3C", "5S"],
+    )
     play(env2, DrawStock(), Meld(("KS", "KH", "KD")), Discard("4D"), DrawStock(), LayOff("JK", 0))
     assert table(env2) == [(0, ["KS", "KH", "KD", "JK"])]
 
@@ -504,7 +559,9 @@ def test_save_restore_in_the_middle_of_a_dig():
     assert snapshot(other) == saved
     assert legal_strs(other) == ["meld 5H 6H 7H"]
     for agent in env.possible_agents:
-        assert np.array_equal(other.observe(agent)["observation"], env.observe(agent)["observation"])
+        assert np.array_equal(
+            other.observe(agent)["observation"], env.observe(agent)["observation"]
+        )
     for e in (env, other):
         play(e, Meld(("5H", "6H", "7H")), Meld(("KS", "KD", "KH")), Meld(("2C", "3C", "4C")))
     assert snapshot(other) == snapshot(env)
@@ -514,8 +571,12 @@ def test_save_restore_in_the_middle_of_a_dig():
 def test_save_restore_keeps_credit():
     # Mid-round credits (the lay-off scenario after P1's lay-off) survive a save/restore.
     env = make_env(hand_size=6)
-    deal(env, [["QS", "KS", "AS", "9C", "9D", "4H"], ["AH", "2H", "3H", "JS", "7C", "AD"]],
-         discard=["5D"], stock_top=["TC", "8D", "9S"])
+    deal(
+        env,
+        [["QS", "KS", "AS", "9C", "9D", "4H"], ["AH", "2H", "3H", "JS", "7C", "AD"]],
+        discard=["5D"],
+        stock_top=["TC", "8D", "9S"],
+    )
     play(env, DrawStock(), Meld(("QS", "KS", "AS")), Discard("TC"))
     play(env, DrawStock(), Meld(("AH", "2H", "3H")), LayOff("JS", 0))
     other = make_env(hand_size=6)
@@ -529,8 +590,11 @@ def test_save_restore_keeps_credit():
 @pytest.mark.parametrize("preset", ["rummy500", "persian"])
 def test_ansi_render_shows_the_spread_pile(preset):
     env = make_env(preset, hand_size=5, render_mode="ansi")
-    deal(env, [["5H", "6H", "KS", "KD", "2C"], ["AS", "9D", "TD", "QC", "8S"]],
-         discard=["9C", "7H", "KH", "3C", "4C"])
+    deal(
+        env,
+        [["5H", "6H", "KS", "KD", "2C"], ["AS", "9D", "TD", "QC", "8S"]],
+        discard=["9C", "7H", "KH", "3C", "4C"],
+    )
     text = env.render()
     assert preset in text and "9C 7H KH 3C 4C" in text
     play(env, DrawDiscard(3))
@@ -554,8 +618,14 @@ def test_bad_options_raise_value_error_naming_allowed_values():
 
 # ================================================ PettingZoo API and seeding
 
-API_CONFIGS = [("rummy500", 2), ("rummy500", 4), ("rummy500", 5), ("rummy500", 8),
-               ("persian", 2), ("persian", 5)]
+API_CONFIGS = [
+    ("rummy500", 2),
+    ("rummy500", 4),
+    ("rummy500", 5),
+    ("rummy500", 8),
+    ("persian", 2),
+    ("persian", 5),
+]
 API_IDS = [f"{p}-{n}p" for p, n in API_CONFIGS]
 CTORS = {"env": rummy_env.env, "raw_env": rummy_env.raw_env}
 
@@ -575,6 +645,7 @@ def test_pettingzoo_seed(preset, n, ctor):
 
 
 # ======================================== random play: invariants of issue 3
+
 
 def check_rules(env: rummy_env.raw_env, legal: list[int]) -> None:
     """Rule-level properties of the legal moves of the player to act (docs/rules.md 5)."""
@@ -619,7 +690,9 @@ RANDOM_CONFIGS = [
     ("persian", 2, {}),
     ("persian", 5, {}),
 ]
-RANDOM_IDS = [f"{p}-{n}p" + "".join(f"-{k}={v}" for k, v in kw.items()) for p, n, kw in RANDOM_CONFIGS]
+RANDOM_IDS = [
+    f"{p}-{n}p" + "".join(f"-{k}={v}" for k, v in kw.items()) for p, n, kw in RANDOM_CONFIGS
+]
 
 
 @pytest.mark.parametrize(("preset", "n", "kw"), RANDOM_CONFIGS, ids=RANDOM_IDS)
@@ -647,4 +720,3 @@ def test_random_play_reaches_digs_and_end_round():
             layoff_for_dig += isinstance(move, LayOff) and env.state.must_use >= 0
             env.step(a)
     assert dug > 0 and ended > 0 and layoff_for_dig > 0
-

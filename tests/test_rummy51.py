@@ -61,8 +61,9 @@ def opened(env: rummy_env.raw_env) -> list[bool]:
 
 
 def assert_round_over(env, *, winner, reason, round_scores, totals=None):
-    helpers.assert_round_over(env, winner=winner, reason=reason, round_scores=round_scores,
-                              totals=totals)
+    helpers.assert_round_over(
+        env, winner=winner, reason=reason, round_scores=round_scores, totals=totals
+    )
     # rummy51: every seat's reward is minus its penalty
     assert [env.rewards[a] for a in env.possible_agents] == [-x for x in round_scores]
 
@@ -247,8 +248,14 @@ def test_opening_with_joker_then_layoff_no_layoff_or_swap_before_opening():
     #        before opening: only discards. Discard KD.
     # t2 P0 (opened): draw 7C: lay off 7C on the 7s, or swap it for the joker.
     env = make_env(hand_size=8)
-    deal(env, [["JH", "QH", "KH", "7S", "7D", "JK", "TH", "2C"],
-               ["7H", "9H", "2S", "3D", "4C", "5C", "8S", "9D"]], stock_top=["5S", "KD", "7C"])
+    deal(
+        env,
+        [
+            ["JH", "QH", "KH", "7S", "7D", "JK", "TH", "2C"],
+            ["7H", "9H", "2S", "3D", "4C", "5C", "8S", "9D"],
+        ],
+        stock_top=["5S", "KD", "7C"],
+    )
     play(env, DrawStock(), Meld(("JH", "QH", "KH")))
     assert legal_strs(env) == ["meld 7S 7D JK"]
     assert_illegal(env, LayOff("TH", 0))
@@ -283,14 +290,19 @@ def test_at_most_one_joker_per_meld():
         env.encode(Meld(("4S", "4D", "JK", "JK")))
     other = rummy_env.raw_env("rummy51", max_wilds_per_meld=0)
     other.encode(Meld(("4S", "4D", "JK", "JK")))  # D-3 only: a valid meld
-    deal(env, [["TH", "JH", "QH", "KH", "4S", "4D", "JK", "JK", "5C"], IDLE + ["6C"]],
-         stock_top=["2S"])
+    deal(
+        env,
+        [["TH", "JH", "QH", "KH", "4S", "4D", "JK", "JK", "5C"], IDLE + ["6C"]],
+        stock_top=["2S"],
+    )
     play(env, DrawStock())
     assert all(m.split().count("JK") <= 1 for m in meld_moves(env))
     play(env, Meld(("TH", "JH", "QH", "KH")), Meld(("4S", "4D", "JK")))
     assert opened(env)[0] is True
-    assert layoff_swap_moves(env) == ["lay off JK on meld 0 (low end)",
-                                      "lay off JK on meld 0 (high end)"]
+    assert layoff_swap_moves(env) == [
+        "lay off JK on meld 0 (low end)",
+        "lay off JK on meld 0 (high end)",
+    ]
     assert_illegal(env, LayOff("JK", 1))
     assert all(m.split().count("JK") <= 1 for m in meld_moves(env))
 
@@ -306,10 +318,17 @@ def test_last_card_layoff_masked():
     #        7H fits the run (7H-QH) and the 7s set, but it is the last card:
     #        both lay-offs are masked, only "discard 7H".
     env = make_env(hand_size=8)
-    deal(env, [["TH", "JH", "QH", "7S", "7D", "7C", "9H", "8H"], IDLE],
-         stock_top=["2C", "4C", "7H"])
-    play(env, DrawStock(), Meld(("TH", "JH", "QH")), Meld(("7S", "7D", "7C")), LayOff("9H", 0),
-         Discard("2C"))
+    deal(
+        env, [["TH", "JH", "QH", "7S", "7D", "7C", "9H", "8H"], IDLE], stock_top=["2C", "4C", "7H"]
+    )
+    play(
+        env,
+        DrawStock(),
+        Meld(("TH", "JH", "QH")),
+        Meld(("7S", "7D", "7C")),
+        LayOff("9H", 0),
+        Discard("2C"),
+    )
     play(env, DrawStock(), Discard("4C"))
     play(env, DrawStock(), LayOff("8H", 0))
     assert hand(env, 0) == ["7H"]
@@ -329,8 +348,12 @@ def test_melding_the_last_cards_is_not_legal(preset, legal):
     #        player go out by a meld.
     kw = {} if preset == "rummy51" else {"decks": 2, "jokers": 2}
     env = rummy_env.raw_env(preset, num_players=2, hand_size=8, **kw)
-    deal(env, [["TH", "JH", "QH", "7S", "7D", "7C", "8S", "9S"], IDLE], discard=["5C"],
-         stock_top=["2C", "4C", "TS"])
+    deal(
+        env,
+        [["TH", "JH", "QH", "7S", "7D", "7C", "8S", "9S"], IDLE],
+        discard=["5C"],
+        stock_top=["2C", "4C", "TS"],
+    )
     play(env, DrawStock(), Meld(("TH", "JH", "QH")), Meld(("7S", "7D", "7C")), Discard("2C"))
     play(env, DrawStock(), Discard("4C"))
     play(env, DrawStock())
@@ -391,8 +414,15 @@ def test_opened_player_takes_the_discard_only_to_use_it(p1_discard, overrides, l
     # t1 P1: draw 4C, discard `p1_discard`.
     # t2 P0: may take it only if he can use it this turn.
     env = make_env(hand_size=8, **overrides)
-    deal(env, [["TH", "JH", "7S", "7D", "7C", "8S", "9S", "2C"],
-               ["2S", "3S", "5D", "6D", "8C", "TS", "KH", "KD"]], discard=["QH"], stock_top=["4C"])
+    deal(
+        env,
+        [
+            ["TH", "JH", "7S", "7D", "7C", "8S", "9S", "2C"],
+            ["2S", "3S", "5D", "6D", "8C", "TS", "KH", "KD"],
+        ],
+        discard=["QH"],
+        stock_top=["4C"],
+    )
     play(env, DrawDiscard(0), Meld(("TH", "JH", "QH")), Meld(("7S", "7D", "7C")), Discard("2C"))
     play(env, DrawStock(), Discard(p1_discard))
     if not legal:
@@ -431,13 +461,23 @@ def test_penalties_hand_joker_ace_and_never_opened(p1_discard, p1_penalty):
     # t2 P0: draw 8H; lay off 9H and 8H on TH-KH; discard 2C -> out.
     # Penalties: P0 0; P1 `p1_penalty`; P2 100 flat (not his 62).
     env = make_env(3, hand_size=9)
-    deal(env, [["TH", "JH", "QH", "7S", "7D", "7C", "9H", "2C", "3C"],
-               ["5S", "6S", "7S", "8S", "KS", "KD", "KC", "JK", "AD"],
-               ["2D", "3H", "4S", "6D", "8C", "9D", "TC", "JD", "QS"]],
-         stock_top=["KH", "4D", "5C", "8H"])
+    deal(
+        env,
+        [
+            ["TH", "JH", "QH", "7S", "7D", "7C", "9H", "2C", "3C"],
+            ["5S", "6S", "7S", "8S", "KS", "KD", "KC", "JK", "AD"],
+            ["2D", "3H", "4S", "6D", "8C", "9D", "TC", "JD", "QS"],
+        ],
+        stock_top=["KH", "4D", "5C", "8H"],
+    )
     play(env, DrawStock(), Meld(("TH", "JH", "QH", "KH")), Meld(("7S", "7D", "7C")), Discard("3C"))
-    play(env, DrawStock(), Meld(("5S", "6S", "7S", "8S")), Meld(("KS", "KD", "KC")),
-         Discard(p1_discard))
+    play(
+        env,
+        DrawStock(),
+        Meld(("5S", "6S", "7S", "8S")),
+        Meld(("KS", "KD", "KC")),
+        Discard(p1_discard),
+    )
     play(env, DrawStock(), Discard("5C"))
     assert opened(env) == [True, True, False]
     play(env, DrawStock(), LayOff("9H", 0), LayOff("8H", 0), Discard("2C"))
@@ -453,8 +493,9 @@ def test_never_opened_pays_100_even_with_a_small_hand():
     # t1 P1: draw 4C, discard QC -> hand value 2+4+6+8+10+3+5+4 = 42
     # t2 P0: draw 8H; lay off 9H, 8H; discard 2C -> out.  Scores [0, 100].
     env = make_env(hand_size=8)
-    deal(env, [["TH", "JH", "QH", "7S", "7D", "7C", "9H", "KD"], IDLE],
-         stock_top=["2C", "4C", "8H"])
+    deal(
+        env, [["TH", "JH", "QH", "7S", "7D", "7C", "9H", "KD"], IDLE], stock_top=["2C", "4C", "8H"]
+    )
     play(env, DrawStock(), Meld(("TH", "JH", "QH")), Meld(("7S", "7D", "7C")), Discard("KD"))
     play(env, DrawStock(), Discard("QC"))
     play(env, DrawStock(), LayOff("9H", 0), LayOff("8H", 0), Discard("2C"))
@@ -468,10 +509,15 @@ def _penalty_round(env, totals=None):
     """The 3-player round of the penalty test (P1 keeps JK AD: 31, P2 100).
     ``totals`` (optional) are set as the match totals before the round, through
     a save/restore of the crafted deal."""
-    deal(env, [["TH", "JH", "QH", "7S", "7D", "7C", "9H", "2C", "3C"],
-               ["5S", "6S", "7S", "8S", "KS", "KD", "KC", "JK", "AD"],
-               ["2D", "3H", "4S", "6D", "8C", "9D", "TC", "JD", "QS"]],
-         stock_top=["KH", "4D", "5C", "8H"])
+    deal(
+        env,
+        [
+            ["TH", "JH", "QH", "7S", "7D", "7C", "9H", "2C", "3C"],
+            ["5S", "6S", "7S", "8S", "KS", "KD", "KC", "JK", "AD"],
+            ["2D", "3H", "4S", "6D", "8C", "9D", "TC", "JD", "QS"],
+        ],
+        stock_top=["KH", "4D", "5C", "8H"],
+    )
     if totals is not None:
         d = snapshot(env)
         d["totals"] = list(totals)
@@ -508,8 +554,9 @@ def test_match_lowest_total_wins_not_the_round_winner():
     # so P1 wins the match although P0 went out.
     env = make_env(3, hand_size=9, match=True, penalty_limit=100)
     _penalty_round(env, totals=[90, 10, 0])
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 31, 100],
-                      totals=[90, 41, 100])
+    assert_round_over(
+        env, winner=0, reason="went_out", round_scores=[0, 31, 100], totals=[90, 41, 100]
+    )
     assert all(env.terminations.values())
     assert env.infos["player_0"]["match_winner"] == 1
 
@@ -554,8 +601,10 @@ def test_bad_input():
         make_env(1)
     # a crafted deal must be the 108-card pack: a fifth joker is one too many
     with pytest.raises(ValueError, match="JK"):
-        env.reset(seed=0, options={
-            "hands": [["JK"] * 5 + IDLE[:8] + ["9S"], IDLE + IDLE[:6]], "discard": []})
+        env.reset(
+            seed=0,
+            options={"hands": [["JK"] * 5 + IDLE[:8] + ["9S"], IDLE + IDLE[:6]], "discard": []},
+        )
 
 
 # ============================ the opening search against an independent oracle
@@ -593,8 +642,10 @@ def oracle_hand_melds(counts: Counter) -> list[tuple[tuple[str, ...], Counter, i
     for s in _SUITS:
         for lo in range(14):
             for hi in range(lo + 2, min(lo + 12, 13) + 1):
-                cards = tuple(c if counts[c] else "JK"
-                              for c in (_RANKS[p % 13] + s for p in range(lo, hi + 1)))
+                cards = tuple(
+                    c if counts[c] else "JK"
+                    for c in (_RANKS[p % 13] + s for p in range(lo, hi + 1))
+                )
                 j = cards.count("JK")
                 if j <= min(1, w) and len(cards) - j >= 2:
                     value = sum(_pos_value(p) for p in range(lo, hi + 1))
@@ -607,8 +658,13 @@ def _completable(items: tuple[tuple[str, int], ...], need: int, need_pure: bool,
     counts = Counter(dict(items))
     if need <= 0 and not need_pure:
         return sum(counts.values()) > counts[forb]
-    if sum(c * _MAX_VALUE.get(f, 11 if f[0] == "A" else min(_RANKS.index(f[0]) + 1, 10))
-           for f, c in counts.items()) < need:
+    if (
+        sum(
+            c * _MAX_VALUE.get(f, 11 if f[0] == "A" else min(_RANKS.index(f[0]) + 1, 10))
+            for f, c in counts.items()
+        )
+        < need
+    ):
         return False
     for _, used, value, pure in oracle_hand_melds(counts):
         rest = counts - used
@@ -617,23 +673,32 @@ def _completable(items: tuple[tuple[str, int], ...], need: int, need_pure: bool,
     return False
 
 
-def oracle_opening_melds(cards: list[str], turn_value: int, turn_pure: bool, must: str | None,
-                         forb: str | None) -> set[str]:
+def oracle_opening_melds(
+    cards: list[str], turn_value: int, turn_pure: bool, must: str | None, forb: str | None
+) -> set[str]:
     counts = Counter(cards)
     legal = set()
     for shown, used, value, pure in oracle_hand_melds(counts):
         if must and must not in shown:
             continue
         rest = counts - used
-        if _completable(tuple(sorted(rest.items())), 51 - turn_value - value,
-                        not (turn_pure or pure), forb or ""):
+        if _completable(
+            tuple(sorted(rest.items())),
+            51 - turn_value - value,
+            not (turn_pure or pure),
+            forb or "",
+        ):
             legal.add("meld " + " ".join(shown))
     return legal
 
 
 # a pool rich in melds: high ranks of two suits, some low cards and the jokers
-_POOL = [r + s for r in "A789TJQK" for s in "SH"] * 2 + ["2S", "3S", "4S", "2H", "3H", "4H"] \
-    + [r + s for r in "AKQ" for s in "DC"] + ["JK"] * 4
+_POOL = (
+    [r + s for r in "A789TJQK" for s in "SH"] * 2
+    + ["2S", "3S", "4S", "2H", "3H", "4H"]
+    + [r + s for r in "AKQ" for s in "DC"]
+    + ["JK"] * 4
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -648,12 +713,20 @@ def test_opening_search_matches_brute_force(seed, take):
     rng.shuffle(pool)
     p0, top, pool_rest = pool[:14], pool[14], pool[15:]
     env = make_env()
-    p1 = [c for c in helpers.rest_of_pack(env, p0, [top], pool_rest)
-          if c != "JK"][:14]  # off the pool
+    p1 = [c for c in helpers.rest_of_pack(env, p0, [top], pool_rest) if c != "JK"][
+        :14
+    ]  # off the pool
     stock = helpers.rest_of_pack(env, p0, p1, [top])
     rng.shuffle(stock)
-    env.reset(seed=0, options={"hands": [p0, p1], "discard": [top] if take else [],
-                               "stock": stock if take else [top] + stock, "dealer": 1})
+    env.reset(
+        seed=0,
+        options={
+            "hands": [p0, p1],
+            "discard": [top] if take else [],
+            "stock": stock if take else [top] + stock,
+            "dealer": 1,
+        },
+    )
     if take:
         can = bool(oracle_opening_melds(p0 + [top], 0, False, top, top))
         assert ("draw discard" in legal_strs(env)) == can, (p0, top)
@@ -662,8 +735,9 @@ def test_opening_search_matches_brute_force(seed, take):
         play(env, DrawStock())
     while not opened(env)[0]:
         d = snapshot(env)
-        want = oracle_opening_melds(d["hands"][0], d["turn_value"], d["turn_pure"],
-                                    d["must_use"], d["forbidden"])
+        want = oracle_opening_melds(
+            d["hands"][0], d["turn_value"], d["turn_pure"], d["must_use"], d["forbidden"]
+        )
         got = set(meld_moves(env))
         assert got == want, (d["hands"][0], d["turn_value"], got - want, want - got)
         if not got:
@@ -698,6 +772,7 @@ def test_pettingzoo_seed(n, ctor):
 def meld_value(kind: str, cards: list[str]) -> int:
     """Opening value of a table meld as to_dict() writes it (independent of the
     engine): runs in rank order with JK where it stands, sets naturals then JK."""
+
     def val(pos: int) -> int:  # run position 0 = ace low .. 13 = ace high
         return 1 if pos == 0 else 11 if pos == 13 else min(pos + 1, 10)
 
@@ -720,8 +795,9 @@ def check_rules(env: rummy_env.raw_env, legal: list[int]) -> None:
     for m in s.table:
         assert m.n_wild <= 1, "a meld with two jokers"
     if s.phase == engine.Phase.DRAW:
-        assert all(isinstance(m, (DrawStock, DrawDiscard)) and getattr(m, "depth", 0) == 0
-                   for m in moves)
+        assert all(
+            isinstance(m, (DrawStock, DrawDiscard)) and getattr(m, "depth", 0) == 0 for m in moves
+        )
         return
     if not s.opened[p]:
         assert not any(isinstance(m, (LayOff, SwapJoker)) for m in moves), "lay-off before opening"
@@ -742,8 +818,9 @@ def check_rules(env: rummy_env.raw_env, legal: list[int]) -> None:
         assert Discard(card_str(s.forbidden)) not in moves
 
 
-def random_game(n: int, seed: int, stats: Counter | None = None, deep: bool = True,
-                **overrides) -> None:
+def random_game(
+    n: int, seed: int, stats: Counter | None = None, deep: bool = True, **overrides
+) -> None:
     """Random masked play of one episode with the checks of
     :func:`tests.helpers.random_masked_game` (the deep ones when ``deep``) and
     :func:`check_rules`, and the opening values whenever a player opens."""
@@ -771,12 +848,14 @@ def random_game(n: int, seed: int, stats: Counter | None = None, deep: bool = Tr
             value = sum(meld_value(m["kind"], m["cards"]) for m in mine)
             pure = any(m["kind"] == "run" and "JK" not in m["cards"] for m in mine)
             assert s.opened[p] == (value >= 51 and pure), (
-                f"seed {seed}: opened={s.opened[p]} after melds {mine} (value {value})")
+                f"seed {seed}: opened={s.opened[p]} after melds {mine} (value {value})"
+            )
             if s.opened[p] and stats is not None:
                 stats["openings"] += 1
 
-    helpers.random_masked_game(env, make_env(n, **overrides), seed, check_rules,
-                               deep=deep, step=step)
+    helpers.random_masked_game(
+        env, make_env(n, **overrides), seed, check_rules, deep=deep, step=step
+    )
 
 
 RANDOM_CONFIGS = [

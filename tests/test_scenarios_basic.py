@@ -66,19 +66,33 @@ def test_penalty_values(p1_hand, overrides, penalty):
     deal(env, [["5H", "6H", "7H"], p1_hand], discard=["9H"], stock_top=["8S"])
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("8S"))
     assert all(env.terminations.values())
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[0, penalty],
-                      rewards={"player_0": 0, "player_1": -penalty})
+    assert_round_over(
+        env,
+        winner=0,
+        reason="went_out",
+        round_scores=[0, penalty],
+        rewards={"player_0": 0, "player_1": -penalty},
+    )
 
 
 def test_penalties_three_players_each_pay_own_hand():
     # P0 [5H 6H 7H]   P1 [KS QD AC] = 10+10+1 = 21   P2 [2S 3D 4C] = 2+3+4 = 9
     # P0: draw 8S, meld 5H 6H 7H, discard 8S -> out.
     env = make_env(num_players=3)
-    deal(env, [["5H", "6H", "7H"], ["KS", "QD", "AC"], ["2S", "3D", "4C"]],
-         discard=["9H"], stock_top=["8S"])
+    deal(
+        env,
+        [["5H", "6H", "7H"], ["KS", "QD", "AC"], ["2S", "3D", "4C"]],
+        discard=["9H"],
+        stock_top=["8S"],
+    )
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("8S"))
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 21, 9],
-                      rewards={"player_0": 0, "player_1": -21, "player_2": -9})
+    assert_round_over(
+        env,
+        winner=0,
+        reason="went_out",
+        round_scores=[0, 21, 9],
+        rewards={"player_0": 0, "player_1": -21, "player_2": -9},
+    )
 
 
 # ============================================= scoring: winner takes all
@@ -91,11 +105,21 @@ def test_winner_takes_all_rummy_first_turn_doubles():
     # before -> "rummy", multiplier 2.
     # P0 scores (22 + 13) * 2 = 70; rewards P1 -44, P2 -26.
     env = make_env(num_players=3, scoring="winner_takes_all")
-    deal(env, [["5H", "6H", "7H"], ["KS", "KD", "2C"], ["AS", "3D", "9C"]],
-         discard=["9H"], stock_top=["8S"])
+    deal(
+        env,
+        [["5H", "6H", "7H"], ["KS", "KD", "2C"], ["AS", "3D", "9C"]],
+        discard=["9H"],
+        stock_top=["8S"],
+    )
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("8S"))
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[70, 0, 0], rummy=True,
-                      rewards={"player_0": 70, "player_1": -44, "player_2": -26})
+    assert_round_over(
+        env,
+        winner=0,
+        reason="went_out",
+        round_scores=[70, 0, 0],
+        rummy=True,
+        rewards={"player_0": 70, "player_1": -44, "player_2": -26},
+    )
 
 
 def test_winner_takes_all_rummy_on_a_later_turn_still_doubles():
@@ -107,13 +131,20 @@ def test_winner_takes_all_rummy_on_a_later_turn_still_doubles():
     # t2 P0: draw 7H, meld 5H 6H 7H, discard 9C -> out, rummy.
     # P0 scores 22 * 2 = 44; P1 reward -44.
     env = make_env(scoring="winner_takes_all")
-    deal(env, [["5H", "6H", "9C"], ["KS", "KD", "2C"]], discard=["9H"],
-         stock_top=["QH", "4D", "7H"])
+    deal(
+        env, [["5H", "6H", "9C"], ["KS", "KD", "2C"]], discard=["9H"], stock_top=["QH", "4D", "7H"]
+    )
     play(env, DrawStock(), Discard("QH"))
     play(env, DrawStock(), Discard("4D"))
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("9C"))
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[44, 0], rummy=True,
-                      rewards={"player_0": 44, "player_1": -44})
+    assert_round_over(
+        env,
+        winner=0,
+        reason="went_out",
+        round_scores=[44, 0],
+        rummy=True,
+        rewards={"player_0": 44, "player_1": -44},
+    )
 
 
 def test_winner_takes_all_rummy_multiplier_one_switches_bonus_off():
@@ -122,8 +153,14 @@ def test_winner_takes_all_rummy_multiplier_one_switches_bonus_off():
     env = make_env(scoring="winner_takes_all", rummy_multiplier=1)
     deal(env, [["5H", "6H", "7H"], ["KS", "KD", "2C"]], discard=["9H"], stock_top=["8S"])
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("8S"))
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[22, 0], rummy=True,
-                      rewards={"player_0": 22, "player_1": -22})
+    assert_round_over(
+        env,
+        winner=0,
+        reason="went_out",
+        round_scores=[22, 0],
+        rummy=True,
+        rewards={"player_0": 22, "player_1": -22},
+    )
 
 
 def test_winner_takes_all_after_earlier_meld_no_bonus():
@@ -133,14 +170,24 @@ def test_winner_takes_all_after_earlier_meld_no_bonus():
     # t2 P0: draw 8H, lay off 8H on meld 0 (5H-8H), discard 9S -> out by discard.
     # P0 scores 16 (no doubling); P1 reward -16.
     env = make_env(hand_size=4, scoring="winner_takes_all")
-    deal(env, [["5H", "6H", "7H", "9S"], ["QS", "QD", "3C", "2D"]], discard=["9H"],
-         stock_top=["KC", "AC", "8H"])
+    deal(
+        env,
+        [["5H", "6H", "7H", "9S"], ["QS", "QD", "3C", "2D"]],
+        discard=["9H"],
+        stock_top=["KC", "AC", "8H"],
+    )
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("KC"))
     play(env, DrawStock(), Discard("QS"))
     play(env, DrawStock(), LayOff("8H", 0), Discard("9S"))
     assert table(env) == [(0, ["5H", "6H", "7H", "8H"])]
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[16, 0], rummy=False,
-                      rewards={"player_0": 16, "player_1": -16})
+    assert_round_over(
+        env,
+        winner=0,
+        reason="went_out",
+        round_scores=[16, 0],
+        rummy=False,
+        rewards={"player_0": 16, "player_1": -16},
+    )
 
 
 def test_winner_takes_all_earlier_layoff_only_spoils_rummy():
@@ -153,15 +200,25 @@ def test_winner_takes_all_earlier_layoff_only_spoils_rummy():
     # t3 P0: draw KH, meld KS KD KH, discard 3D -> out; not a rummy (lay-off in t2).
     # P0 scores 5; P1 reward -5.
     env = make_env(hand_size=4, scoring="winner_takes_all")
-    deal(env, [["8H", "KS", "KD", "QC"], ["5H", "6H", "7H", "9S"]], discard=["9H"],
-         stock_top=["2C", "4C", "3D", "5C", "KH"])
+    deal(
+        env,
+        [["8H", "KS", "KD", "QC"], ["5H", "6H", "7H", "9S"]],
+        discard=["9H"],
+        stock_top=["2C", "4C", "3D", "5C", "KH"],
+    )
     play(env, DrawStock(), Discard("QC"))
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("9S"))
     play(env, DrawStock(), LayOff("8H", 0), Discard("2C"))
     play(env, DrawStock(), Discard("4C"))
     play(env, DrawStock(), Meld(("KS", "KD", "KH")), Discard("3D"))
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[5, 0], rummy=False,
-                      rewards={"player_0": 5, "player_1": -5})
+    assert_round_over(
+        env,
+        winner=0,
+        reason="went_out",
+        round_scores=[5, 0],
+        rummy=False,
+        rewards={"player_0": 5, "player_1": -5},
+    )
 
 
 # ================================================================ going out
@@ -177,8 +234,13 @@ def test_go_out_by_discard():
     assert not any(env.terminations.values())
     play(env, Discard("AS"))
     assert snapshot(env)["discard"] == ["9C", "AS"]
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 22],
-                      rewards={"player_0": 0, "player_1": -22})
+    assert_round_over(
+        env,
+        winner=0,
+        reason="went_out",
+        round_scores=[0, 22],
+        rewards={"player_0": 0, "player_1": -22},
+    )
 
 
 def test_go_out_by_meld_without_discard():
@@ -190,8 +252,13 @@ def test_go_out_by_meld_without_discard():
     assert all(env.terminations.values())
     assert snapshot(env)["discard"] == ["9C"]
     assert table(env) == [(0, ["5H", "6H", "7H", "8H"])]
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 22],
-                      rewards={"player_0": 0, "player_1": -22})
+    assert_round_over(
+        env,
+        winner=0,
+        reason="went_out",
+        round_scores=[0, 22],
+        rewards={"player_0": 0, "player_1": -22},
+    )
 
 
 def test_go_out_by_layoff_on_opponents_meld_owner_unchanged():
@@ -202,8 +269,12 @@ def test_go_out_by_layoff_on_opponents_meld_owner_unchanged():
     #        out by lay-off. Meld 1 is now 4H-8H and still belongs to P1.
     # Standard: P0 0, P1 pays 2.
     env = make_env(hand_size=4)
-    deal(env, [["KS", "KD", "KH", "8H"], ["5H", "6H", "7H", "QC"]], discard=["9H"],
-         stock_top=["9C", "2D", "4H"])
+    deal(
+        env,
+        [["KS", "KD", "KH", "8H"], ["5H", "6H", "7H", "QC"]],
+        discard=["9H"],
+        stock_top=["9C", "2D", "4H"],
+    )
     play(env, DrawStock(), Meld(("KS", "KD", "KH")), Discard("9C"))
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("QC"))
     play(env, DrawStock(), LayOff("8H", 1))
@@ -212,8 +283,13 @@ def test_go_out_by_layoff_on_opponents_meld_owner_unchanged():
     play(env, LayOff("4H", 1))
     assert table(env) == [(0, ["KS", "KH", "KD"]), (1, ["4H", "5H", "6H", "7H", "8H"])]
     assert snapshot(env)["discard"] == ["9H", "9C", "QC"]
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 2],
-                      rewards={"player_0": 0, "player_1": -2})
+    assert_round_over(
+        env,
+        winner=0,
+        reason="went_out",
+        round_scores=[0, 2],
+        rewards={"player_0": 0, "player_1": -2},
+    )
 
 
 def test_layoff_fourth_suit_on_opponents_set():
@@ -222,8 +298,12 @@ def test_layoff_fourth_suit_on_opponents_set():
     # t1 P1: draw 5D, lay off 9C on P0's set (now 4 suits, owner P0), discard KD
     #        -> P1 [2D 3S 5D]. A full set accepts nothing more.
     env = make_env(hand_size=4)
-    deal(env, [["9S", "9D", "9H", "QC"], ["9C", "2D", "3S", "KD"]], discard=["TH"],
-         stock_top=["4C", "5D"])
+    deal(
+        env,
+        [["9S", "9D", "9H", "QC"], ["9C", "2D", "3S", "KD"]],
+        discard=["TH"],
+        stock_top=["4C", "5D"],
+    )
     play(env, DrawStock(), Meld(("9S", "9D", "9H")), Discard("QC"))
     play(env, DrawStock())
     assert "lay off 9C on meld 0" in helpers.legal_strs(env)
@@ -267,8 +347,9 @@ def test_ace_low_forbids_queen_king_ace():
 def test_ace_low_or_high_allows_queen_king_ace():
     # ace="low_or_high": P0 [QS KS AS] draws 8C, melds Q-K-A, discards 8C -> out.
     # P1 [KD QD 2C] = 22.
-    _meld_hand_and_go_out(make_env(ace="low_or_high"), [["QS", "KS", "AS"], ["KD", "QD", "2C"]],
-                          "8C", p1_penalty=22)
+    _meld_hand_and_go_out(
+        make_env(ace="low_or_high"), [["QS", "KS", "AS"], ["KD", "QD", "2C"]], "8C", p1_penalty=22
+    )
 
 
 @pytest.mark.parametrize("ace", ["low", "low_or_high"])
@@ -283,8 +364,9 @@ def test_ace_low_run_always_legal(ace):
 @pytest.mark.parametrize("ace", ["low", "low_or_high"])
 def test_king_ace_two_never_a_run(ace):
     # K-A-2 "round the corner" is never a run (docs/rules.md 3).
-    _assert_never_a_meld(make_env(ace=ace), [["KS", "AS", "2S"], ["KD", "QD", "2C"]],
-                         ("KS", "AS", "2S"))
+    _assert_never_a_meld(
+        make_env(ace=ace), [["KS", "AS", "2S"], ["KD", "QD", "2C"]], ("KS", "AS", "2S")
+    )
 
 
 @pytest.mark.parametrize(("ace", "allowed"), [("low", False), ("low_or_high", True)])
@@ -292,8 +374,9 @@ def test_ace_layoff_on_jack_queen_king(ace, allowed):
     # hand_size=4.  P0 [JS QS KS AS]  stock: 8C ...
     # P0 draws 8C, melds J-Q-K; the ace extends it (high) only with low_or_high.
     env = make_env(hand_size=4, ace=ace)
-    deal(env, [["JS", "QS", "KS", "AS"], ["KD", "QD", "2C", "3C"]], discard=["9H"],
-         stock_top=["8C"])
+    deal(
+        env, [["JS", "QS", "KS", "AS"], ["KD", "QD", "2C", "3C"]], discard=["9H"], stock_top=["8C"]
+    )
     play(env, DrawStock(), Meld(("JS", "QS", "KS")))
     if allowed:
         play(env, LayOff("AS", 0))
@@ -308,8 +391,9 @@ def test_ace_layoff_on_jack_queen_king(ace, allowed):
 def test_joker_in_run_meld():
     # jokers=1.  P0 [5H JK 7H]   P1 [KS KD 2C] = 22   stock: 2D ...
     # P0 draws 2D; the only meld is the run 5H (JK=6H) 7H. Meld it, discard 2D -> out.
-    _meld_hand_and_go_out(make_env(jokers=1), [["5H", "JK", "7H"], ["KS", "KD", "2C"]], "2D",
-                          p1_penalty=22)
+    _meld_hand_and_go_out(
+        make_env(jokers=1), [["5H", "JK", "7H"], ["KS", "KD", "2C"]], "2D", p1_penalty=22
+    )
 
 
 def test_joker_in_set_meld():
@@ -341,8 +425,9 @@ def test_wild_limit_two_naturals_two_jokers_is_a_meld():
     # wilds (2) <= naturals (2): 5H 6H JK JK (run 5H-8H) is legal; every
     # legal meld offered holds >= 2 naturals and no more wilds than naturals.
     env = make_env(jokers=2, hand_size=4)
-    deal(env, [["5H", "6H", "JK", "JK"], ["KS", "KD", "2C", "3C"]], discard=["9H"],
-         stock_top=["2D"])
+    deal(
+        env, [["5H", "6H", "JK", "JK"], ["KS", "KD", "2C", "3C"]], discard=["9H"], stock_top=["2D"]
+    )
     play(env, DrawStock())
     melds = meld_moves(env)
     assert "meld 5H 6H JK JK" in melds
@@ -363,18 +448,21 @@ def test_wild_limit_option_off_allows_one_natural():
     assert "meld 5H JK JK" in meld_moves(env)
 
 
-@pytest.mark.parametrize(("end", "cards"), [("high", ["5H", "6H", "7H", "JK"]),
-                                            ("low", ["JK", "5H", "6H", "7H"])])
+@pytest.mark.parametrize(
+    ("end", "cards"), [("high", ["5H", "6H", "7H", "JK"]), ("low", ["JK", "5H", "6H", "7H"])]
+)
 def test_joker_layoff_on_run_names_its_end(end, cards):
     # jokers=1, hand_size=4.  P0 [5H 6H 7H JK]   P1 [KS KD 2C 3C] = 25   stock: 2D ...
     # P0: draw 2D, meld 5H 6H 7H, lay off JK at the named end (JK = 8H or 4H),
     # discard 2D -> out.
     env = make_env(jokers=1, hand_size=4)
-    deal(env, [["5H", "6H", "7H", "JK"], ["KS", "KD", "2C", "3C"]], discard=["9H"],
-         stock_top=["2D"])
+    deal(
+        env, [["5H", "6H", "7H", "JK"], ["KS", "KD", "2C", "3C"]], discard=["9H"], stock_top=["2D"]
+    )
     play(env, DrawStock(), Meld(("5H", "6H", "7H")))
     assert {"lay off JK on meld 0 (low end)", "lay off JK on meld 0 (high end)"} <= set(
-        helpers.legal_strs(env))
+        helpers.legal_strs(env)
+    )
     play(env, LayOff("JK", 0, end))
     assert table(env) == [(0, cards)]
     play(env, Discard("2D"))
@@ -389,8 +477,12 @@ def test_swap_joker_from_run_into_hand():
     #        P1 [9S 9D KC 2D JK]; meld 9S 9D JK; discard KC  -> P1 [2D] = 2
     # t2 P0: draw 8H, lay off 8H (5H-8H), discard 2C -> out. P1 pays 2.
     env = make_env(jokers=1, hand_size=4)
-    deal(env, [["5H", "JK", "7H", "QS"], ["6H", "9S", "9D", "KC"]], discard=["9H"],
-         stock_top=["2C", "2D", "8H"])
+    deal(
+        env,
+        [["5H", "JK", "7H", "QS"], ["6H", "9S", "9D", "KC"]],
+        discard=["9H"],
+        stock_top=["2C", "2D", "8H"],
+    )
     play(env, DrawStock(), Meld(("5H", "JK", "7H")), Discard("QS"))
     play(env, DrawStock())
     assert "swap 6H for the joker in meld 0" in helpers.legal_strs(env)
@@ -409,8 +501,12 @@ def test_swap_joker_in_set_any_missing_suit():
     # t1 P0: draw 2C, meld 9S 9D JK, discard QS. The joker stands for a missing
     # suit (H or C): P1 may swap with 9H or 9C, nothing else.
     env = make_env(jokers=1, hand_size=4)
-    deal(env, [["9S", "9D", "JK", "QS"], ["9H", "9C", "4D", "KC"]], discard=["TH"],
-         stock_top=["2C", "2D"])
+    deal(
+        env,
+        [["9S", "9D", "JK", "QS"], ["9H", "9C", "4D", "KC"]],
+        discard=["TH"],
+        stock_top=["2C", "2D"],
+    )
     play(env, DrawStock(), Meld(("9S", "9D", "JK")), Discard("QS"))
     play(env, DrawStock())
     swaps = {s for s in helpers.legal_strs(env) if s.startswith("swap")}
@@ -431,8 +527,12 @@ def test_swap_joker_never_leads_to_a_dead_end():
     # the card taken from the pile, no meld (no naturals), both sets full, so no
     # legal move at all. docs/rules.md 5.8: such a move must be masked.
     env = make_env(jokers=2, hand_size=5)
-    deal(env, [["5H", "5D", "5C", "JK", "JK"], ["5S", "9S", "9D", "9H", "9C"]],
-         discard=["2C"], stock_top=["KC"])
+    deal(
+        env,
+        [["5H", "5D", "5C", "JK", "JK"], ["5S", "9S", "9D", "9H", "9C"]],
+        discard=["2C"],
+        stock_top=["KC"],
+    )
     play(env, DrawStock(), Meld(("5H", "5D", "5C", "JK")), Discard("JK"))
     play(env, DrawDiscard(), Meld(("9S", "9D", "9H", "9C")))
     assert "discard 5S" in helpers.legal_strs(env)
@@ -442,7 +542,8 @@ def test_swap_joker_never_leads_to_a_dead_end():
         state = raw.state.copy()
         engine.apply_action(state, a)
         assert engine.is_terminal(state) or engine.legal_actions(state), (
-            f"{raw.decode(a)} leads to a dead end: {state.to_dict()['hands']}")
+            f"{raw.decode(a)} leads to a dead end: {state.to_dict()['hands']}"
+        )
 
 
 # ==================================================== no-rediscard rule
@@ -513,8 +614,9 @@ def test_layoff_of_last_other_card_next_to_drawn_discard_is_illegal():
     #   lay off 8H would leave only QS, which may not be discarded -> illegal;
     #   the only legal move is discarding 8H.
     env = make_env(hand_size=4)
-    deal(env, [["5H", "6H", "7H", "QS"], ["8H", "9C", "9D", "9S"]], discard=["2D"],
-         stock_top=["3C"])
+    deal(
+        env, [["5H", "6H", "7H", "QS"], ["8H", "9C", "9D", "9S"]], discard=["2D"], stock_top=["3C"]
+    )
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("QS"))
     play(env, DrawDiscard(), Meld(("9S", "9D", "9C")))
     assert hand(env, 1) == ["QS", "8H"]
@@ -628,8 +730,13 @@ def test_stock_exhausted_after_two_rebuilds_lowest_hand_wins():
     turns, rebuilds = _exhaust_stock(env, [["KS", "QD", "9C"], ["AS", "2D", "3C"]], ["4S"])
     assert turns == 91
     assert rebuilds[0] == 1 and rebuilds[45] == 2 and rebuilds[89] == 2
-    assert_round_over(env, winner=1, reason="stock_exhausted", round_scores=[29, 0],
-                      rewards={"player_0": -29, "player_1": 0})
+    assert_round_over(
+        env,
+        winner=1,
+        reason="stock_exhausted",
+        round_scores=[29, 0],
+        rewards={"player_0": -29, "player_1": 0},
+    )
 
 
 def test_stock_exhausted_without_rebuilds():
@@ -647,8 +754,14 @@ def test_stock_exhausted_winner_takes_all():
     # P1 (6) wins and collects P0's 29 (no rummy: he did not go out).
     env = make_env(max_stock_rebuilds=0, scoring="winner_takes_all")
     _exhaust_stock(env, [["KS", "QD", "9C"], ["AS", "2D", "3C"]], ["4S"])
-    assert_round_over(env, winner=1, reason="stock_exhausted", round_scores=[0, 29], rummy=False,
-                      rewards={"player_0": -29, "player_1": 29})
+    assert_round_over(
+        env,
+        winner=1,
+        reason="stock_exhausted",
+        round_scores=[0, 29],
+        rummy=False,
+        rewards={"player_0": -29, "player_1": 29},
+    )
 
 
 def test_stock_exhausted_tie_goes_nearest_to_drawer():
@@ -663,8 +776,13 @@ def test_stock_exhausted_tie_goes_nearest_to_drawer():
     hands = [["AS", "2D", "4C"], ["KS", "QD", "9C"], ["AH", "2S", "4D"]]
     turns, _ = _exhaust_stock(env, hands, ["4S"])
     assert turns == 85
-    assert_round_over(env, winner=2, reason="stock_exhausted", round_scores=[7, 29, 0],
-                      rewards={"player_0": -7, "player_1": -29, "player_2": 0})
+    assert_round_over(
+        env,
+        winner=2,
+        reason="stock_exhausted",
+        round_scores=[7, 29, 0],
+        rewards={"player_0": -7, "player_1": -29, "player_2": 0},
+    )
 
 
 def test_stock_exhausted_tie_with_drawer_goes_to_drawer():
@@ -694,11 +812,21 @@ def test_match_dealer_rotates_left():
     # P0 draws 8S, melds, discards 8S -> out. Totals [0, 22, 10] (< 100).
     # Round 2: the deal rotates left: dealer P0, P1 starts.
     env = make_env(num_players=3, match=True)
-    deal(env, [["5H", "6H", "7H"], ["KS", "KD", "2C"], ["AS", "4D", "5C"]],
-         discard=["9C"], stock_top=["8S"], dealer=2)
+    deal(
+        env,
+        [["5H", "6H", "7H"], ["KS", "KD", "2C"], ["AS", "4D", "5C"]],
+        discard=["9C"],
+        stock_top=["8S"],
+        dealer=2,
+    )
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("8S"))
-    assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 22, 10],
-                      rewards={"player_0": 0, "player_1": -22, "player_2": -10})
+    assert_round_over(
+        env,
+        winner=0,
+        reason="went_out",
+        round_scores=[0, 22, 10],
+        rewards={"player_0": 0, "player_1": -22, "player_2": -10},
+    )
     assert env.infos["player_0"]["round"] == 0
     assert not any(env.terminations.values())
     d = snapshot(env)
@@ -716,8 +844,13 @@ def test_match_elimination_and_last_player_wins():
     #   Totals [0, 22, 10]: P1 exceeds 10 -> eliminated; P2 at exactly 10 stays.
     # Round 2: dealer rotates to P0; the player left of P0 still in is P2.
     env = make_env(num_players=3, match=True, penalty_limit=10)
-    deal(env, [["5H", "6H", "7H"], ["KS", "KD", "2C"], ["AS", "4D", "5C"]],
-         discard=["9C"], stock_top=["8S"], dealer=2)
+    deal(
+        env,
+        [["5H", "6H", "7H"], ["KS", "KD", "2C"], ["AS", "4D", "5C"]],
+        discard=["9C"],
+        stock_top=["8S"],
+        dealer=2,
+    )
     play(env, DrawStock(), Meld(("5H", "6H", "7H")), Discard("8S"))
     assert env.terminations == {"player_0": False, "player_1": True, "player_2": False}
     assert env.rewards == {"player_0": 0, "player_1": -22, "player_2": -10}
@@ -832,8 +965,9 @@ def test_crafted_deal_stock_omitted_is_shuffled_rest():
 
 def test_two_decks_set_suits_must_differ():
     # D-2: with two decks a set still needs different suits: 7S 7S 7D is no meld.
-    _assert_never_a_meld(make_env(decks=2), [["7S", "7S", "7D"], ["KS", "KD", "2C"]],
-                         ("7S", "7S", "7D"))
+    _assert_never_a_meld(
+        make_env(decks=2), [["7S", "7S", "7D"], ["KS", "KD", "2C"]], ("7S", "7S", "7D")
+    )
 
 
 # ====================================================== after the game ended

@@ -61,7 +61,9 @@ def test_ratio_ci_weights_clusters_by_their_rounds():
 def test_wilson_interval():
     # 8 of 10: the textbook Wilson interval (0.490, 0.943)
     p, lo, hi = wilson(8, 10)
-    assert p == 0.8 and lo == pytest.approx(0.4902, abs=1e-4) and hi == pytest.approx(0.9433, abs=1e-4)
+    assert (
+        p == 0.8 and lo == pytest.approx(0.4902, abs=1e-4) and hi == pytest.approx(0.9433, abs=1e-4)
+    )
     p, lo, hi = wilson(0, 20)
     assert p == 0 and lo == 0 and hi == pytest.approx(0.1611, abs=1e-4)
 
@@ -72,7 +74,9 @@ def test_bradley_terry_two_players():
     elo, se = bradley_terry(np.array([[0, 3], [1, 0]]))
     assert elo[0] - elo[1] == pytest.approx(400 * math.log10(3), rel=1e-9)
     assert elo.mean() == pytest.approx(1500)
-    assert se[0] == pytest.approx(ELO_SCALE * math.sqrt(1 / 0.75) / 2, rel=1e-6)  # half the gap's se
+    assert se[0] == pytest.approx(
+        ELO_SCALE * math.sqrt(1 / 0.75) / 2, rel=1e-6
+    )  # half the gap's se
 
 
 def test_bradley_terry_three_players_transitive():
@@ -85,7 +89,9 @@ def test_bradley_terry_three_players_transitive():
     assert elo[1] - elo[2] == pytest.approx(400 * math.log10(2), rel=1e-7)
     # a prior keeps an unbeaten player finite
     elo, se = bradley_terry(np.array([[0, 5], [0, 0]]), prior=1.0)
-    assert np.all(np.isfinite(elo)) and elo[0] - elo[1] == pytest.approx(400 * math.log10(5.5 / 0.5))
+    assert np.all(np.isfinite(elo)) and elo[0] - elo[1] == pytest.approx(
+        400 * math.log10(5.5 / 0.5)
+    )
 
 
 def test_openskill_matches_the_model_and_is_order_fixed():
@@ -133,11 +139,18 @@ def test_seatings_duplicate_format():
     s2 = T.seatings(specs, 2)
     assert len(s2) == 6 and len({tuple(x) for x in s2}) == 6  # every ordered pair
     assert [x.label for x in specs] == ["random", "greedy", "basic-expert"]
-    s3 = T.seatings(T.parse_agents("random,greedy,basic-expert,search:simulations=2",
-                                   rummy_env.make_rules("basic", 3)), 3)
+    s3 = T.seatings(
+        T.parse_agents(
+            "random,greedy,basic-expert,search:simulations=2", rummy_env.make_rules("basic", 3)
+        ),
+        3,
+    )
     assert len(s3) == 4 * 3
     two = T.seatings(specs[:2], 4)  # fewer agents than seats: repeated in turn, both rotations
-    assert [[a.name for a in x] for x in two] == [["random", "greedy"] * 2, ["greedy", "random"] * 2]
+    assert [[a.name for a in x] for x in two] == [
+        ["random", "greedy"] * 2,
+        ["greedy", "random"] * 2,
+    ]
 
 
 def test_config_key_ignores_later_rule_fields_at_their_default():
@@ -158,13 +171,22 @@ AGENTS = "random,greedy,basic-expert"
 
 
 def _args(tmp: Path, name: str, deals: int = 4, workers: int = 1, plots: bool = False) -> T.Args:
-    return T.Args(agents=AGENTS, deals=deals, workers=workers, db=str(tmp / f"{name}.sqlite"),
-                  out=str(tmp / name), quiet=True, plots=plots)
+    return T.Args(
+        agents=AGENTS,
+        deals=deals,
+        workers=workers,
+        db=str(tmp / f"{name}.sqlite"),
+        out=str(tmp / name),
+        quiet=True,
+        plots=plots,
+    )
 
 
 def _rows(db: Path) -> list[tuple]:
     con = sqlite3.connect(db)
-    rows = con.execute("SELECT seed, seating, rewards, winner, round_scores FROM games ORDER BY seed, seating").fetchall()
+    rows = con.execute(
+        "SELECT seed, seating, rewards, winner, round_scores FROM games ORDER BY seed, seating"
+    ).fetchall()
     con.close()
     return rows
 
@@ -217,11 +239,27 @@ def _cli(*argv: str) -> list[str]:
 
 
 def test_killed_subprocess_resumes_to_identical_results(tmp_path):
-    common = ["--agents", "random,greedy", "--deals", "30", "--workers", "1", "--quiet", "--no-plots"]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    common = [
+        "--agents",
+        "random,greedy",
+        "--deals",
+        "30",
+        "--workers",
+        "1",
+        "--quiet",
+        "--no-plots",
+    ]
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    )
     db = tmp_path / "killed.sqlite"
-    proc = subprocess.Popen(_cli(*common, "--db", str(db), "--out", str(tmp_path / "killed")),
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        _cli(*common, "--db", str(db), "--out", str(tmp_path / "killed")),
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.time() + 60
         n = 0
@@ -240,34 +278,47 @@ def test_killed_subprocess_resumes_to_identical_results(tmp_path):
     finally:
         proc.wait()
     assert 0 < n < 60, "the run should be killed part-way"
-    subprocess.run(_cli(*common, "--db", str(db), "--out", str(tmp_path / "killed")),
-                   cwd=ROOT, env=env, check=True, capture_output=True)
-    subprocess.run(_cli(*common, "--db", str(tmp_path / "clean.sqlite"), "--out", str(tmp_path / "clean")),
-                   cwd=ROOT, env=env, check=True, capture_output=True)
+    subprocess.run(
+        _cli(*common, "--db", str(db), "--out", str(tmp_path / "killed")),
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        _cli(*common, "--db", str(tmp_path / "clean.sqlite"), "--out", str(tmp_path / "clean")),
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     assert _rows(db) == _rows(tmp_path / "clean.sqlite") and len(_rows(db)) == 60
     for f in ("basic_2p_summary.csv", "basic_2p_crosstable.csv", "basic_2p.md"):
         assert (tmp_path / "killed" / f).read_text() == (tmp_path / "clean" / f).read_text()
 
 
 # ------------------------------------------------------------------ CLI errors
-@pytest.mark.parametrize("argv, message", [
-    (["--agents", "random,nope"], "unknown agent 'nope'"),
-    (["--preset", "nope"], "unknown preset 'nope'"),
-    (["--players", "9"], "num_players=9 is not allowed"),
-    (["--preset", "gin", "--players", "3"], "num_players=3 is not allowed"),
-    (["--agents", "random"], "at least two agents"),
-    (["--agents", "greedy,greedy"], "same agent twice"),
-    (["--agents", "random,search:bogus=1"], "no option"),
-    (["--set", "jokers"], "field=value"),
-    (["--set", "colour=red"], "unknown rule option"),
-    (["--deals", "0"], "--deals"),
-    (["--set", "num_players=3"], "num_players is set by --players"),
-    (["--set", "name=gin"], "name is set by --preset"),
-    (["--set", "jokers=1", "jokers=2"], "'jokers' given twice"),
-    (["--set", "jokers=two"], "jokers='two': expected an integer"),
-    (["--set", "match=yes"], "match='yes': expected true or false"),
-    (["--match", "--set", "match=false"], "--match contradicts --set match=False"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--agents", "random,nope"], "unknown agent 'nope'"),
+        (["--preset", "nope"], "unknown preset 'nope'"),
+        (["--players", "9"], "num_players=9 is not allowed"),
+        (["--preset", "gin", "--players", "3"], "num_players=3 is not allowed"),
+        (["--agents", "random"], "at least two agents"),
+        (["--agents", "greedy,greedy"], "same agent twice"),
+        (["--agents", "random,search:bogus=1"], "no option"),
+        (["--set", "jokers"], "field=value"),
+        (["--set", "colour=red"], "unknown rule option"),
+        (["--deals", "0"], "--deals"),
+        (["--set", "num_players=3"], "num_players is set by --players"),
+        (["--set", "name=gin"], "name is set by --preset"),
+        (["--set", "jokers=1", "jokers=2"], "'jokers' given twice"),
+        (["--set", "jokers=two"], "jokers='two': expected an integer"),
+        (["--set", "match=yes"], "match='yes': expected true or false"),
+        (["--match", "--set", "match=false"], "--match contradicts --set match=False"),
+    ],
+)
 def test_bad_cli_exits_2_with_a_message(tmp_path, capsys, argv, message):
     with pytest.raises(SystemExit) as e:
         T.main([*argv, "--db", str(tmp_path / "x.sqlite"), "--out", str(tmp_path), "--quiet"])
@@ -277,8 +328,12 @@ def test_bad_cli_exits_2_with_a_message(tmp_path, capsys, argv, message):
 
 
 def test_bad_cli_in_a_subprocess(tmp_path):
-    r = subprocess.run(_cli("--agents", "random,nope", "--db", str(tmp_path / "x.sqlite")),
-                       cwd=ROOT, capture_output=True, text=True)
+    r = subprocess.run(
+        _cli("--agents", "random,nope", "--db", str(tmp_path / "x.sqlite")),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "unknown agent 'nope'" in r.stderr
     r = subprocess.run(_cli("--deals", "many"), cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 2
@@ -297,16 +352,32 @@ def _bad_db_cases(tmp: Path) -> list[tuple[Path, str]]:
     raw = bytearray(corrupt.read_bytes())
     raw[16:100] = b"\xff" * 84  # a valid header start, then garbage
     corrupt.write_bytes(bytes(raw))
-    return [(tmp, "is a directory"), (text, "is not an SQLite database"),
-            (foreign, "holds a table 'games' that is not a tournament's"),
-            (corrupt, "--db"), (text / "x.sqlite", "cannot create its folder")]
+    return [
+        (tmp, "is a directory"),
+        (text, "is not an SQLite database"),
+        (foreign, "holds a table 'games' that is not a tournament's"),
+        (corrupt, "--db"),
+        (text / "x.sqlite", "cannot create its folder"),
+    ]
 
 
 def test_bad_db_files_exit_2_before_any_game(tmp_path, capsys):
     for db, message in _bad_db_cases(tmp_path):
         with pytest.raises(SystemExit) as e:
-            T.main(["--agents", "random,greedy", "--deals", "1", "--db", str(db), "--out",
-                    str(tmp_path / "out"), "--quiet", "--no-plots"])
+            T.main(
+                [
+                    "--agents",
+                    "random,greedy",
+                    "--deals",
+                    "1",
+                    "--db",
+                    str(db),
+                    "--out",
+                    str(tmp_path / "out"),
+                    "--quiet",
+                    "--no-plots",
+                ]
+            )
         assert e.value.code == 2, db
         assert message in capsys.readouterr().err, db
         assert not (tmp_path / "out" / "basic_2p.md").exists()
@@ -319,8 +390,22 @@ def test_a_locked_db_is_a_clear_error(tmp_path, capsys):
     holder.execute("BEGIN EXCLUSIVE")
     try:
         with pytest.raises(SystemExit) as e:
-            T.main(["--agents", "random,greedy", "--deals", "1", "--db", str(db), "--db-timeout", "0.2",
-                    "--out", str(tmp_path / "out"), "--quiet", "--no-plots"])
+            T.main(
+                [
+                    "--agents",
+                    "random,greedy",
+                    "--deals",
+                    "1",
+                    "--db",
+                    str(db),
+                    "--db-timeout",
+                    "0.2",
+                    "--out",
+                    str(tmp_path / "out"),
+                    "--quiet",
+                    "--no-plots",
+                ]
+            )
     finally:
         holder.rollback()
         holder.close()
@@ -333,7 +418,19 @@ def test_bad_out_is_refused_before_any_game(tmp_path, capsys):
     for out, message in ((afile, "is a file"), (afile / "sub", "is not writable")):
         db = tmp_path / "t.sqlite"
         with pytest.raises(SystemExit) as e:
-            T.main(["--agents", "random,greedy", "--deals", "1", "--db", str(db), "--out", str(out), "--quiet"])
+            T.main(
+                [
+                    "--agents",
+                    "random,greedy",
+                    "--deals",
+                    "1",
+                    "--db",
+                    str(db),
+                    "--out",
+                    str(out),
+                    "--quiet",
+                ]
+            )
         assert e.value.code == 2 and message in capsys.readouterr().err
         assert not db.exists() or not _rows(db)
 
@@ -342,8 +439,14 @@ def test_outputs_say_where_they_went(tmp_path, capsys):
     T.run(_args(tmp_path, "w", deals=1, plots=True))
     out = capsys.readouterr().out
     wrote = out.split("Wrote: ", 1)[1].strip().split(", ")
-    assert {Path(p).name for p in wrote} == {"basic_2p.md", "basic_2p_summary.csv", "basic_2p_crosstable.csv",
-                                             "basic_2p_ratings.png", "basic_2p_crosstable.png", "w.sqlite"}
+    assert {Path(p).name for p in wrote} == {
+        "basic_2p.md",
+        "basic_2p_summary.csv",
+        "basic_2p_crosstable.csv",
+        "basic_2p_ratings.png",
+        "basic_2p_crosstable.png",
+        "w.sqlite",
+    }
     assert all(Path(p).exists() for p in wrote)
     assert "Sorted by Elo" in out and "row minus column" in out
 
@@ -354,14 +457,23 @@ def test_a_replaced_model_file_is_played_again(tmp_path, capsys):
     shipped = ROOT / "agents" / "trained" / "basic-2p.npz"
     model.write_bytes(shipped.read_bytes())
     model.with_suffix(".json").write_text((shipped.with_suffix(".json")).read_text())
-    args = T.Args(agents=f"random,ppo:{model}", deals=2, workers=1, db=str(tmp_path / "m.sqlite"),
-                  out=str(tmp_path / "out"), quiet=True, plots=False)
+    args = T.Args(
+        agents=f"random,ppo:{model}",
+        deals=2,
+        workers=1,
+        db=str(tmp_path / "m.sqlite"),
+        out=str(tmp_path / "out"),
+        quiet=True,
+        plots=False,
+    )
     first = T.run(args)
     assert len(_rows(tmp_path / "m.sqlite")) == 4
     assert "sha256:" in capsys.readouterr().out
     with np.load(model, allow_pickle=False) as f:
         arrays = {k: f[k] for k in f.files}
-    arrays["b0"] = arrays["b0"] + np.random.default_rng(0).normal(0, 5, arrays["b0"].shape).astype(np.float32)
+    arrays["b0"] = arrays["b0"] + np.random.default_rng(0).normal(0, 5, arrays["b0"].shape).astype(
+        np.float32
+    )
     np.savez(model, **arrays)
     second = T.run(args)
     rows = _rows(tmp_path / "m.sqlite")
@@ -394,17 +506,36 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
 def test_workers_exit_when_the_parent_is_killed(tmp_path):
-    proc = subprocess.Popen(_cli("--agents", "greedy,basic-expert", "--deals", "2000", "--workers", "2", "--quiet",
-                                 "--db", str(tmp_path / "o.sqlite"), "--out", str(tmp_path / "o")),
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        _cli(
+            "--agents",
+            "greedy,basic-expert",
+            "--deals",
+            "2000",
+            "--workers",
+            "2",
+            "--quiet",
+            "--db",
+            str(tmp_path / "o.sqlite"),
+            "--out",
+            str(tmp_path / "o"),
+        ),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.time() + 60
         workers: list[int] = []
         while time.time() < deadline and len(workers) < 2:
             time.sleep(0.2)
             # spawn: the pool's workers (and its resource tracker) are the parent's children
-            workers = [c for c in _children(proc.pid) if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()
-                       and b"resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()]
+            workers = [
+                c
+                for c in _children(proc.pid)
+                if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()
+                and b"resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()
+            ]
         assert len(workers) >= 2, "the pool did not start"
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -455,8 +586,16 @@ def test_plots_with_long_names_and_an_outlier(tmp_path, monkeypatch):
     from matplotlib.figure import Figure
     from matplotlib.text import Text
 
-    s = _fake_summary({"random": -40.0, "greedy": 0.0, "basic-expert": 1.7, "search:simulations=48": 2.2,
-                       _LONG: 1.0, _LONG.replace("__1__", "__2__"): 0.6})
+    s = _fake_summary(
+        {
+            "random": -40.0,
+            "greedy": 0.0,
+            "basic-expert": 1.7,
+            "search:simulations=48": 2.2,
+            _LONG: 1.0,
+            _LONG.replace("__1__", "__2__"): 0.6,
+        }
+    )
     colour_range, texts = [], {}
     imshow, savefig = Axes.imshow, Figure.savefig
 
@@ -471,16 +610,22 @@ def test_plots_with_long_names_and_an_outlier(tmp_path, monkeypatch):
     monkeypatch.setattr(Axes, "imshow", spy_imshow)
     monkeypatch.setattr(Figure, "savefig", spy_savefig)
     T._plots(s, T.summary_rows(s), tmp_path, "a_long_tournament_name")
-    assert {p.name for p in tmp_path.iterdir()} == {"a_long_tournament_name_ratings.png",
-                                                   "a_long_tournament_name_crosstable.png"}
-    assert colour_range == [(pytest.approx(-2.2), pytest.approx(2.2))]  # not +-42.2: random is set aside
+    assert {p.name for p in tmp_path.iterdir()} == {
+        "a_long_tournament_name_ratings.png",
+        "a_long_tournament_name_crosstable.png",
+    }
+    assert colour_range == [
+        (pytest.approx(-2.2), pytest.approx(2.2))
+    ]  # not +-42.2: random is set aside
     cross = texts["a_long_tournament_name_crosstable.png"]
     assert "42.2" in cross and "-40.0" in cross  # the true numbers, in the clipped cells too
     for name, found in texts.items():
         joined = "\n".join(found).replace("\n    ", "")  # footnotes wrap long paths
         assert _LONG in joined and _LONG.replace("__1__", "__2__") in joined, name  # the footnote
         assert "ppo [1]" in found and "ppo [2]" in found, name  # short tick labels
-        assert not any(t.startswith("ppo:") for t in found if "\n" not in t and len(t) > T._LABEL_MAX)
+        assert not any(
+            t.startswith("ppo:") for t in found if "\n" not in t and len(t) > T._LABEL_MAX
+        )
 
 
 def test_plots_leave_the_callers_matplotlib_backend_alone(tmp_path):

@@ -25,9 +25,18 @@ from experiments.train_ppo import Args, parse_args, rule_overrides  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "experiments" / "configs").glob("*.toml"))
 
-TINY = {"--n-envs": "2", "--vec-env": "dummy", "--n-steps": "64", "--batch-size": "64", "--n-epochs": "1",
-        "--features-dim": "32", "--net-arch": "32", "--opponents": ["random=1", "greedy=1"],
-        "--eval-deals": "2", "--verbose": "1"}
+TINY = {
+    "--n-envs": "2",
+    "--vec-env": "dummy",
+    "--n-steps": "64",
+    "--batch-size": "64",
+    "--n-epochs": "1",
+    "--features-dim": "32",
+    "--net-arch": "32",
+    "--opponents": ["random=1", "greedy=1"],
+    "--eval-deals": "2",
+    "--verbose": "1",
+}
 
 
 def train_cli(tmp: Path, *extra: str) -> str:
@@ -88,30 +97,70 @@ def test_config_errors_and_overrides(tmp_path):
     with pytest.raises(ValueError, match="learning_rat"):
         parse_args(["--config", str(bad)])
     good = tmp_path / "good.toml"
-    good.write_text('opponents = {greedy = 3, random = 1}\nrules = {jokers = 2, ace = "low_or_high"}\n')
+    good.write_text(
+        'opponents = {greedy = 3, random = 1}\nrules = {jokers = 2, ace = "low_or_high"}\n'
+    )
     args = parse_args(["--config", str(good), "--n-steps", "32"])
     assert args.opponents == ["greedy=3", "random=1"] and args.n_steps == 32
     assert rule_overrides(args.rules) == {"jokers": 2, "ace": "low_or_high"}
     assert Args().config is None
 
 
+@pytest.mark.slow
 def test_short_run_saves_reloads_and_plays_legal_moves(tmp_path):
     ship = tmp_path / "ship" / "tiny.npz"
-    log = train_cli(tmp_path, "--run-name", "short", "--total-timesteps", "256", "--selfplay-every", "128",
-                    "--eval-every", "128", "--checkpoint-every", "128", "--imitate", "greedy",
-                    "--imitate-steps", "64", "--imitate-batch", "64", "--reward", "margin", "--shaping", "0.5",
-                    "--save-path", str(ship))
+    log = train_cli(
+        tmp_path,
+        "--run-name",
+        "short",
+        "--total-timesteps",
+        "256",
+        "--selfplay-every",
+        "128",
+        "--eval-every",
+        "128",
+        "--checkpoint-every",
+        "128",
+        "--imitate",
+        "greedy",
+        "--imitate-steps",
+        "64",
+        "--imitate-batch",
+        "64",
+        "--reward",
+        "margin",
+        "--shaping",
+        "0.5",
+        "--save-path",
+        str(ship),
+    )
     run = tmp_path / "short"
-    for f in ("final_model.zip", "best_model.zip", "imitation_model.zip", "args.json", "progress.csv",
-              "model.npz", "model.json",
-              "checkpoints/step_128.zip", "checkpoints/step_128.json", "pool/step_128.npz"):
+    for f in (
+        "final_model.zip",
+        "best_model.zip",
+        "imitation_model.zip",
+        "args.json",
+        "progress.csv",
+        "model.npz",
+        "model.json",
+        "checkpoints/step_128.zip",
+        "checkpoints/step_128.json",
+        "pool/step_128.npz",
+    ):
         assert (run / f).exists(), f
     assert list(run.glob("events.out.tfevents.*"))
     assert "[league] step_128 joined the pool" in log and "[eval] step 256" in log
     with open(run / "progress.csv") as fh:
         cols = set(next(csv.reader(fh)))
-    for c in ("charts/episode_score", "charts/win_rate", "eval/greedy/margin", "eval/random/win_rate_ci95",
-              "losses/entropy", "losses/value_loss", "imitation/accuracy"):
+    for c in (
+        "charts/episode_score",
+        "charts/win_rate",
+        "eval/greedy/margin",
+        "eval/random/win_rate_ci95",
+        "losses/entropy",
+        "losses/value_loss",
+        "imitation/accuracy",
+    ):
         assert c in cols, c
     assert any(c.startswith("charts/win_rate_vs/") for c in cols)
     card = json.loads(ship.with_suffix(".json").read_text())
@@ -132,7 +181,9 @@ def test_short_run_saves_reloads_and_plays_legal_moves(tmp_path):
             mask = env.action_masks().astype(np.int8)
             a = torch_bot.act(obs, mask)
             assert a == np_bot.act(obs, mask) and mask[a]
-            np.testing.assert_allclose(torch_bot.action_probs(obs, mask), np_bot.action_probs(obs, mask), atol=1e-5)
+            np.testing.assert_allclose(
+                torch_bot.action_probs(obs, mask), np_bot.action_probs(obs, mask), atol=1e-5
+            )
             obs, _, done, _, _ = env.step(a)
     # a pool snapshot (.npz) plays without torch
     snap = agents.make(f"ppo:{run / 'pool' / 'step_128.npz'}", rules, 1, deterministic=False)
@@ -140,20 +191,45 @@ def test_short_run_saves_reloads_and_plays_legal_moves(tmp_path):
     assert play_raw(lambda seat: snap, 1, opponent="random") > 0
 
 
+@pytest.mark.slow
 def test_hand_features_model_reads_them_at_play_time(tmp_path):
     """A model trained with ``features="hand"`` records it; every way of playing it appends them."""
     from agents.features import SIZE
     from experiments.eval_ppo import evaluate_file
 
     ship = tmp_path / "feat.npz"
-    train_cli(tmp_path, "--run-name", "feat", "--features", "hand", "--total-timesteps", "128",
-              "--selfplay-every", "128", "--eval-every", "128", "--checkpoint-every", "128",
-              "--imitate", "basic-expert", "--imitate-steps", "64", "--imitate-batch", "64", "--save-path", str(ship))
+    train_cli(
+        tmp_path,
+        "--run-name",
+        "feat",
+        "--features",
+        "hand",
+        "--total-timesteps",
+        "128",
+        "--selfplay-every",
+        "128",
+        "--eval-every",
+        "128",
+        "--checkpoint-every",
+        "128",
+        "--imitate",
+        "basic-expert",
+        "--imitate-steps",
+        "64",
+        "--imitate-batch",
+        "64",
+        "--save-path",
+        str(ship),
+    )
     rules = rummy_env.make_rules("basic", 2)
-    torch_bot = agents.make(f"ppo:{tmp_path / 'feat' / 'final_model.zip'}", rules, 0, backend="torch")
+    torch_bot = agents.make(
+        f"ppo:{tmp_path / 'feat' / 'final_model.zip'}", rules, 0, backend="torch"
+    )
     np_bot = agents.make(f"ppo:{ship}", rules, 0)
     snap = agents.make(f"ppo:{tmp_path / 'feat' / 'pool' / 'step_128.npz'}", rules, 0)
-    assert torch_bot.model.observation_space.shape == (rummy_env.observation.ObsLayout(rules).size + SIZE,)
+    assert torch_bot.model.observation_space.shape == (
+        rummy_env.observation.ObsLayout(rules).size + SIZE,
+    )
     for bot in (torch_bot, np_bot, snap):
         assert bot.features is not None
     env = rummy_env.raw_env("basic", 2)
@@ -169,21 +245,48 @@ def test_hand_features_model_reads_them_at_play_time(tmp_path):
     assert res["random"]["games"] == 4
 
 
+@pytest.mark.slow
 def test_resume_continues_from_checkpoint(tmp_path):
-    train_cli(tmp_path, "--run-name", "r", "--total-timesteps", "128", "--checkpoint-every", "128",
-              "--selfplay-every", "128", "--eval-every", "0")
+    train_cli(
+        tmp_path,
+        "--run-name",
+        "r",
+        "--total-timesteps",
+        "128",
+        "--checkpoint-every",
+        "128",
+        "--selfplay-every",
+        "128",
+        "--eval-every",
+        "0",
+    )
     ckpt = tmp_path / "r" / "checkpoints" / "step_128.zip"
     state = json.loads(ckpt.with_suffix(".json").read_text())
     assert [p[0] for p in state["pool"]] == ["step_128"]
-    log = train_cli(tmp_path, "--resume", str(ckpt), "--total-timesteps", "384", "--checkpoint-every", "128",
-                    "--selfplay-every", "128", "--eval-every", "0")
+    log = train_cli(
+        tmp_path,
+        "--resume",
+        str(ckpt),
+        "--total-timesteps",
+        "384",
+        "--checkpoint-every",
+        "128",
+        "--selfplay-every",
+        "128",
+        "--eval-every",
+        "0",
+    )
     from agents.model_io import load_ppo
 
     final = load_ppo(tmp_path / "r" / "final_model.zip")
     assert final.num_timesteps == 384
     assert "[checkpoint]" in log and (tmp_path / "r" / "checkpoints" / "step_384.zip").exists()
     state = json.loads((tmp_path / "r" / "checkpoints" / "step_384.json").read_text())
-    assert [p[0] for p in state["pool"]] == ["step_128", "step_256", "step_384"]  # the pool came back
+    assert [p[0] for p in state["pool"]] == [
+        "step_128",
+        "step_256",
+        "step_384",
+    ]  # the pool came back
     assert (tmp_path / "r" / "progress_before_step_128.csv").exists()
 
 
@@ -209,26 +312,86 @@ def test_a_few_minutes_of_training_beats_random(tmp_path):
     95% CI lies clearly above zero (an untrained, uniform policy scores about 0 against random)."""
     from experiments.eval_ppo import evaluate_file
 
-    train_cli(tmp_path, "--run-name", "learn", "--total-timesteps", "16384", "--n-steps", "512",
-              "--batch-size", "256", "--n-epochs", "4", "--features-dim", "128", "--net-arch", "128",
-              "--opponents", "random=1", "--reward", "margin", "--shaping", "1.0", "--learning-rate", "5e-4",
-              "--ent-coef", "0.003", "--eval-every", "0", "--checkpoint-every", "0")
-    res = evaluate_file(tmp_path / "learn" / "final_model.zip", ["random"], n_deals=100, first_deal=10_000,
-                        workers=1)["random"]
+    train_cli(
+        tmp_path,
+        "--run-name",
+        "learn",
+        "--total-timesteps",
+        "16384",
+        "--n-steps",
+        "512",
+        "--batch-size",
+        "256",
+        "--n-epochs",
+        "4",
+        "--features-dim",
+        "128",
+        "--net-arch",
+        "128",
+        "--opponents",
+        "random=1",
+        "--reward",
+        "margin",
+        "--shaping",
+        "1.0",
+        "--learning-rate",
+        "5e-4",
+        "--ent-coef",
+        "0.003",
+        "--eval-every",
+        "0",
+        "--checkpoint-every",
+        "0",
+    )
+    res = evaluate_file(
+        tmp_path / "learn" / "final_model.zip",
+        ["random"],
+        n_deals=100,
+        first_deal=10_000,
+        workers=1,
+    )["random"]
     assert res["margin"]["lo"] > 5.0, res
     assert res["win_rate"]["mean"] > 0.6, res
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_from_its_directory(tmp_path):
     """SIGKILL part-way (after the first checkpoint), then ``--resume <run dir>`` finishes it."""
     import os
     import signal
     import time
 
-    cmd = [sys.executable, "-m", "experiments.train_ppo", "--run-dir", str(tmp_path), "--run-name", "k",
-           "--n-envs", "1", "--vec-env", "dummy", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
-           "--features-dim", "32", "--net-arch", "32", "--opponents", "random=1", "--eval-every", "0",
-           "--checkpoint-every", "64", "--total-timesteps", "100000"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "experiments.train_ppo",
+        "--run-dir",
+        str(tmp_path),
+        "--run-name",
+        "k",
+        "--n-envs",
+        "1",
+        "--vec-env",
+        "dummy",
+        "--n-steps",
+        "64",
+        "--batch-size",
+        "64",
+        "--n-epochs",
+        "1",
+        "--features-dim",
+        "32",
+        "--net-arch",
+        "32",
+        "--opponents",
+        "random=1",
+        "--eval-every",
+        "0",
+        "--checkpoint-every",
+        "64",
+        "--total-timesteps",
+        "100000",
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     ckpts = tmp_path / "k" / "checkpoints"
     try:
@@ -241,23 +404,64 @@ def test_a_killed_run_resumes_from_its_directory(tmp_path):
     done = sorted(int(p.stem[5:]) for p in ckpts.glob("step_*.json"))
     assert len(done) >= 2, "no checkpoint before the kill"
     latest = done[-1]
-    log = train_cli(tmp_path, "--resume", str(tmp_path / "k"), "--n-envs", "1", "--total-timesteps",
-                    str(latest + 128), "--checkpoint-every", "64", "--eval-every", "0")
+    log = train_cli(
+        tmp_path,
+        "--resume",
+        str(tmp_path / "k"),
+        "--n-envs",
+        "1",
+        "--total-timesteps",
+        str(latest + 128),
+        "--checkpoint-every",
+        "64",
+        "--eval-every",
+        "0",
+    )
     from agents.model_io import load_ppo
 
     assert load_ppo(tmp_path / "k" / "final_model.zip").num_timesteps == latest + 128
     assert (tmp_path / "k" / "model.npz").exists() and "[train] done" in log
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
 def test_every_recipe_runs_a_smoke_version(tmp_path, path):
     """Each shipped recipe (experiments/configs/*.toml), its budgets cut to a few hundred
     decisions: warm start, PPO, evaluation, checkpoint and the playable model.npz."""
     args = parse_args(["--config", str(path)])
-    cmd = [sys.executable, "-m", "experiments.train_ppo", "--config", str(path), "--run-dir", str(tmp_path),
-           "--run-name", "smoke", "--n-envs", "1", "--vec-env", "dummy", "--n-steps", "64", "--batch-size", "64",
-           "--n-epochs", "1", "--total-timesteps", "128", "--eval-every", "128", "--eval-deals", "1",
-           "--checkpoint-every", "128", "--selfplay-every", "64", "--selfplay-start", "64"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "experiments.train_ppo",
+        "--config",
+        str(path),
+        "--run-dir",
+        str(tmp_path),
+        "--run-name",
+        "smoke",
+        "--n-envs",
+        "1",
+        "--vec-env",
+        "dummy",
+        "--n-steps",
+        "64",
+        "--batch-size",
+        "64",
+        "--n-epochs",
+        "1",
+        "--total-timesteps",
+        "128",
+        "--eval-every",
+        "128",
+        "--eval-deals",
+        "1",
+        "--checkpoint-every",
+        "128",
+        "--selfplay-every",
+        "64",
+        "--selfplay-start",
+        "64",
+    ]
     if args.imitate:
         cmd += ["--imitate-steps", "64", "--imitate-batch", "64", "--imitate-final-epochs", "1"]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
@@ -287,9 +491,18 @@ def test_residual_policy_starts_at_the_expert_and_exports_exactly(tmp_path):
     env = RummySingleAgentEnv(opponents="greedy", features="hand+variant")
     from agents.ppo_net import RummyFeatures
 
-    model = MaskablePPO(ResidualPolicy, env, n_steps=64, batch_size=64, device="cpu",
-                        policy_kwargs={"net_arch": [32], "features_extractor_class": RummyFeatures,
-                                       "features_extractor_kwargs": feature_kwargs(rules, 32, "hand+variant")})
+    model = MaskablePPO(
+        ResidualPolicy,
+        env,
+        n_steps=64,
+        batch_size=64,
+        device="cpu",
+        policy_kwargs={
+            "net_arch": [32],
+            "features_extractor_class": RummyFeatures,
+            "features_extractor_kwargs": feature_kwargs(rules, 32, "hand+variant"),
+        },
+    )
     model.save(tmp_path / "r.zip")
     save_numpy_policy(model.policy, tmp_path / "r.npz")
     zbot = agents.make(f"ppo:{tmp_path / 'r.zip'}", rules, 0, backend="torch")
@@ -319,12 +532,25 @@ def test_ship_is_the_explicit_step_into_the_package(tmp_path):
     from experiments.ship_model import Args as ShipArgs
     from experiments.ship_model import ship
 
-    train_cli(tmp_path, "--run-name", "s", "--total-timesteps", "128", "--checkpoint-every", "128",
-              "--eval-every", "128")
+    train_cli(
+        tmp_path,
+        "--run-name",
+        "s",
+        "--total-timesteps",
+        "128",
+        "--checkpoint-every",
+        "128",
+        "--eval-every",
+        "128",
+    )
     out_dir = tmp_path / "trained"
     out_dir.mkdir()
     for which in ("best", "final", "step_128"):
-        path = ship(ShipArgs(run=str(tmp_path / "s"), name=f"m-{which}", checkpoint=which, out_dir=str(out_dir)))
+        path = ship(
+            ShipArgs(
+                run=str(tmp_path / "s"), name=f"m-{which}", checkpoint=which, out_dir=str(out_dir)
+            )
+        )
         card = json.loads(path.with_suffix(".json").read_text())
         assert card["preset"] == "basic" and card["run"] == "s"
         assert card["timesteps"] == (128 if which != "best" else card["timesteps"])
@@ -334,6 +560,18 @@ def test_ship_is_the_explicit_step_into_the_package(tmp_path):
         ship(ShipArgs(run=str(tmp_path / "s"), name="m-best", out_dir=str(out_dir)))
     with pytest.raises(ValueError, match="no checkpoint"):
         ship(ShipArgs(run=str(tmp_path / "s"), name="x", checkpoint="step_9", out_dir=str(out_dir)))
-    r = subprocess.run([sys.executable, "-m", "experiments.ship_model", "--run", str(tmp_path / "nope"), "--name", "x"],
-                       cwd=ROOT, capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "experiments.ship_model",
+            "--run",
+            str(tmp_path / "nope"),
+            "--name",
+            "x",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "not a run directory" in r.stderr

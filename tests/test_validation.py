@@ -36,8 +36,11 @@ ALL_CARDS = [card_str(f) for f in range(53)]
 
 
 def examples(n: int):
-    return settings(max_examples=n, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    return settings(
+        max_examples=n,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 
 
 def assert_clear(err: ValueError, *names: str) -> None:
@@ -71,13 +74,21 @@ def check_obs_in_space(env: rummy_env.raw_env, legal: list[int]) -> None:
 
 
 # ================================================================ A. restoring
-@pytest.mark.parametrize("preset, n, over", [
-    ("basic", 2, {}), ("basic", 4, {"jokers": 2, "ace": "low_or_high"}),
-    ("basic", 3, {"match": True, "penalty_limit": 30}), ("basic", 5, {"decks": 2, "jokers": 1}),
-    ("gin", 2, {}), ("gin", 2, {"match": True, "target": 40}), ("rummy500", 3, {}),
-    ("persian", 2, {"match": True, "target": 60}), ("rummy51", 3, {}),
-    ("rummy51", 2, {"match": True, "penalty_limit": 150}),
-])
+@pytest.mark.parametrize(
+    "preset, n, over",
+    [
+        ("basic", 2, {}),
+        ("basic", 4, {"jokers": 2, "ace": "low_or_high"}),
+        ("basic", 3, {"match": True, "penalty_limit": 30}),
+        ("basic", 5, {"decks": 2, "jokers": 1}),
+        ("gin", 2, {}),
+        ("gin", 2, {"match": True, "target": 40}),
+        ("rummy500", 3, {}),
+        ("persian", 2, {"match": True, "target": 60}),
+        ("rummy51", 3, {}),
+        ("rummy51", 2, {"match": True, "penalty_limit": 150}),
+    ],
+)
 def test_every_reachable_state_restores(preset, n, over):
     """Validation refuses no state that play reaches: along random games (every
     3rd state, match ends included) ``from_dict(to_dict())`` gives the same state."""
@@ -112,24 +123,55 @@ def card_lists(d: dict[str, Any]) -> list[tuple[str, list]]:
             out += [(f"{key}[{p}]", h) for p, h in enumerate(d[key]) if isinstance(h, list)]
     out += [(key, d[key]) for key in ("stock", "discard") if isinstance(d.get(key), list)]
     if isinstance(d.get("table"), list):
-        out += [(f"table[{i}]", m["cards"]) for i, m in enumerate(d["table"])
-                if isinstance(m, dict) and isinstance(m.get("cards"), list)]
+        out += [
+            (f"table[{i}]", m["cards"])
+            for i, m in enumerate(d["table"])
+            if isinstance(m, dict) and isinstance(m.get("cards"), list)
+        ]
     return out
 
 
 def mutate(d: dict[str, Any], n: int, draw) -> str:
     """One random change of ``d``, a state of ``n`` seats (a kind that earlier changes
     left no target for falls back to a wrong type); returns what it did."""
-    kind = draw(st.sampled_from(["drop", "type", "int", "seat", "move", "dup", "remove", "replace",
-                                 "phase", "meld", "seat_field", "rules", "swap", "extra", "turn_card"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "drop",
+                "type",
+                "int",
+                "seat",
+                "move",
+                "dup",
+                "remove",
+                "replace",
+                "phase",
+                "meld",
+                "seat_field",
+                "rules",
+                "swap",
+                "extra",
+                "turn_card",
+            ]
+        )
+    )
     ints = [k for k, v in sorted(d.items()) if type(v) is int]
     seats = [k for k in PER_SEAT if isinstance(d.get(k), list) and len(d[k]) == n]
     lists = card_lists(d)
-    if (kind == "int" and not ints or kind == "seat" and not seats
-            or kind in ("move", "dup", "remove", "replace") and not any(c for _, c in lists)
-            or kind == "meld" and not isinstance(d.get("table"), list)
-            or kind == "rules" and not isinstance(d.get("rules"), dict)
-            or kind == "swap" and not (isinstance(d.get("hands"), list) and len(d["hands"]) == n)):
+    if (
+        kind == "int"
+        and not ints
+        or kind == "seat"
+        and not seats
+        or kind in ("move", "dup", "remove", "replace")
+        and not any(c for _, c in lists)
+        or kind == "meld"
+        and not isinstance(d.get("table"), list)
+        or kind == "rules"
+        and not isinstance(d.get("rules"), dict)
+        or kind == "swap"
+        and not (isinstance(d.get("hands"), list) and len(d["hands"]) == n)
+    ):
         kind = "type"
     if kind == "drop" and d:
         key = draw(st.sampled_from(sorted(d)))
@@ -155,7 +197,11 @@ def mutate(d: dict[str, Any], n: int, draw) -> str:
         elif how == "bad" or type(v[p]) not in (bool, int):
             v[p] = copy.deepcopy(draw(st.sampled_from(BAD_VALUES)))
         else:
-            v[p] = (not v[p]) if isinstance(v[p], bool) else v[p] + draw(st.sampled_from([-1, 1, 50, 10**6]))
+            v[p] = (
+                (not v[p])
+                if isinstance(v[p], bool)
+                else v[p] + draw(st.sampled_from([-1, 1, 50, 10**6]))
+            )
         return f"{key}[{p}] {how}: {v}"
     if kind in ("move", "dup", "remove", "replace"):
         full = [(name, cards) for name, cards in lists if cards]
@@ -174,7 +220,9 @@ def mutate(d: dict[str, Any], n: int, draw) -> str:
         dst.insert(draw(st.integers(0, len(dst))), card)
         return f"{kind} {card} from {src_name} to {dst_name}"
     if kind == "phase":
-        d["phase"] = draw(st.sampled_from(["draw", "play", "game_over", "upcard", "PLAY", "bogus", 3]))
+        d["phase"] = draw(
+            st.sampled_from(["draw", "play", "game_over", "upcard", "PLAY", "bogus", 3])
+        )
         return f"phase = {d['phase']!r}"
     if kind == "meld":
         table = d["table"]
@@ -213,8 +261,14 @@ def mutate(d: dict[str, Any], n: int, draw) -> str:
         return "an unknown key"
     key = draw(st.sampled_from(["forbidden", "must_use"]))  # turn_card
     cur = d.get("current_player")
-    hand = d["hands"][cur] if type(cur) is int and 0 <= cur < n and isinstance(d.get("hands"), list) \
-        and isinstance(d["hands"][cur], list) else []
+    hand = (
+        d["hands"][cur]
+        if type(cur) is int
+        and 0 <= cur < n
+        and isinstance(d.get("hands"), list)
+        and isinstance(d["hands"][cur], list)
+        else []
+    )
     d[key] = draw(st.sampled_from(list(hand) + [None, "JK", "AS"]))
     return f"{key} = {d[key]!r}"
 
@@ -235,6 +289,7 @@ def restore_or_refuse(preset: str, n: int, seed: int, d: dict[str, Any], what: l
 def mutation_test(n_examples: int):
     """The test: a mid-game state of each preset (2-4 players, gin 2), after 0-120
     random steps, with 1-3 mutations, is refused clearly or plays by the rules."""
+
     @pytest.mark.parametrize("preset", PRESETS)
     @examples(n_examples)
     @given(data=st.data(), seed=SEEDS)
@@ -242,8 +297,11 @@ def mutation_test(n_examples: int):
         n = data.draw(st.integers(2, 2 if preset == "gin" else 4), label="players")
         s = mid_game(preset, n, seed, data.draw(st.integers(0, 120), label="steps"))
         d = s.to_dict()
-        what = [mutate(d, n, data.draw) for _ in range(data.draw(st.integers(1, 3), label="mutations"))]
+        what = [
+            mutate(d, n, data.draw) for _ in range(data.draw(st.integers(1, 3), label="mutations"))
+        ]
         restore_or_refuse(preset, n, seed, d, what)
+
     return test
 
 
@@ -269,14 +327,17 @@ REFUSED = {
     "joker-without-jokers": (lambda d: d["stock"].__setitem__(0, "JK") or d, ["JK"]),
     "unknown-phase": (lambda d: d.update(phase="bidding") or d, ["phase", "'draw'"]),
     "no-active-seat": (lambda d: d.update(active=[False, False]) or d, ["active"]),
-    "meld-owner-out-of-range": (lambda d: d.update(table=[{"owner": 5, "kind": "set",
-                                                          "cards": ["KS", "KH", "KD"]}]) or d,
-                                ["table[0]['owner']", "0..1"]),
+    "meld-owner-out-of-range": (
+        lambda d: d.update(table=[{"owner": 5, "kind": "set", "cards": ["KS", "KH", "KD"]}]) or d,
+        ["table[0]['owner']", "0..1"],
+    ),
     "totals-too-short": (lambda d: d.update(totals=[0]) or d, ["totals", "2 values"]),
     "totals-of-strings": (lambda d: d.update(totals=["0", "0"]) or d, ["totals[0]", "integer"]),
     "known-not-held": (lambda d: d["known"][0].append(d["hands"][1][0]) or d, ["known[0]"]),
-    "not-a-meld": (lambda d: d.update(table=[{"owner": 0, "cards": ["KS", "2H", "9D"]}]) or d,
-                   ["table[0]['cards']", "valid"]),
+    "not-a-meld": (
+        lambda d: d.update(table=[{"owner": 0, "cards": ["KS", "2H", "9D"]}]) or d,
+        ["table[0]['cards']", "valid"],
+    ),
     "current-player-out-of-range": (lambda d: d.update(current_player=2) or d, ["current_player"]),
     "missing-key": (lambda d: d.pop("hands") and d, ["hands", "required"]),
     "unknown-key": (lambda d: d.update(hand=[]) or d, ["'hand'", "hands"]),
@@ -300,6 +361,7 @@ def test_restore_is_cheap():
     """Validation runs only on restore, and a restore stays well under a millisecond
     or so (measured generously: 2 ms a restore on a loaded machine)."""
     import time
+
     s = mid_game("rummy51", 4, 3, 60)
     d = s.to_dict()
     t = time.perf_counter()
@@ -310,11 +372,14 @@ def test_restore_is_cheap():
 
 # ================================================================ B. bad input
 @pytest.mark.parametrize("make", [rummy_env.env, rummy_env.raw_env])
-@pytest.mark.parametrize("args, kwargs, names", [
-    pytest.param(("basic",), {"name": "gin"}, ["name", "first argument"], id="name-override"),
-    pytest.param((["basic"],), {}, ["['basic']", "basic", "gin"], id="list-preset"),
-    pytest.param(("basic",), {"num_players": "3"}, ["num_players"], id="players-str"),
-])
+@pytest.mark.parametrize(
+    "args, kwargs, names",
+    [
+        pytest.param(("basic",), {"name": "gin"}, ["name", "first argument"], id="name-override"),
+        pytest.param((["basic"],), {}, ["['basic']", "basic", "gin"], id="list-preset"),
+        pytest.param(("basic",), {"num_players": "3"}, ["num_players"], id="players-str"),
+    ],
+)
 def test_bad_env_arguments(make, args, kwargs, names):
     with pytest.raises(ValueError) as err:
         make(*args, **kwargs)
@@ -323,20 +388,27 @@ def test_bad_env_arguments(make, args, kwargs, names):
         assert name in str(err.value), (name, str(err.value))
 
 
-@pytest.mark.parametrize("options, names", [
-    pytest.param([1, 2], ["options", "dict"], id="list"),
-    pytest.param("hands", ["options", "dict"], id="str"),
-    pytest.param({"state": "abc"}, ["options['state']", "to_dict"], id="state-str"),
-    pytest.param({"state": [1]}, ["options['state']"], id="state-list"),
-    pytest.param({"hands": [5, 5]}, ["hands[0]"], id="hands-ints"),
-    pytest.param({"hands": "AS 2S"}, ["hands", "2 card lists"], id="hands-str"),
-    pytest.param({"hands": [["AS"]] * 2, "discard": None}, ["discard", "omit"], id="discard-none"),
-    pytest.param({"hands": [["AS"]] * 2, "stock": 7}, ["stock"], id="stock-int"),
-    pytest.param({"discard": ["AS"]}, ["hands"], id="no-hands"),
-    pytest.param({"hand": [["AS"]] * 2}, ["'hand'", "'hands'"], id="typo-hand"),
-    pytest.param({"hands": [["AS"]] * 2, "colour": "red"}, ["'colour'", "'hands'"], id="unknown-in-deal"),
-    pytest.param({"state": {}, "dealer": 0}, ["'dealer'", "state"], id="state-and-deal"),
-])
+@pytest.mark.parametrize(
+    "options, names",
+    [
+        pytest.param([1, 2], ["options", "dict"], id="list"),
+        pytest.param("hands", ["options", "dict"], id="str"),
+        pytest.param({"state": "abc"}, ["options['state']", "to_dict"], id="state-str"),
+        pytest.param({"state": [1]}, ["options['state']"], id="state-list"),
+        pytest.param({"hands": [5, 5]}, ["hands[0]"], id="hands-ints"),
+        pytest.param({"hands": "AS 2S"}, ["hands", "2 card lists"], id="hands-str"),
+        pytest.param(
+            {"hands": [["AS"]] * 2, "discard": None}, ["discard", "omit"], id="discard-none"
+        ),
+        pytest.param({"hands": [["AS"]] * 2, "stock": 7}, ["stock"], id="stock-int"),
+        pytest.param({"discard": ["AS"]}, ["hands"], id="no-hands"),
+        pytest.param({"hand": [["AS"]] * 2}, ["'hand'", "'hands'"], id="typo-hand"),
+        pytest.param(
+            {"hands": [["AS"]] * 2, "colour": "red"}, ["'colour'", "'hands'"], id="unknown-in-deal"
+        ),
+        pytest.param({"state": {}, "dealer": 0}, ["'dealer'", "state"], id="state-and-deal"),
+    ],
+)
 @pytest.mark.parametrize("make", [rummy_env.env, rummy_env.raw_env])
 def test_bad_reset_options(make, options, names):
     env = make("basic", hand_size=1)
@@ -355,9 +427,15 @@ def test_api_test_options_and_dealer_alone_still_work():
     assert env.state.to_dict() == a
 
 
-@pytest.mark.parametrize("preset, players, allowed", [
-    ("gin", 3, "allowed: 2)"), ("rummy500", 9, "2-8"), ("rummy51", 5, "2-4"), ("basic", 7, "2-6"),
-])
+@pytest.mark.parametrize(
+    "preset, players, allowed",
+    [
+        ("gin", 3, "allowed: 2)"),
+        ("rummy500", 9, "2-8"),
+        ("rummy51", 5, "2-4"),
+        ("basic", 7, "2-6"),
+    ],
+)
 def test_player_counts_out_of_range(preset, players, allowed):
     with pytest.raises(ValueError) as err:
         rummy_env.make_rules(preset, num_players=players)
@@ -415,12 +493,19 @@ def test_huge_totals_stay_in_the_observation_space(make):
 def test_huge_meld_values_stay_in_the_observation_space():
     env = rummy_env.raw_env("persian", joker_meld_value=10**7, ace_meld_value=10**6)
     env.reset(seed=1)
-    random_masked_game(env, rummy_env.raw_env("persian", joker_meld_value=10**7, ace_meld_value=10**6),
-                       1, check_obs_in_space, deep=False)
+    random_masked_game(
+        env,
+        rummy_env.raw_env("persian", joker_meld_value=10**7, ace_meld_value=10**6),
+        1,
+        check_obs_in_space,
+        deep=False,
+    )
 
 
 # ============================================================= C. AEC edge cases
-@pytest.mark.parametrize("make, error", [(rummy_env.env, AssertionError), (rummy_env.raw_env, RuntimeError)])
+@pytest.mark.parametrize(
+    "make, error", [(rummy_env.env, AssertionError), (rummy_env.raw_env, RuntimeError)]
+)
 def test_last_and_agent_iter_before_reset(make, error):
     env = make("basic")
     with pytest.raises(error, match="reset"):
@@ -483,10 +568,19 @@ def test_one_typed_parser_of_field_value_rule_options():
     from rummy_env.rules import parse_overrides
 
     assert parse_overrides(["jokers=2", "match=true", "ace=low_or_high", "upcard=0"]) == {
-        "jokers": 2, "match": True, "ace": "low_or_high", "upcard": False}
+        "jokers": 2,
+        "match": True,
+        "ace": "low_or_high",
+        "upcard": False,
+    }
     assert parse_overrides(["ace= low "]) == {"ace": "low"}
-    for bad, msg in ((["jokers"], "not field=value"), (["colour=red"], "unknown rule option 'colour'"),
-                     (["name=gin"], "unknown rule option 'name'"), (["jokers=1", "jokers=2"], "given twice"),
-                     (["jokers=2.5"], "expected an integer"), (["match=maybe"], "expected true or false")):
+    for bad, msg in (
+        (["jokers"], "not field=value"),
+        (["colour=red"], "unknown rule option 'colour'"),
+        (["name=gin"], "unknown rule option 'name'"),
+        (["jokers=1", "jokers=2"], "given twice"),
+        (["jokers=2.5"], "expected an integer"),
+        (["match=maybe"], "expected true or false"),
+    ):
         with pytest.raises(ValueError, match=msg):
             parse_overrides(bad)

@@ -48,12 +48,15 @@ def play(rules, specs: list[str], seed: int) -> tuple[list[int], int]:
 
 
 # ------------------------------------------------------------------ registry
-@pytest.mark.parametrize("preset,name,cls", [
-    ("gin", "gin-expert", "GinExpertAgent"),
-    ("rummy500", "rummy500-expert", "Rummy500ExpertAgent"),
-    ("persian", "rummy500-expert", "Rummy500ExpertAgent"),
-    ("rummy51", "rummy51-expert", "Rummy51ExpertAgent"),
-])
+@pytest.mark.parametrize(
+    "preset,name,cls",
+    [
+        ("gin", "gin-expert", "GinExpertAgent"),
+        ("rummy500", "rummy500-expert", "Rummy500ExpertAgent"),
+        ("persian", "rummy500-expert", "Rummy500ExpertAgent"),
+        ("rummy51", "rummy51-expert", "Rummy51ExpertAgent"),
+    ],
+)
 def test_variant_registry(preset, name, cls):
     rules = rummy_env.make_rules(preset)
     assert agents.VARIANT_AGENTS[preset] == name
@@ -92,7 +95,11 @@ def crafted(hand0: str, upcard: str, hand1: str | None = None) -> engine.GameSta
     """Player 0 (non-dealer) is offered ``upcard``; the dealer gets ``hand1`` (default:
     every third card left), the stock the rest of the pack."""
     h0, up = parse_cards(hand0), parse_cards(upcard)
-    h1 = parse_cards(hand1) if hand1 else [f for f in range(52) if f not in set(h0) | set(up)][::3][:10]
+    h1 = (
+        parse_cards(hand1)
+        if hand1
+        else [f for f in range(52) if f not in set(h0) | set(up)][::3][:10]
+    )
     used = set(h0) | set(h1) | set(up)
     stock = [f for f in range(52) if f not in used]
     return engine.new_game(GIN, 0, {"hands": [h0, h1], "discard": up, "stock": stock, "dealer": 1})
@@ -106,16 +113,19 @@ def step(bot, s: engine.GameState):
     return move
 
 
-@pytest.mark.parametrize("hand,upcard,takes", [
-    # 5H 6H + 7H: the up-card lands in a best meld
-    ("5H 6H KS KC QD JD 9S 2C 3D 8C", "7H", True),
-    # KH joins nothing (a pair with KS is no meld): pass
-    ("5H 6H KS 4C QD JD 9S 2C 3D 8C", "KH", False),
-    # 2C does not meld, but with it the hand can knock (discard KC: 2 deadwood)
-    ("AS 2S 3S 4H 5H 6H 7D 8D 9D KC", "2C", True),
-    # a card pairing with one (a "pair" is no meld): pass
-    ("AS 3S 5S 7H 9H JH 2D 4D 6D 8C", "AC", False),
-])
+@pytest.mark.parametrize(
+    "hand,upcard,takes",
+    [
+        # 5H 6H + 7H: the up-card lands in a best meld
+        ("5H 6H KS KC QD JD 9S 2C 3D 8C", "7H", True),
+        # KH joins nothing (a pair with KS is no meld): pass
+        ("5H 6H KS 4C QD JD 9S 2C 3D 8C", "KH", False),
+        # 2C does not meld, but with it the hand can knock (discard KC: 2 deadwood)
+        ("AS 2S 3S 4H 5H 6H 7D 8D 9D KC", "2C", True),
+        # a card pairing with one (a "pair" is no meld): pass
+        ("AS 3S 5S 7H 9H JH 2D 4D 6D 8C", "AC", False),
+    ],
+)
 def test_gin_simple_takes_upcard_iff_in_best_meld_or_knock(hand, upcard, takes):
     s = crafted(hand, upcard)
     bot = agents.make("gin-simple", GIN, 0)
@@ -148,12 +158,15 @@ def test_gin_simple_draws_stock_after_pass():
 
 
 # ----------------------------------------------------------- beats random
-@pytest.mark.parametrize("preset,name,deals", [
-    ("gin", "gin-expert", 30),
-    ("gin", "gin-simple", 30),
-    ("rummy500", "rummy500-expert", 15),
-    ("rummy51", "rummy51-expert", 12),
-])
+@pytest.mark.parametrize(
+    "preset,name,deals",
+    [
+        ("gin", "gin-expert", 30),
+        ("gin", "gin-simple", 30),
+        ("rummy500", "rummy500-expert", 15),
+        ("rummy51", "rummy51-expert", 12),
+    ],
+)
 def test_variant_agent_beats_random(preset, name, deals):
     rules = rummy_env.make_rules(preset)
     diffs = []

@@ -30,7 +30,9 @@ CHECK_CONFIGS = [
 ]
 
 
-def play(env: RummySingleAgentEnv, seed: int, rng: np.random.Generator, options: dict | None = None):
+def play(
+    env: RummySingleAgentEnv, seed: int, rng: np.random.Generator, options: dict | None = None
+):
     """One episode with random legal moves: (observations, rewards, last info)."""
     obs, info = env.reset(seed=seed, options=options)
     observations, rewards = [obs], []
@@ -60,7 +62,11 @@ def test_env_checkers(kw):
 def test_spaces_match_the_env():
     env = RummySingleAgentEnv()
     raw = rummy_env.raw_env("basic", 2)
-    assert env.observation_space.shape == raw.observation_space("player_0")["observation"].shape == (3961,)
+    assert (
+        env.observation_space.shape
+        == raw.observation_space("player_0")["observation"].shape
+        == (3961,)
+    )
     assert env.observation_space.dtype == np.float32
     assert env.action_space.n == raw.action_space("player_0").n == 1267
 
@@ -108,8 +114,12 @@ def test_reward_options():
     for mode in ("scaled", "raw", "margin", "win"):
         env = RummySingleAgentEnv(opponents="greedy", reward=mode, reward_scale=50.0)
         _, rewards, info = play(env, 7, rng)
-        expected = {"raw": info["score"], "scaled": info["score"] / 50.0, "margin": info["margin"] / 50.0,
-                    "win": 1.0 if info["is_success"] else -1.0}[mode]
+        expected = {
+            "raw": info["score"],
+            "scaled": info["score"] / 50.0,
+            "margin": info["margin"] / 50.0,
+            "win": 1.0 if info["is_success"] else -1.0,
+        }[mode]
         assert sum(rewards) == pytest.approx(expected)
     with pytest.raises(ValueError, match="reward="):
         RummySingleAgentEnv(reward="points")
@@ -131,7 +141,9 @@ def test_match_rewards_sum_to_the_total():
     rng = np.random.default_rng(4)
     for seed in range(3):
         _, rewards, info = play(env, seed, rng)
-        assert sum(rewards) == pytest.approx(-info["totals"][info["seat"]])  # penalties in standard scoring
+        assert sum(rewards) == pytest.approx(
+            -info["totals"][info["seat"]]
+        )  # penalties in standard scoring
 
 
 def test_illegal_actions():
@@ -207,12 +219,17 @@ def test_opponent_specs():
         RummySingleAgentEnv(opponents="nobody")
     with pytest.raises(ValueError, match="one spec per opponent"):
         RummySingleAgentEnv(num_players=3, opponents=["random"])
-    assert UniformRandomOpponent(rules).act(np.zeros(3961, np.float32), np.eye(1267, dtype=np.int8)[5]) == 5
+    assert (
+        UniformRandomOpponent(rules).act(np.zeros(3961, np.float32), np.eye(1267, dtype=np.int8)[5])
+        == 5
+    )
 
 
 def test_opponent_pool_schedule():
     rng = np.random.default_rng(0)
-    pool = OpponentPool({"random": 1.0, "greedy": 3.0}, selfplay_frac=0.5, latest_frac=1.0, max_snapshots=2)
+    pool = OpponentPool(
+        {"random": 1.0, "greedy": 3.0}, selfplay_frac=0.5, latest_frac=1.0, max_snapshots=2
+    )
     names = [pool.sample(rng)[0] for _ in range(400)]
     assert set(names) == {"random", "greedy"} and 0.65 < names.count("greedy") / 400 < 0.85
     for k in range(3):
@@ -265,9 +282,11 @@ def test_subproc_vec_env_and_action_masks():
 
 
 def test_rummy_env_never_imports_torch():
-    code = ("import sys, rummy_env, rummy_env.wrappers\n"
-            "rummy_env.wrappers.RummySingleAgentEnv(opponents='greedy').reset(seed=0)\n"
-            "assert 'torch' not in sys.modules, 'torch imported'")
+    code = (
+        "import sys, rummy_env, rummy_env.wrappers\n"
+        "rummy_env.wrappers.RummySingleAgentEnv(opponents='greedy').reset(seed=0)\n"
+        "assert 'torch' not in sys.modules, 'torch imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -295,7 +314,7 @@ def test_hand_features_are_appended_and_read_only_the_observation():
             np.testing.assert_array_equal(obs[:n], ref)  # the observation itself is unchanged
             np.testing.assert_array_equal(obs[n:], hf(ref))  # and the features are a function of it
             hand = np.rint(ref[:53]).astype(int).tolist()
-            dw_after = obs[n:n + 53] * 50
+            dw_after = obs[n : n + 53] * 50
             for f, c in enumerate(hand):
                 if c:  # deadwood after discarding f, by the meld search
                     h = list(hand)
@@ -303,10 +322,11 @@ def test_hand_features_are_appended_and_read_only_the_observation():
                     assert dw_after[f] == pytest.approx(best_arrangement(h, values)[0])
                 else:
                     assert dw_after[f] == 0
-            in_meld = obs[n + PER_FACE.index("in_meld") * 53:][:53]
+            in_meld = obs[n + PER_FACE.index("in_meld") * 53 :][:53]
             # the cards in the best arrangement's melds: everything but the deadwood
             assert float(in_meld @ np.asarray(values)) == pytest.approx(
-                sum(c * v for c, v in zip(hand, values)) - best_arrangement(hand, values)[0])
+                sum(c * v for c, v in zip(hand, values)) - best_arrangement(hand, values)[0]
+            )
             mask = env.action_masks()
             a = int(rng.choice(np.flatnonzero(mask)))
             obs, _, done, _, _ = env.step(a)
@@ -335,8 +355,16 @@ def test_wrapper_accepts_numpy_integers_and_0d_arrays():
     env.step(np.int64(legal))
 
 
-@pytest.mark.parametrize("kw", [{"shaping": float("nan")}, {"shaping": float("inf")}, {"reward_scale": float("nan")},
-                                {"illegal_reward": float("nan")}, {"shaping": "1"}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"shaping": float("nan")},
+        {"shaping": float("inf")},
+        {"reward_scale": float("nan")},
+        {"illegal_reward": float("nan")},
+        {"shaping": "1"},
+    ],
+)
 def test_wrapper_rejects_non_finite_numbers(kw):
     with pytest.raises(ValueError, match="must be a finite number"):
         RummySingleAgentEnv(opponents="random", **kw)
