@@ -1361,6 +1361,105 @@ def _end_stuck_round(s: GameState, reason: str) -> bool:
     return _end_round(s, best, reason)
 
 
+# ----------------------------------------------------------------- scoring
+# One function per RuleSet.scoring: (state, winner, rummy, hand values, knock points) ->
+# (scores added to the totals, rewards), and one per way a match ends.
+
+
+def _score_gin(s: GameState, winner: int | None, rummy: bool, vals: list[int], points: int):
+    n = s.rules.num_players
+    scores, rewards = [0] * n, [0] * n
+    if winner is not None:  # None: a void hand (the wall)
+        scores[winner] = points
+        s.hands_won[winner] += 1
+        rewards = [points if p == winner else -points for p in range(n)]
+    return scores, rewards
+
+
+def _score_rummy500(s: GameState, winner: int | None, rummy: bool, vals: list[int], points: int):
+    scores = [s.credit[p] - vals[p] if s.active[p] else 0 for p in range(s.rules.num_players)]
+    return scores, list(scores)
+
+
+def _score_standard(s: GameState, winner: int | None, rummy: bool, vals: list[int], points: int):
+    rules = s.rules
+    if rules.unopened_penalty:
+        vals = [
+            rules.unopened_penalty if s.active[p] and not s.opened[p] else v
+            for p, v in enumerate(vals)
+        ]
+    vals = [0 if p == winner else v for p, v in enumerate(vals)]
+    return list(vals), [-v for v in vals]
+
+
+def _score_winner_takes_all(
+    s: GameState, winner: int | None, rummy: bool, vals: list[int], points: int
+):
+    mult = s.rules.rummy_multiplier if rummy else 1
+    vals = [0 if p == winner else v for p, v in enumerate(vals)]
+    scores = [0] * s.rules.num_players
+    rewards = [-v * mult for v in vals]
+    scores[winner] = rewards[winner] = sum(vals) * mult
+    return scores, rewards
+
+
+SCORING = {
+    "gin": _score_gin,
+    "rummy500": _score_rummy500,
+    "standard": _score_standard,
+    "winner_takes_all": _score_winner_takes_all,
+}
+"""RuleSet.scoring -> the round's scoring function (see the comment above)."""
+
+
+def _match_by_elimination(s: GameState, winner: int | None, eliminated: list[int]) -> bool:
+    """Standard scoring with elimination: a total past the limit leaves; the last one in wins."""
+    for p in range(s.rules.num_players):
+        if s.active[p] and s.totals[p] > s.rules.penalty_limit:
+            s.active[p] = False
+            eliminated.append(p)
+    left = [p for p in range(s.rules.num_players) if s.active[p]]
+    if len(left) <= 1:
+        s.match_winner = left[0] if left else winner
+    return len(left) <= 1
+
+
+def _match_by_penalty_limit(s: GameState, winner: int | None, eliminated: list[int]) -> bool:
+    """Standard scoring (D-10): over when a total reaches the limit; the lowest total wins."""
+    over = max(s.totals) >= s.rules.penalty_limit
+    if over:
+        low = min(s.totals)
+        s.match_winner = winner if s.totals[winner] == low else s.totals.index(low)
+    return over
+
+
+def _match_by_target(s: GameState, winner: int | None, eliminated: list[int]) -> bool:
+    """Points scoring: over when a total reaches the target; the highest total wins."""
+    top = max(s.totals)
+    over = top >= s.rules.target
+    if over:
+        s.match_winner = (
+            winner if winner is not None and s.totals[winner] == top else s.totals.index(top)
+        )
+    return over
+
+
+def _match_end(rules: RuleSet):
+    if rules.scoring == "standard":
+        return _match_by_elimination if rules.elimination else _match_by_penalty_limit
+    return _match_by_target
+
+
+def _gin_bonuses(s: GameState, rewards: list[int]) -> list[int]:
+    """Gin match end: the game bonus to the winner, the line bonus per hand won to both (zero-sum)."""
+    n = s.rules.num_players
+    bonus = [s.rules.line_bonus * s.hands_won[p] for p in range(n)]
+    bonus[s.match_winner] += s.rules.game_bonus
+    for p in range(n):
+        rewards[p] += bonus[p] - sum(bonus[q] for q in range(n) if q != p)
+    return bonus
+
+
 def _end_round(
     s: GameState, winner: int | None, reason: str, points: int = 0, showdown: dict | None = None
 ) -> bool:
@@ -1373,74 +1472,20 @@ def _end_round(
     n = rules.num_players
     rummy = reason == "went_out" and winner is not None and not s.played[winner]
     vals = [s.hand_value(p) if s.active[p] else 0 for p in range(n)]
-    rewards = [0] * n
-    scores = [0] * n
-    bonus = [0] * n
-    if rules.scoring == "gin":
-        if winner is not None:
-            scores[winner] = points
-            s.hands_won[winner] += 1
-            for p in range(n):
-                rewards[p] = points if p == winner else -points
-    elif rules.scoring == "rummy500":
-        for p in range(n):
-            if s.active[p]:
-                scores[p] = rewards[p] = s.credit[p] - vals[p]
-    elif rules.scoring == "standard":
-        if rules.unopened_penalty:
-            for p in range(n):
-                if s.active[p] and not s.opened[p]:
-                    vals[p] = rules.unopened_penalty
-        vals[winner] = 0
-        for p in range(n):
-            scores[p] = vals[p]
-            rewards[p] = -vals[p]
-    else:  # winner_takes_all
-        vals[winner] = 0
-        mult = rules.rummy_multiplier if rummy else 1
-        for p in range(n):
-            rewards[p] = -vals[p] * mult
-        scores[winner] = sum(vals) * mult
-        rewards[winner] = scores[winner]
+    scores, rewards = SCORING[rules.scoring](s, winner, rummy, vals, points)
     for p in range(n):
         s.totals[p] += scores[p]
     s.round_scores = scores
     s.winner = winner
     s.reason = reason
     eliminated: list[int] = []
-    over = True
+    bonus = None
     if rules.match:
-        if rules.scoring == "standard" and rules.elimination:
-            for p in range(n):
-                if s.active[p] and s.totals[p] > rules.penalty_limit:
-                    s.active[p] = False
-                    eliminated.append(p)
-            left = [p for p in range(n) if s.active[p]]
-            over = len(left) <= 1
-            if over:
-                s.match_winner = left[0] if left else winner
-        elif rules.scoring == "standard":  # D-10: ends when a total reaches the limit
-            over = max(s.totals) >= rules.penalty_limit
-            if over:
-                low = min(s.totals)
-                s.match_winner = winner if s.totals[winner] == low else s.totals.index(low)
-        else:
-            top = max(s.totals)
-            over = top >= rules.target
-            if over:
-                s.match_winner = (
-                    winner
-                    if winner is not None and s.totals[winner] == top
-                    else s.totals.index(top)
-                )
-                if rules.scoring == "gin":
-                    # game bonus to the winner, line bonus per hand won to both (zero-sum)
-                    for p in range(n):
-                        bonus[p] = rules.line_bonus * s.hands_won[p]
-                    bonus[s.match_winner] += rules.game_bonus
-                    for p in range(n):
-                        rewards[p] += bonus[p] - sum(bonus[q] for q in range(n) if q != p)
+        over = _match_end(rules)(s, winner, eliminated)
+        if over and rules.scoring == "gin":
+            bonus = _gin_bonuses(s, rewards)
     else:
+        over = True
         s.match_winner = winner
     s.last_result = {
         "round": s.round,
@@ -1456,7 +1501,7 @@ def _end_round(
     }
     if showdown is not None:
         s.last_result["showdown"] = showdown
-    if rules.scoring == "gin" and rules.match and over:
+    if bonus is not None:
         s.last_result["bonuses"] = bonus
     if over:
         s.phase = Phase.GAME_OVER
