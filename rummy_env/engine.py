@@ -956,22 +956,16 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                 mask = shapes[k][0]
                 if wu and nat_first and rm & ~mask:
                     continue  # a card of this rank in hand could take the wild card's place
-                rest = n - mask.bit_count() - wu
-                if rest == 0:
-                    if not can_out:
-                        continue
-                elif forb >= 0:
-                    used_f = (
-                        wu
-                        if forb == JOKER
-                        else (1 if fr and mask >> (forb // NUM_RANKS) & 1 else 0)
-                    )
-                    if rest <= nforb - used_f:
-                        continue
-                if must >= 0 and (
-                    not wu
+                used_f = (
+                    wu if forb == JOKER else (1 if fr and mask >> (forb // NUM_RANKS) & 1 else 0)
+                )
+                holds_must = must < 0 or (
+                    bool(wu)
                     if must == JOKER
-                    else must % NUM_RANKS != r or not mask >> (must // NUM_RANKS) & 1
+                    else mask >> (must // NUM_RANKS) & 1 and must % NUM_RANKS == r
+                )
+                if not _may_play(
+                    s, n - mask.bit_count() - wu, can_out, forb, nforb, used_f, holds_must
                 ):
                     continue
                 if not opened:
@@ -998,28 +992,12 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
             continue  # no three neighbouring positions: no run (runs_for would be empty)
         for k, wu in cat.runs_for(pm, w):
             lo, hi = segs[k]
-            rest = n - (hi - lo + 1)
-            if rest == 0:
-                if not can_out:
-                    continue
-            elif forb >= 0:
-                if forb == JOKER:
-                    used_f = wu
-                elif forb // NUM_RANKS == su:
-                    fp = forb % NUM_RANKS
-                    used_f = 1 if (lo <= fp <= hi or (fp == 0 and hi == ACE_HIGH_POS)) else 0
-                else:
-                    used_f = 0
-                if rest <= nforb - used_f:
-                    continue
-            if must >= 0:
-                if must == JOKER:
-                    if not wu:
-                        continue
-                elif must // NUM_RANKS != su or not (
-                    lo <= must % NUM_RANKS <= hi or (must % NUM_RANKS == 0 and hi == ACE_HIGH_POS)
-                ):
-                    continue
+            used_f = (
+                wu if forb == JOKER else (1 if forb >= 0 and _run_holds(su, lo, hi, forb) else 0)
+            )
+            holds_must = must < 0 or (bool(wu) if must == JOKER else _run_holds(su, lo, hi, must))
+            if not _may_play(s, n - (hi - lo + 1), can_out, forb, nforb, used_f, holds_must):
+                continue
             if not opened:
                 wild = 0
                 nat = []
@@ -1043,12 +1021,8 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                 if hand[f] and (must < 0 or f == must):
                     if k >= NUM_NATURAL and nat_first and _natural_playable(m, k, hand):
                         continue
-                    if rest == 0:
-                        if not can_out:
-                            continue
-                    elif forb >= 0 and rest <= nforb - (f == forb):
-                        continue
-                    acts.append(b + k)
+                    if _may_play(s, rest, can_out, forb, nforb, f == forb, True):
+                        acts.append(b + k)
         if L.SWAP < L.DISCARD and rules.joker_swap and must < 0:
             for mi, m in enumerate(s.table):
                 if m.swaps:
@@ -1063,6 +1037,29 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
         b = L.DISCARD
         acts += [b + f for f in compress(_FACES, hand) if f != forb]
     return acts
+
+
+def _may_play(
+    s: GameState, rest: int, can_out: bool, forb: int, nforb: int, used_forb: int, holds_must: bool
+) -> bool:
+    """The one "may this be played" check of a meld or lay-off that leaves ``rest`` cards
+    in hand: going out only where the rules allow it without a discard (``can_out``), no dead
+    end (what is left must hold a card other than the forbidden one: ``nforb`` copies of it in
+    hand, ``used_forb`` of them played here), and a taken card that must be used is in it."""
+    if not holds_must:
+        return False
+    if rest == 0:
+        return can_out
+    return forb < 0 or rest > nforb - used_forb
+
+
+def _run_holds(suit: int, lo: int, hi: int, f: int) -> bool:
+    """Whether the run of ``suit`` over positions ``lo..hi`` has face ``f``'s place (an ace at
+    either end)."""
+    if f // NUM_RANKS != suit:
+        return False
+    q = f % NUM_RANKS
+    return lo <= q <= hi or (q == 0 and hi == ACE_HIGH_POS)
 
 
 def _natural_playable(m: TableMeld, k: int, hand: list[int]) -> bool:
