@@ -32,7 +32,6 @@ import numpy as np
 
 from rummy_env import engine
 from rummy_env.cards import JOKER, NUM_FACES, card_str, deck_faces, parse_card
-from rummy_env.melds import popcount
 from rummy_env.observation import decode
 from rummy_env.rules import RuleSet
 
@@ -227,9 +226,7 @@ def _fix_table(s: engine.GameState, template: dict[str, Any]) -> None:
             lo += 13  # an ace standing high
         hi = lo + len(cards) - 1
         wild = sum(1 << (lo + j) for j, c in enumerate(cards) if c == JOKER)
-        s.table[i] = engine.TableMeld(
-            m["owner"], True, suit, lo, hi, wild, 0, popcount(wild), s.cat
-        )
+        s.table[i] = engine.TableMeld.run(m["owner"], suit, lo, hi, wild, s.cat)
 
 
 class Determinizer:
@@ -269,7 +266,7 @@ class Determinizer:
         i = 0
         for q, k in enumerate(self.need):
             for f in cards[i : i + k]:
-                s._add(q, f)
+                s.add_card(q, f)
             i += k
         s.stock = cards[i:][::-1]  # _fill lists the stock top first
         s.seed = _randint(rng)

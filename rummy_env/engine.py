@@ -127,6 +127,12 @@ class TableMeld:
         "lay_bits",
     )
 
+    @classmethod
+    def run(cls, owner: int, suit: int, lo: int, hi: int, wild: int, cat: Catalogue) -> TableMeld:
+        """A run of ``suit`` over positions ``lo..hi`` (13 = an ace high) with wild cards at
+        the positions of the bit mask ``wild``."""
+        return cls(owner, True, suit, lo, hi, wild, 0, wild.bit_count(), cat)
+
     def __init__(
         self,
         owner: int,
@@ -348,6 +354,11 @@ class GameState:
         return c
 
     # ------------------------------------------------------------ card moves
+    def add_card(self, p: int, f: int) -> None:
+        """Put face ``f`` into player ``p``'s hand (the masks follow): for simulators that
+        deal hidden cards into a state (:mod:`rummy_env.determinize`)."""
+        self._add(p, f)
+
     def _add(self, p: int, f: int) -> None:
         h = self.hands[p]
         if h[f] == 0 and f < NUM_NATURAL:

@@ -42,3 +42,16 @@ def test_named_opponents_come_through_the_plugin_entry_point():
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr
+
+
+def test_only_the_engine_uses_private_engine_names():
+    """Search, determinization and agents use the engine's public simulator API (issue 17):
+    no `state._name` attribute outside rummy_env/engine.py."""
+    import re
+
+    private = re.compile(r"\b(?:s|state|self\._base|base)\._[a-z]\w*")
+    for path in [*sorted((ROOT / "rummy_env").glob("*.py")), *sorted((ROOT / "agents").glob("*.py"))]:
+        if path.name == "engine.py":
+            continue
+        hits = [m.group(0) for m in private.finditer(path.read_text())]
+        assert not hits, f"{path.name} uses {sorted(set(hits))}"
