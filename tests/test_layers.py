@@ -50,7 +50,10 @@ def test_only_the_engine_uses_private_engine_names():
     import re
 
     private = re.compile(r"\b(?:s|state|self\._base|base)\._[a-z]\w*")
-    for path in [*sorted((ROOT / "rummy_env").glob("*.py")), *sorted((ROOT / "agents").glob("*.py"))]:
+    for path in [
+        *sorted((ROOT / "rummy_env").glob("*.py")),
+        *sorted((ROOT / "agents").glob("*.py")),
+    ]:
         if path.name == "engine.py":
             continue
         hits = [m.group(0) for m in private.finditer(path.read_text())]
