@@ -46,6 +46,7 @@ slots): 106 + 2756 + 106 + 16 + 8 = 2992.
 from __future__ import annotations
 
 from array import array
+from itertools import compress
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -58,6 +59,7 @@ from rummy_env.melds import ACE_HIGH_POS, run_face
 from rummy_env.rules import RuleSet
 
 F = NUM_FACES
+_FACES = range(NUM_FACES)
 OBS_BOUND = 10_000
 """Every entry of an observation lies in ``-OBS_BOUND..OBS_BOUND`` (larger numbers are clipped)."""
 
@@ -113,16 +115,15 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
     # (about a hundred non-zeros in thousands), so this beats numpy fancy indexing.
     P = layout.P
     o = array("f", layout.zero_bytes)
-    for f, c in enumerate(state.hands[player]):
-        if c:
-            o[f] = c
+    hand = state.hands[player]
+    for f in compress(_FACES, hand):  # the faces held (a hand is mostly zeros)
+        o[f] = hand[f]
     for off in range(1, P):
         k = state.known[(player + off) % P]
         if any(k):
             b = layout.KNOWN + (off - 1) * F
-            for f, c in enumerate(k):
-                if c:
-                    o[b + f] = c
+            for f in compress(_FACES, k):
+                o[b + f] = k[f]
     b = layout.DISCARD
     i = b + (len(state.discard) - 1) * F
     for f in state.discard:  # bottom first: row 0 is the top card
