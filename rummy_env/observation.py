@@ -46,9 +46,9 @@ slots): 106 + 2756 + 106 + 16 + 8 = 2992.
 from __future__ import annotations
 
 from array import array
-from itertools import compress
 from dataclasses import dataclass
 from functools import cache
+from itertools import compress
 from typing import Any
 
 import numpy as np
