@@ -64,7 +64,7 @@ class Catalogue:
         self.set_shapes: list[tuple[int, int]] = []
         for mask in range(16):
             nat = popcount(mask)
-            for w in range(0, 3):
+            for w in range(0, 4):  # 3 wild cards only where the rules let one natural carry them
                 if 3 <= nat + w <= 4 and wild_ok(nat, w):
                     self.set_shapes.append((mask, w))
         self.n_sets = NUM_RANKS * len(self.set_shapes)
