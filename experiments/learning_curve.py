@@ -94,7 +94,7 @@ def _fmt(c: dict[str, float]) -> str:
 
 
 def curve(
-    run: Path, opponents: list[str], deals: int, first: int, verbose: bool = True
+    run: Path, opponents: list[str], deals: int, first: int, verbose: bool = True, every: int = 0
 ) -> dict[str, Any]:
     """Evaluate every checkpoint of ``run`` (module docs); the results as plain data."""
     args = json.loads((run / "args.json").read_text())
@@ -105,7 +105,10 @@ def curve(
     cache = run / "curve" / "cache"
     points = []
     margins: dict[str, list[dict[int, float]]] = {o: [] for o in opponents}
-    for step, label, path in checkpoints(run):
+    chosen = checkpoints(run)
+    if every:  # step 0, the multiples of every, and the last
+        chosen = [c for i, c in enumerate(chosen) if c[0] % every == 0 or i == len(chosen) - 1]
+    for step, label, path in chosen:
         row: dict[str, Any] = {"step": step, "label": label, "file": str(path)}
         for opp in opponents:
             t = time.time()
@@ -193,6 +196,8 @@ class Args:
     """duplicate deals per checkpoint and opponent (each played from every seat)"""
     first_deal: int = 2_000_000
     """seed of the first deal (apart from the trainer's 1,000,000+ and the tournament's 0+)"""
+    every: int = 0
+    """evaluate only step 0, the multiples of this and the last checkpoint (0 = every one)"""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -202,7 +207,7 @@ def main(argv: list[str] | None = None) -> None:
     run = Path(args.run)
     if not (run / "args.json").exists():
         raise SystemExit(f"learning_curve: {str(run)!r} is not a run directory (no args.json)")
-    res = curve(run, args.opponents, args.deals, args.first_deal)
+    res = curve(run, args.opponents, args.deals, args.first_deal, every=args.every)
     out = run / "curve"
     out.mkdir(parents=True, exist_ok=True)
     text = table(res)
