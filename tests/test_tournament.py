@@ -361,25 +361,18 @@ def _bad_db_cases(tmp: Path) -> list[tuple[Path, str]]:
     ]
 
 
+def _cli_error(capsys, db: Path, out: Path, *extra: str) -> str:
+    """Run the CLI on one deal of random against greedy; it must exit 2: its message."""
+    argv = ["--agents", "random,greedy", "--deals", "1", "--db", str(db), "--out", str(out)]
+    with pytest.raises(SystemExit) as e:
+        T.main([*argv, "--quiet", "--no-plots", *extra])
+    assert e.value.code == 2, (db, out)
+    return capsys.readouterr().err
+
+
 def test_bad_db_files_exit_2_before_any_game(tmp_path, capsys):
     for db, message in _bad_db_cases(tmp_path):
-        with pytest.raises(SystemExit) as e:
-            T.main(
-                [
-                    "--agents",
-                    "random,greedy",
-                    "--deals",
-                    "1",
-                    "--db",
-                    str(db),
-                    "--out",
-                    str(tmp_path / "out"),
-                    "--quiet",
-                    "--no-plots",
-                ]
-            )
-        assert e.value.code == 2, db
-        assert message in capsys.readouterr().err, db
+        assert message in _cli_error(capsys, db, tmp_path / "out"), db
         assert not (tmp_path / "out" / "basic_2p.md").exists()
 
 
@@ -389,27 +382,11 @@ def test_a_locked_db_is_a_clear_error(tmp_path, capsys):
     holder = sqlite3.connect(db)
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        with pytest.raises(SystemExit) as e:
-            T.main(
-                [
-                    "--agents",
-                    "random,greedy",
-                    "--deals",
-                    "1",
-                    "--db",
-                    str(db),
-                    "--db-timeout",
-                    "0.2",
-                    "--out",
-                    str(tmp_path / "out"),
-                    "--quiet",
-                    "--no-plots",
-                ]
-            )
+        err = _cli_error(capsys, db, tmp_path / "out", "--db-timeout", "0.2")
     finally:
         holder.rollback()
         holder.close()
-    assert e.value.code == 2 and "locked by another program" in capsys.readouterr().err
+    assert "locked by another program" in err
 
 
 def test_bad_out_is_refused_before_any_game(tmp_path, capsys):
@@ -417,21 +394,7 @@ def test_bad_out_is_refused_before_any_game(tmp_path, capsys):
     afile.write_text("x")
     for out, message in ((afile, "is a file"), (afile / "sub", "is not writable")):
         db = tmp_path / "t.sqlite"
-        with pytest.raises(SystemExit) as e:
-            T.main(
-                [
-                    "--agents",
-                    "random,greedy",
-                    "--deals",
-                    "1",
-                    "--db",
-                    str(db),
-                    "--out",
-                    str(out),
-                    "--quiet",
-                ]
-            )
-        assert e.value.code == 2 and message in capsys.readouterr().err
+        assert message in _cli_error(capsys, db, out)
         assert not db.exists() or not _rows(db)
 
 

@@ -39,9 +39,25 @@ TINY = {
 }
 
 
-def train_cli(tmp: Path, *extra: str) -> str:
-    """Run the script with TINY settings; flags in ``extra`` (flag, value... pairs) replace them."""
-    flags: dict[str, list[str]] = {k: v if isinstance(v, list) else [v] for k, v in TINY.items()}
+#: a recipe's own settings with its budgets cut to a few hundred decisions
+SMOKE = {
+    "--n-envs": "1",
+    "--vec-env": "dummy",
+    "--n-steps": "64",
+    "--batch-size": "64",
+    "--n-epochs": "1",
+    "--total-timesteps": "128",
+    "--eval-every": "128",
+    "--eval-deals": "1",
+    "--checkpoint-every": "128",
+    "--selfplay-every": "64",
+    "--selfplay-start": "64",
+}
+
+
+def train_cmd(tmp: Path, *extra: str, base: dict = TINY) -> list[str]:
+    """The script's command line: ``base``'s flags, those in ``extra`` (flag, value... pairs) replacing them."""
+    flags: dict[str, list[str]] = {k: v if isinstance(v, list) else [v] for k, v in base.items()}
     key = None
     for tok in extra:
         if tok.startswith("--"):
@@ -52,7 +68,14 @@ def train_cli(tmp: Path, *extra: str) -> str:
     cmd = [sys.executable, "-m", "experiments.train_ppo", "--run-dir", str(tmp)]
     for k, v in flags.items():
         cmd += [k, *v]
-    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return cmd
+
+
+def train_cli(tmp: Path, *extra: str) -> str:
+    """Run the script with TINY settings; flags in ``extra`` replace them."""
+    out = subprocess.run(
+        train_cmd(tmp, *extra), cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     return out.stdout
 
@@ -361,28 +384,12 @@ def test_a_killed_run_resumes_from_its_directory(tmp_path):
     import signal
     import time
 
-    cmd = [
-        sys.executable,
-        "-m",
-        "experiments.train_ppo",
-        "--run-dir",
-        str(tmp_path),
+    cmd = train_cmd(
+        tmp_path,
         "--run-name",
         "k",
         "--n-envs",
         "1",
-        "--vec-env",
-        "dummy",
-        "--n-steps",
-        "64",
-        "--batch-size",
-        "64",
-        "--n-epochs",
-        "1",
-        "--features-dim",
-        "32",
-        "--net-arch",
-        "32",
         "--opponents",
         "random=1",
         "--eval-every",
@@ -391,7 +398,7 @@ def test_a_killed_run_resumes_from_its_directory(tmp_path):
         "64",
         "--total-timesteps",
         "100000",
-    ]
+    )
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     ckpts = tmp_path / "k" / "checkpoints"
     try:
@@ -429,39 +436,7 @@ def test_every_recipe_runs_a_smoke_version(tmp_path, path):
     """Each shipped recipe (experiments/configs/*.toml), its budgets cut to a few hundred
     decisions: warm start, PPO, evaluation, checkpoint and the playable model.npz."""
     args = parse_args(["--config", str(path)])
-    cmd = [
-        sys.executable,
-        "-m",
-        "experiments.train_ppo",
-        "--config",
-        str(path),
-        "--run-dir",
-        str(tmp_path),
-        "--run-name",
-        "smoke",
-        "--n-envs",
-        "1",
-        "--vec-env",
-        "dummy",
-        "--n-steps",
-        "64",
-        "--batch-size",
-        "64",
-        "--n-epochs",
-        "1",
-        "--total-timesteps",
-        "128",
-        "--eval-every",
-        "128",
-        "--eval-deals",
-        "1",
-        "--checkpoint-every",
-        "128",
-        "--selfplay-every",
-        "64",
-        "--selfplay-start",
-        "64",
-    ]
+    cmd = train_cmd(tmp_path, "--config", str(path), "--run-name", "smoke", base=SMOKE)
     if args.imitate:
         cmd += ["--imitate-steps", "64", "--imitate-batch", "64", "--imitate-final-epochs", "1"]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
