@@ -83,6 +83,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 import gymnasium as gym
@@ -153,11 +154,13 @@ def make_opponent(spec: Any, rules: RuleSet, seat: int) -> Any:
 PLUGIN_GROUP = "rummy_env.plugins"
 
 
+@cache
 def plugin(name: str) -> Callable[..., Any] | None:
     """The callable a package registered as ``name`` in the entry-point group
     ``rummy_env.plugins`` (``make_agent(spec, rules, seat)``, ``make_features(kind, rules)``),
     or None. This package names no other package: the agents register themselves
-    (``pyproject.toml``), so the layers point one way, ``agents -> rummy_env``."""
+    (``pyproject.toml``), so the layers point one way, ``agents -> rummy_env``. Looked up once
+    per process (scanning the installed packages takes milliseconds)."""
     from importlib.metadata import entry_points
 
     for ep in entry_points(group=PLUGIN_GROUP):
