@@ -104,6 +104,8 @@ class NumpyPolicy:
         self.w0t = np.ascontiguousarray(arrays["w0"].T.astype(np.float32))  # (n_in, h0)
         self.b0 = arrays["b0"].astype(np.float32)
         self.first_act = bool(meta.get("first_act", False))
+        # RummyFeatures' shared layer is always ReLU, whatever the MLP's activation
+        self.first_activation = meta.get("first_activation", self.activation)
         self.prior_actions = int(meta.get("prior_actions", 0))
         self.prior_scale = float(meta.get("prior_scale", 0.0))
         n_layers = int(meta["n_layers"])
@@ -112,8 +114,8 @@ class NumpyPolicy:
             for i in range(1, n_layers)
         ]
 
-    def _act(self, x: np.ndarray) -> np.ndarray:
-        return np.maximum(x, 0) if self.activation == "relu" else np.tanh(x)
+    def _act(self, x: np.ndarray, activation: str | None = None) -> np.ndarray:
+        return np.maximum(x, 0) if (activation or self.activation) == "relu" else np.tanh(x)
 
     def features(self, obs: np.ndarray) -> np.ndarray:
         """The input of the first linear layer (the compressed observation)."""
@@ -132,7 +134,7 @@ class NumpyPolicy:
         nz = np.flatnonzero(x)
         h = x[nz] @ self.w0t[nz] + self.b0
         if self.first_act:
-            h = self._act(h)
+            h = self._act(h, self.first_activation)
         for i, (w, b) in enumerate(self.layers):
             h = w @ h + b
             if i < len(self.layers) - 1:
@@ -204,6 +206,7 @@ def torch_policy_arrays(policy: Any) -> tuple[dict[str, np.ndarray], dict[str, A
             compressed=not fe.keep_pile,
             discard=[fe.d0, fe.rows],
             first_act=True,
+            first_activation="relu",  # RummyFeatures.forward
             features=getattr(fe, "hand_features", None),
         )
         if fe.keep_pile:  # scale only
