@@ -119,7 +119,7 @@ def model_sizes(data: dict[str, Any], path: str | Path = "?") -> tuple[int, int]
         raise ValueError(f"model file {str(path)!r}: cannot read its spaces ({e})") from None
 
 
-def _schedule(readable: dict[str, Any], key: str, path: str | Path):
+def _schedule(readable: dict[str, Any]):
     from stable_baselines3.common.utils import ConstantSchedule, FloatSchedule
 
     m = _CONSTANT.match(str(readable.get("value_schedule", "")))
@@ -222,7 +222,7 @@ def safe_custom_objects(
         elif key == "policy_kwargs":
             custom[key] = _policy_kwargs(value, path)
         elif key in ("lr_schedule", "clip_range", "clip_range_vf"):
-            custom[key] = _schedule(value, key, path)
+            custom[key] = _schedule(value)
         elif key == "learning_rate":
             custom[key] = 0.0
         elif key in _RESET:

@@ -357,9 +357,6 @@ class GameState:
     def add_card(self, p: int, f: int) -> None:
         """Put face ``f`` into player ``p``'s hand (the masks follow): for simulators that
         deal hidden cards into a state (:mod:`rummy_env.determinize`)."""
-        self._add(p, f)
-
-    def _add(self, p: int, f: int) -> None:
         h = self.hands[p]
         if h[f] == 0 and f < NUM_NATURAL:
             r, s = f % NUM_RANKS, f // NUM_RANKS
@@ -367,6 +364,8 @@ class GameState:
             self.rmask[p][r] |= 1 << s
         h[f] += 1
         self.nhand[p] += 1
+
+    _add = add_card  # the engine's own name for it
 
     def _remove(self, p: int, f: int) -> None:
         h = self.hands[p]
@@ -976,7 +975,7 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                     else mask >> (must // NUM_RANKS) & 1 and must % NUM_RANKS == r
                 )
                 if not _may_play(
-                    s, n - mask.bit_count() - wu, can_out, forb, nforb, used_f, holds_must
+                    n - mask.bit_count() - wu, can_out, forb, nforb, used_f, holds_must
                 ):
                     continue
                 if not opened:
@@ -1007,7 +1006,7 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                 wu if forb == JOKER else (1 if forb >= 0 and _run_holds(su, lo, hi, forb) else 0)
             )
             holds_must = must < 0 or (bool(wu) if must == JOKER else _run_holds(su, lo, hi, must))
-            if not _may_play(s, n - (hi - lo + 1), can_out, forb, nforb, used_f, holds_must):
+            if not _may_play(n - (hi - lo + 1), can_out, forb, nforb, used_f, holds_must):
                 continue
             if not opened:
                 wild = 0
@@ -1032,7 +1031,7 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                 if hand[f] and (must < 0 or f == must):
                     if k >= NUM_NATURAL and nat_first and _natural_playable(m, k, hand):
                         continue
-                    if _may_play(s, rest, can_out, forb, nforb, f == forb, True):
+                    if _may_play(rest, can_out, forb, nforb, f == forb, True):
                         acts.append(b + k)
         if L.SWAP < L.DISCARD and rules.joker_swap and must < 0:
             for mi, m in enumerate(s.table):
@@ -1051,7 +1050,7 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
 
 
 def _may_play(
-    s: GameState, rest: int, can_out: bool, forb: int, nforb: int, used_forb: int, holds_must: bool
+    rest: int, can_out: bool, forb: int, nforb: int, used_forb: int, holds_must: bool
 ) -> bool:
     """The one "may this be played" check of a meld or lay-off that leaves ``rest`` cards
     in hand: going out only where the rules allow it without a discard (``can_out``), no dead

@@ -551,3 +551,49 @@ def test_ship_is_the_explicit_step_into_the_package(tmp_path):
         text=True,
     )
     assert r.returncode == 2 and "not a run directory" in r.stderr
+
+
+def test_learning_curve_evaluates_every_checkpoint_on_the_same_held_out_deals(tmp_path):
+    """experiments/learning_curve.py: one row per checkpoint (the warm start as step 0), each
+    against each opponent on the same deals, the paired last-minus-first difference, and a
+    cache that makes a rerun play nothing."""
+    from experiments import learning_curve as LC
+
+    train_cli(
+        tmp_path,
+        "--run-name",
+        "c",
+        "--imitate",
+        "greedy",
+        "--imitate-steps",
+        "64",
+        "--imitate-batch",
+        "64",
+        "--total-timesteps",
+        "256",
+        "--checkpoint-every",
+        "128",
+        "--eval-every",
+        "0",
+    )
+    run = tmp_path / "c"
+    steps = [c[0] for c in LC.checkpoints(run)]
+    assert steps == [0, 128, 256]
+    res = LC.curve(run, ["random", "greedy"], deals=3, first=2_000_000, verbose=False)
+    assert [p["step"] for p in res["points"]] == steps
+    for p in res["points"]:
+        for opp in ("random", "greedy"):
+            assert p[opp]["n"] == 3 and p[opp]["lo"] <= p[opp]["mean"] <= p[opp]["hi"]
+    first = LC.per_deal(
+        json.loads(next((run / "curve" / "cache").glob("*imitation_model__greedy*")).read_text())
+    )
+    last = LC.per_deal(
+        json.loads(next((run / "curve" / "cache").glob("*step_256__greedy*")).read_text())
+    )
+    assert sorted(first) == sorted(last) == [2_000_000, 2_000_001, 2_000_002]
+    want = np.mean([last[d] - first[d] for d in first])
+    assert res["last_minus_first"]["greedy"]["mean"] == pytest.approx(want)
+    assert [
+        p["step"] for p in LC.curve(run, ["greedy"], 3, 2_000_000, False, every=256)["points"]
+    ] == [0, 256]
+    assert "| 256 |" in LC.table(res) and "Last checkpoint minus first" in LC.table(res)
