@@ -192,9 +192,12 @@ class Args:
     """print progress lines"""
 
 
-def _load_config(path: str) -> dict[str, Any]:
+def _load_config(path: str, cls: type = None) -> dict[str, Any]:
+    """The keys of a TOML config as keyword arguments of the dataclass ``cls`` (default
+    :class:`Args`); an unknown key is a ``ValueError`` naming the allowed ones."""
+    cls = cls or Args
     data = tomllib.loads(Path(path).read_text())
-    names = {f.name for f in fields(Args)}
+    names = {f.name for f in fields(cls)}
     unknown = sorted(set(data) - names)
     if unknown:
         raise ValueError(
@@ -207,20 +210,23 @@ def _load_config(path: str) -> dict[str, Any]:
     return data
 
 
-def parse_args(argv: list[str] | None = None) -> Args:
-    """CLI flags over the ``--config`` file over the defaults."""
+def parse_cli(cls: type, argv: list[str] | None, description: str):
+    """CLI flags (``tyro``) over the ``--config`` file over the defaults of the dataclass ``cls``."""
     import tyro
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    default = Args()
+    default = cls()
     for i, a in enumerate(argv):
         if a == "--config" and i + 1 < len(argv):
-            default = Args(**_load_config(argv[i + 1]))
+            default = cls(**_load_config(argv[i + 1], cls))
         elif a.startswith("--config="):
-            default = Args(**_load_config(a.split("=", 1)[1]))
-    return tyro.cli(
-        Args, default=default, args=argv, description=__doc__.splitlines()[0].replace("``", "")
-    )
+            default = cls(**_load_config(a.split("=", 1)[1], cls))
+    return tyro.cli(cls, default=default, args=argv, description=description)
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """CLI flags over the ``--config`` file over the defaults."""
+    return parse_cli(Args, argv, __doc__.splitlines()[0].replace("``", ""))
 
 
 def rule_overrides(items: list[str]) -> dict[str, Any]:
@@ -519,6 +525,39 @@ class _SparseBuffer:
         self.parts: list[tuple[np.ndarray, ...]] = []
         self.size = 0
 
+    _KEYS = ("orow", "ocol", "oval", "mrow", "mcol", "labels", "returns", "valid")
+
+    @staticmethod
+    def encode(
+        obs: np.ndarray,
+        masks: np.ndarray,
+        labels: np.ndarray,
+        returns: np.ndarray,
+        valid: np.ndarray | None = None,
+    ) -> dict[str, np.ndarray]:
+        """Dense rows -> the sparse arrays of one part (what :meth:`from_parts` reads back)."""
+        r, c = np.nonzero(obs)
+        mr, mc = np.nonzero(masks)
+        n = len(obs)
+        return {
+            "orow": np.bincount(r, minlength=n),
+            "ocol": c.astype(np.int32),
+            "oval": obs[r, c].astype(np.float32),
+            "mrow": np.bincount(mr, minlength=n),
+            "mcol": mc.astype(np.int32),
+            "labels": labels.astype(np.int64),
+            "returns": returns.astype(np.float32),
+            "valid": (np.ones(n) if valid is None else valid).astype(np.float32),
+        }
+
+    @classmethod
+    def from_parts(cls, parts: list[dict[str, np.ndarray]], n_obs: int = 0, n_act: int = 0):
+        """A buffer holding the rows of ``parts`` (each from :meth:`encode`), in order."""
+        buf = cls(n_obs, n_act)
+        buf.parts = [tuple(p[k] for k in cls._KEYS) for p in parts]
+        buf._index()
+        return buf
+
     def add(
         self,
         obs: np.ndarray,
@@ -527,23 +566,13 @@ class _SparseBuffer:
         returns: np.ndarray,
         valid: np.ndarray,
     ) -> None:
-        r, c = np.nonzero(obs)
-        mr, mc = np.nonzero(masks)
-        n = len(obs)
-        self.parts.append(
-            (
-                np.bincount(r, minlength=n),
-                c.astype(np.int32),
-                obs[r, c].astype(np.float32),
-                np.bincount(mr, minlength=n),
-                mc.astype(np.int32),
-                labels.astype(np.int64),
-                returns.astype(np.float32),
-                valid.astype(np.float32),
-            )
-        )
-        self.size += n
+        part = self.encode(obs, masks, labels, returns, valid)
+        self.parts.append(tuple(part[k] for k in self._KEYS))
+        self._index()
+
+    def _index(self) -> None:
         cat = [np.concatenate([p[k] for p in self.parts]) for k in range(8)]
+        self.size = len(cat[5])
         self.optr = np.concatenate([[0], np.cumsum(cat[0])])
         self.ocol, self.oval = cat[1], cat[2]
         self.mptr = np.concatenate([[0], np.cumsum(cat[3])])

@@ -1,0 +1,415 @@
+"""Search distillation: a network learns the moves of ``search`` (expert iteration, one step).
+
+```bash
+python -m experiments.distill --config experiments/configs/distill/basic-2p.toml            # collect, then fit
+python -m experiments.distill --config experiments/configs/distill/basic-2p.toml --stage fit
+python -m experiments.learning_curve --run runs/basic-2p-distill__s1 --opponents greedy variant
+```
+
+Two stages, both resumable after a kill (rerun the same command):
+
+1. **collect**: ``games`` games in which every seat is played by the teacher
+   (``search``: determinized rollouts around the preset's rule-based agent, which
+   it leaves only where a rollout gain is clear). At every decision with more
+   than one legal move the collector records the network's input (the
+   observation plus the ``features`` map, the same map
+   :class:`agents.ppo_agent.PPOAgent` computes at play time), the legal mask,
+   the teacher's move, and at the end of the round the deciding seat's margin
+   (own score minus the others' mean, / ``reward_scale``) as the value target.
+   Games are written in shards of ``shard_games`` (``<run>/data/shard_K.npz``,
+   sparse, written atomically); a rerun continues at the first missing shard.
+   Deal ``first_deal + g`` for game ``g``: 10,000,000 and up by default, apart
+   from the tournament's deals (0 and up), the PPO trainer's evaluation
+   (1,000,000 and up) and the learning curve's held-out deals (2,000,000 and up).
+2. **fit**: a residual policy (:class:`agents.ppo_net.ResidualPolicy`: the
+   rule-based agent's move one-hot is added to the logits, so the untrained
+   network plays exactly that agent's moves) is trained by masked cross-entropy
+   on the teacher's moves and squared error on the value targets, for ``epochs``
+   passes over the data. Each epoch's model is a checkpoint
+   (``<run>/checkpoints/step_N.zip``, N = decisions trained on so far; the
+   untrained model is ``imitation_model.zip``, step 0), so
+   :mod:`experiments.learning_curve` draws the curve on held-out deals. The last
+   epoch's policy is written as ``<run>/model.npz`` with its card.
+
+Progress lines with an ETA go to stdout, losses and accuracies to TensorBoard
+(``<run>/``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Args:
+    config: str | None = None
+    """TOML file whose keys set the defaults of these fields (flags override it)"""
+    exp_name: str = "distill"
+    """name of this experiment; the run directory is <run_dir>/<exp_name>__s<seed>"""
+    seed: int = 1
+    """seed of the teacher, numpy and torch"""
+    run_dir: str = "runs"
+    """parent directory of the run"""
+    stage: str = "all"
+    """collect, fit or all (collect then fit)"""
+
+    # ---- game
+    preset: str = "basic"
+    """rule preset (rummy_env.PRESETS)"""
+    num_players: int = 2
+    """players at the table"""
+    rules: list[str] = field(default_factory=list)
+    """RuleSet overrides as key=value"""
+    reward_scale: float = 100.0
+    """divisor of the margin for the value targets"""
+
+    # ---- collection
+    teacher: str = "search"
+    """agent spec of the teacher (registry name with options, e.g. search:simulations=96)"""
+    games: int = 2000
+    """games to collect"""
+    shard_games: int = 50
+    """games per data shard (the unit of resumption)"""
+    first_deal: int = 10_000_000
+    """deal of game 0"""
+
+    # ---- network (as in experiments.train_ppo)
+    features: str = "hand+variant"
+    """input features (agents.features): a residual policy needs variant or hand+variant"""
+    features_dim: int = 512
+    """units of the shared first layer"""
+    net_arch: list[int] = field(default_factory=lambda: [256])
+    """hidden layers of the policy and value heads"""
+    activation: str = "relu"
+    """relu or tanh"""
+
+    # ---- fit
+    epochs: int = 8
+    """passes over the collected data"""
+    batch_size: int = 1024
+    """minibatch size"""
+    learning_rate: float = 3e-4
+    """Adam learning rate (falls linearly to a tenth over the epochs)"""
+    vf_coef: float = 0.5
+    """weight of the value loss"""
+    max_grad_norm: float = 0.5
+    """gradient clipping"""
+    holdout: float = 0.05
+    """share of the games kept out of the fit to report accuracy on"""
+    torch_threads: int = 1
+    """torch intra-op threads"""
+    verbose: int = 1
+    """print progress lines"""
+
+    @property
+    def run(self) -> Path:
+        return Path(self.run_dir) / f"{self.exp_name}__s{self.seed}"
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """CLI flags over the ``--config`` file over the defaults."""
+    from experiments.train_ppo import parse_cli
+
+    args = parse_cli(Args, argv, __doc__.splitlines()[0])
+    if args.stage not in ("collect", "fit", "all"):
+        raise ValueError(f"stage={args.stage!r} is not allowed (allowed: collect, fit, all)")
+    return args
+
+
+def _rules(args: Args):
+    from rummy_env.rules import make_rules, parse_overrides
+
+    return make_rules(args.preset, args.num_players, **parse_overrides(args.rules))
+
+
+def _eta(done: int, total: int, elapsed: float) -> str:
+    from experiments.train_ppo import _duration
+
+    left = elapsed / max(done, 1) * (total - done)
+    return f"{done}/{total}, {_duration(elapsed)} elapsed, ETA {_duration(left)}"
+
+
+# ------------------------------------------------------------------ collect
+def play_game(args: Args, rules, deal: int) -> dict[str, np.ndarray]:
+    """One game with the teacher in every seat; the decisions' rows (module docs)."""
+    import agents
+    import rummy_env
+    from agents.features import make_features
+
+    env = rummy_env.env(args.preset, args.num_players, **_overrides(args))
+    env.reset(seed=deal)
+    names = list(env.possible_agents)
+    teachers = {a: agents.make(args.teacher, rules, i) for i, a in enumerate(names)}
+    feats = {a: make_features(args.features, rules) for a in names}
+    for i, a in enumerate(names):
+        teachers[a].reset(seed=deal * 16 + i)
+    xs, masks, labels, seats = [], [], [], []
+    total = dict.fromkeys(names, 0.0)
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        o, m = obs["observation"], obs["action_mask"]
+        x = feats[name].augment(o, m) if feats[name] is not None else o
+        a = teachers[name].act(o, m)
+        if int(m.sum()) > 1:
+            xs.append(x)
+            masks.append(m.astype(bool))
+            labels.append(a)
+            seats.append(names.index(name))
+        env.step(a)
+        for k, r in env.rewards.items():
+            total[k] += r
+    score = np.array([total[a] for a in names], np.float64)
+    n = len(names)
+    margin = (score * n - score.sum()) / max(n - 1, 1) / args.reward_scale  # own - others' mean
+    seats_a = np.array(seats, np.int64)
+    return {
+        "x": np.array(xs, np.float32),
+        "mask": np.array(masks, bool),
+        "label": np.array(labels, np.int64),
+        "ret": margin[seats_a].astype(np.float32),
+        "seat": seats_a,
+    }
+
+
+def _overrides(args: Args) -> dict[str, Any]:
+    from rummy_env.rules import parse_overrides
+
+    return parse_overrides(args.rules)
+
+
+def shard_path(args: Args, k: int) -> Path:
+    return args.run / "data" / f"shard_{k:05d}.npz"
+
+
+def collect(args: Args) -> None:
+    """Write the missing shards (module docs)."""
+    from experiments.train_ppo import _SparseBuffer
+
+    rules = _rules(args)
+    n_shards = -(-args.games // args.shard_games)
+    todo = [k for k in range(n_shards) if not shard_path(args, k).exists()]
+    shard_path(args, 0).parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    for done, k in enumerate(todo, 1):
+        games = range(k * args.shard_games, min((k + 1) * args.shard_games, args.games))
+        rows = [play_game(args, rules, args.first_deal + g) for g in games]
+        cat = {key: np.concatenate([r[key] for r in rows]) for key in rows[0]}
+        game_of = np.concatenate([np.full(len(r["label"]), g) for g, r in zip(games, rows)])
+        part = _SparseBuffer.encode(cat["x"], cat["mask"], cat["label"], cat["ret"])
+        tmp = shard_path(args, k).with_suffix(".tmp.npz")
+        np.savez_compressed(
+            tmp,
+            **part,
+            seat=cat["seat"],
+            game=game_of,
+            shape=np.array(cat["x"].shape[1:] + cat["mask"].shape[1:]),
+        )
+        tmp.rename(shard_path(args, k))
+        if args.verbose:
+            print(
+                f"[collect] shard {k} ({len(cat['label'])} decisions) | shards {_eta(done, len(todo), time.time() - t0)}",
+                flush=True,
+            )
+
+
+# ---------------------------------------------------------------------- fit
+def load_data(args: Args):
+    """All shards as one sparse buffer, plus each row's game number."""
+    from experiments.train_ppo import _SparseBuffer
+
+    n_shards = -(-args.games // args.shard_games)
+    missing = [k for k in range(n_shards) if not shard_path(args, k).exists()]
+    if missing:
+        raise FileNotFoundError(
+            f"{len(missing)} of {n_shards} shards are not collected yet "
+            f"(first: {shard_path(args, missing[0])}); run --stage collect"
+        )
+    games = []
+    parts = []
+    for k in range(n_shards):
+        with np.load(shard_path(args, k), allow_pickle=False) as z:
+            parts.append({key: z[key] for key in z.files})
+            games.append(parts[-1]["game"])
+    n_obs, n_act = (int(v) for v in parts[0]["shape"])
+    buf = _SparseBuffer.from_parts(parts, n_obs, n_act)
+    return buf, np.concatenate(games)
+
+
+def _model(args: Args, rules):
+    """A fresh residual MaskablePPO model (spaces from a one-env vector env)."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo_net import ResidualPolicy
+    from experiments import train_ppo
+
+    targs = train_ppo.Args(
+        seed=args.seed,
+        preset=args.preset,
+        num_players=args.num_players,
+        rules=list(args.rules),
+        features=args.features,
+        features_dim=args.features_dim,
+        net_arch=list(args.net_arch),
+        activation=args.activation,
+        n_envs=1,
+        vec_env="dummy",
+        opponents=["random=1"],
+    )
+    venv = train_ppo.make_vec_env(targs)
+    model = MaskablePPO(
+        ResidualPolicy,
+        venv,
+        learning_rate=args.learning_rate,
+        policy_kwargs=train_ppo.policy_kwargs(targs, rules),
+        seed=args.seed,
+        device="cpu",
+        verbose=0,
+    )
+    return model, venv
+
+
+def fit(args: Args) -> Path:
+    """Train on the collected data, one checkpoint per epoch (module docs)."""
+    import torch as th
+    from stable_baselines3.common.logger import configure
+
+    from agents.model_io import load_ppo
+    from experiments.learning_curve import checkpoints
+
+    th.manual_seed(args.seed)
+    th.set_num_threads(args.torch_threads)
+    th.distributions.Distribution.set_default_validate_args(False)
+    rules = _rules(args)
+    run = args.run
+    (run / "checkpoints").mkdir(parents=True, exist_ok=True)
+    buf, game = load_data(args)
+    rng = np.random.default_rng(args.seed)
+    n_hold = max(1, int(args.games * args.holdout))
+    held = game >= args.games - n_hold  # the last games: accuracy on games not trained on
+    train_idx, test_idx = np.flatnonzero(~held), np.flatnonzero(held)
+    per_epoch = len(train_idx)
+    model, venv = _model(args, rules)
+    if not (run / "imitation_model.zip").exists():
+        model.save(run / "imitation_model.zip")
+    done = [s for s, _, p in checkpoints(run) if p.parent.name == "checkpoints"]
+    epoch0 = len(done)
+    if epoch0:
+        model = load_ppo(run / "checkpoints" / f"step_{done[-1]}.zip", env=venv)
+    policy = model.policy
+    opt = th.optim.Adam(policy.parameters(), lr=args.learning_rate)
+    opt_path = run / "checkpoints" / "optimizer.pt"
+    if epoch0 and opt_path.exists():
+        opt.load_state_dict(th.load(opt_path, weights_only=True))
+    logger = configure(str(run), ["csv", "tensorboard"])
+    (run / "args.json").write_text(json.dumps(asdict(args), indent=1))
+
+    def losses(idx: np.ndarray, train: bool) -> tuple[float, float, float]:
+        o, m, a, ret, _ = buf.batch(idx)
+        o_t, a_t, ret_t = (th.as_tensor(x) for x in (o, a, ret))
+        with th.set_grad_enabled(train):
+            values, logp, _ = policy.evaluate_actions(o_t, a_t, action_masks=m)
+            dist = policy.get_distribution(o_t, action_masks=m)
+            pol = -logp.mean()
+            val = ((values.flatten() - ret_t) ** 2).mean()
+            if train:
+                opt.zero_grad()
+                (pol + args.vf_coef * val).backward()
+                th.nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
+                opt.step()
+        acc = float((dist.distribution.probs.argmax(1) == a_t).float().mean())
+        return pol.item(), val.item(), acc
+
+    def evaluate() -> tuple[float, float, float]:
+        policy.set_training_mode(False)
+        out = [losses(test_idx[i : i + 4096], False) for i in range(0, len(test_idx), 4096)] or [
+            (0.0, 0.0, 0.0)
+        ]
+        return tuple(float(np.mean(c)) for c in zip(*out))  # type: ignore[return-value]
+
+    if args.verbose:
+        print(
+            f"[fit] {run}: {per_epoch} training decisions, {len(test_idx)} held out "
+            f"({n_hold} games); epoch {epoch0}/{args.epochs}",
+            flush=True,
+        )
+    if epoch0 == 0:
+        pol, val, acc = evaluate()
+        logger.record("fit/held_out_accuracy", acc)
+        logger.record("fit/held_out_policy_loss", pol)
+        logger.dump(0)
+        if args.verbose:
+            print(f"[fit] untrained: held-out accuracy {acc:.4f} loss {pol:.4f}", flush=True)
+    t0 = time.time()
+    n_mb = max(1, per_epoch // args.batch_size)
+    for epoch in range(epoch0, args.epochs):
+        policy.set_training_mode(True)
+        perm = rng.permutation(train_idx)
+        stats = []
+        for k in range(n_mb):
+            frac = (epoch * n_mb + k) / max(1, args.epochs * n_mb)
+            for group in opt.param_groups:
+                group["lr"] = args.learning_rate * (1.0 - 0.9 * frac)
+            stats.append(losses(perm[k * args.batch_size : (k + 1) * args.batch_size], True))
+        pol, val, acc = evaluate()
+        step = (epoch + 1) * per_epoch
+        model.num_timesteps = step
+        model.save(run / "checkpoints" / f"step_{step}.zip")
+        th.save(opt.state_dict(), opt_path)
+        tr = [float(np.mean(c)) for c in zip(*stats)]
+        for key, v in (
+            ("fit/policy_loss", tr[0]),
+            ("fit/value_loss", tr[1]),
+            ("fit/accuracy", tr[2]),
+            ("fit/held_out_policy_loss", pol),
+            ("fit/held_out_value_loss", val),
+            ("fit/held_out_accuracy", acc),
+        ):
+            logger.record(key, v)
+        logger.dump(step)
+        if args.verbose:
+            print(
+                f"[fit] epoch {epoch + 1}: train loss {tr[0]:.4f} acc {tr[2]:.4f} | held-out loss "
+                f"{pol:.4f} acc {acc:.4f} value {val:.4f} | epochs "
+                f"{_eta(epoch + 1 - epoch0, args.epochs - epoch0, time.time() - t0)}",
+                flush=True,
+            )
+    from agents.ppo_agent import save_numpy_policy
+
+    save_numpy_policy(policy, run / "model.npz")
+    card = {
+        "preset": args.preset,
+        "num_players": args.num_players,
+        "rules": _overrides(args),
+        "method": f"distillation of {args.teacher}",
+        "decisions": int(per_epoch),
+        "games": args.games,
+        "epochs": args.epochs,
+        "run": run.name,
+        "config": args.config,
+        "command": " ".join(["python -m experiments.distill", *sys.argv[1:]]),
+    }
+    (run / "model.json").write_text(json.dumps(card, indent=1))
+    venv.close()
+    return run
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    if args.stage in ("collect", "all"):
+        collect(args)
+    if args.stage in ("fit", "all"):
+        fit(args)
+
+
+if __name__ == "__main__":
+    main()
