@@ -1090,22 +1090,26 @@ def _legal_knock_play(s: GameState) -> list[int]:
     forb = s.forbidden
     L = s.layout
     faces = list(compress(_FACES, hand))
+    cand = [f for f in faces if f != forb] if forb >= 0 else faces
     b = L.DISCARD
-    acts = [b + f for f in faces if f != forb]
+    acts = [b + f for f in cand]
     limit = s.knock_limit
     vals = s.values
-    total = sum(vals[f] * hand[f] for f in faces)
-    cand = [f for f in faces if f != forb]
-    exact = s.rules.ace_high or s.rules.ace_penalty != 1  # the bound assumes aces low, worth 1
+    rules = s.rules
+    if rules.decks == 1:  # one of each face
+        total = sum(map(vals.__getitem__, faces))
+    else:
+        total = sum(vals[f] * hand[f] for f in faces)
+    exact = rules.ace_high or rules.ace_penalty != 1  # the bound assumes aces low, worth 1
     # Lower bound first: cards that sit in no possible meld are deadwood for sure.
     cover, drop = (0, 0) if exact else _knock_cover(s, p, cand)
     if exact or total - drop - cover <= limit:
-        after = deadwood_after_discard(hand, vals, s.rules.ace_high)
+        after = deadwood_after_discard(hand, vals, rules.ace_high)
         acts += [L.KNOCK + f for f in cand if after[f] <= limit]
     if (
-        s.rules.big_gin_bonus
+        rules.big_gin_bonus
         and (exact or total - cover <= 0)
-        and deadwood(hand, vals, s.rules.ace_high) == 0
+        and deadwood(hand, vals, rules.ace_high) == 0
     ):
         acts.append(L.KNOCK + NUM_NATURAL)
     return acts
@@ -1131,11 +1135,16 @@ def _knock_cover(s: GameState, p: int, cand: list[int]) -> tuple[int, int]:
     a, b, c, d = smask
     three = three_suit_ranks(a, b, c, d)
     covered = [_RUN_COVER[m] | (m & three) for m in smask]
-    cover = sum(_RANK_VALUES[m] for m in covered)
-    drop = max(
-        (vals[f] for f in cand if f == JOKER or not covered[f // NUM_RANKS] >> (f % NUM_RANKS) & 1),
-        default=0,
-    )
+    cover = sum(map(_RANK_VALUES.__getitem__, covered))
+    # the highest card outside ``covered`` among the candidates (all held cards but the
+    # forbidden one): per suit, the table of a mask's highest value
+    free = [m & ~cv for m, cv in zip(smask, covered)]
+    forb = s.forbidden
+    if 0 <= forb < JOKER:
+        free[forb // NUM_RANKS] &= ~(1 << forb % NUM_RANKS)
+    drop = max(map(_TOP_VALUE.__getitem__, free))
+    if JOKER in cand:
+        drop = max(drop, vals[JOKER])
     return cover, drop
 
 
@@ -1150,6 +1159,8 @@ _RUN_COVER = [_run_cover(m) for m in range(1 << NUM_RANKS)]
 _RANK_VALUES = [
     sum(min(r + 1, 10) for r in range(NUM_RANKS) if m >> r & 1) for m in range(1 << NUM_RANKS)
 ]
+# value of the highest rank of a suit mask (0 for none)
+_TOP_VALUE = [min(m.bit_length(), 10) for m in range(1 << NUM_RANKS)]
 
 
 # ------------------------------------------------------------- transitions

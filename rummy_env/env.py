@@ -82,6 +82,8 @@ from rummy_env.observation import encode as encode_obs
 from rummy_env.render import render_text
 from rummy_env.rules import rules_for
 
+_GAME_OVER = engine.Phase.GAME_OVER  # a global: enum attribute look-ups are slow
+
 
 class raw_env(AECEnv, EzPickle):
     """The unwrapped AEC env: illegal actions raise ``IllegalActionError``."""
@@ -170,7 +172,7 @@ class raw_env(AECEnv, EzPickle):
         self.agents = [a for i, a in enumerate(self.possible_agents) if s.active[i]]
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
-        done = s.phase == engine.Phase.GAME_OVER
+        done = s.phase == _GAME_OVER
         self.terminations = {a: done for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
@@ -183,16 +185,13 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        self._need_reset("observe")
-        i = self.agent_name_mapping[agent]
         s = self.state
+        if s is None:
+            self._need_reset("observe")
+        i = self.agent_name_mapping[agent]
         obs = encode_obs(s, i, self.obs_layout)
         m = array("b", self._zero_mask_bytes)
-        if (
-            agent == self.agent_selection
-            and s.phase != engine.Phase.GAME_OVER
-            and not self._illegal_end
-        ):
+        if agent == self.agent_selection and s.phase != _GAME_OVER and not self._illegal_end:
             for a in engine.legal_actions(s):
                 m[a] = 1
         mask = np.frombuffer(m, dtype=np.int8)
@@ -222,7 +221,7 @@ class raw_env(AECEnv, EzPickle):
             raise engine.IllegalActionError(
                 f"action must be an int in 0..{self.codec.num_actions - 1}, got {action!r}"
             )
-        if s.phase == engine.Phase.GAME_OVER:
+        if s.phase == _GAME_OVER:
             raise engine.IllegalActionError("step() after the game is over (call reset())")
         try:
             ended = engine.apply_action(s, a)
