@@ -38,9 +38,10 @@ import random
 from collections.abc import Callable
 from difflib import get_close_matches
 from enum import IntEnum
+from functools import cache
 from itertools import compress
 from operator import mul
-from typing import Any
+from typing import Any, NamedTuple
 
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, card_str, deck_faces, parse_card
 from rummy_env.melds import (
@@ -284,6 +285,7 @@ class GameState:
 
     __slots__ = (
         "rules",
+        "phases",
         "layout",
         "cat",
         "values",
@@ -327,6 +329,7 @@ class GameState:
     def copy(self) -> GameState:
         c = GameState.__new__(GameState)
         c.rules, c.layout, c.cat, c.values = self.rules, self.layout, self.cat, self.values
+        c.phases = self.phases
         c.hands = list(map(list, self.hands))  # (a copy of each list)
         c.nhand = self.nhand[:]
         c.smask = list(map(list, self.smask))
@@ -447,6 +450,7 @@ def _blank(rules: RuleSet) -> GameState:
     n = rules.num_players
     s.rules = rules
     s.layout = Layout(rules)
+    s.phases = phase_table(rules)
     s.cat = catalogue_for(rules)
     s.values = card_values(rules)
     s.hands = [[0] * 53 for _ in range(n)]
@@ -709,20 +713,28 @@ def new_game(rules: RuleSet, seed: int = 0, options: dict[str, Any] | None = Non
 
 # ------------------------------------------------------------ legal moves
 def legal_actions(s: GameState) -> list[int]:
-    """Legal action ids of the player to act, ascending (cached until the next action)."""
+    """Legal action ids of the seat to act (:func:`acting_seat`), ascending (cached until
+    the next action)."""
     if s._legal is None:
-        if s.phase == _PLAY:
-            s._legal = _legal_play(s) if s.rules.meld_during_play else _legal_knock_play(s)
-        elif s.phase == _DRAW:
-            s._legal = _legal_draw(s)
-        elif s.phase == _UPCARD:
-            # the up-card may be taken when a draw of it would be legal (a card that must
-            # be used at once, two decks); passing always is
-            take = s.layout.DRAW_DISCARD in _legal_draw(s)
-            s._legal = [s.layout.DRAW_DISCARD, s.layout.PASS] if take else [s.layout.PASS]
-        else:
-            s._legal = []
+        s._legal = s.phases[s.phase].legal(s)
     return s._legal
+
+
+def acting_seat(s: GameState) -> int:
+    """The seat that decides now. ``s.current`` is the seat whose turn it is; the two
+    differ in a phase whose :class:`PhaseRules` say so (an out-of-turn decision)."""
+    return s.phases[s.phase].actor(s)
+
+
+def _legal_upcard(s: GameState) -> list[int]:
+    """gin's first up-card: take it when a draw of it would be legal (a card that must be
+    used at once, two decks), or pass."""
+    L = s.layout
+    return [L.DRAW_DISCARD, L.PASS] if L.DRAW_DISCARD in _legal_draw(s) else [L.PASS]
+
+
+def _nothing_legal(s: GameState) -> list[int]:
+    return []
 
 
 def _legal_draw(s: GameState) -> list[int]:
@@ -1185,20 +1197,47 @@ def apply_legal_action(s: GameState, a: int) -> bool:
     corrupts the state."""
     s._legal = None
     s.step_count += 1
-    L = s.layout
-    p = s.current
-    if a < L.MELD:  # draw
-        if a == 0:
-            f = s.stock.pop()
-            s._add(p, f)
-            s.forbidden = -1
-            s.phase = _PLAY
-            s.upcard_stage = -1
-        else:
-            _draw_discard(s, p, a - L.DRAW_DISCARD)
+    ph = s.phases[s.phase]
+    return ph.apply(s, ph.actor(s), a)
+
+
+def _apply_draw(s: GameState, p: int, a: int) -> bool:
+    """Draw phase: the stock, the discard pile (at a depth), or end a stuck round."""
+    if a == 0:
+        f = s.stock.pop()
+        s._add(p, f)
+        s.forbidden = -1
+        s.phase = _PLAY
+        s.upcard_stage = -1
         return False
+    L = s.layout
+    if a < L.MELD:
+        _draw_discard(s, p, a - L.DRAW_DISCARD)
+        return False
+    # END_ROUND (rummy500): stock empty, no dig wanted
+    return _end_stuck_round(s, "stock_empty")
+
+
+def _apply_upcard(s: GameState, p: int, a: int) -> bool:
+    """gin's up-card: take it (a draw) or pass (to the dealer, then the non-dealer draws
+    from the stock)."""
+    if a != s.layout.PASS:
+        return _apply_draw(s, p, a)
+    if s.upcard_stage == 0:
+        s.current = s.dealer
+        s.upcard_stage = 1
+    else:
+        s.current = _next_active(s, s.dealer)
+        s.upcard_stage = 2  # the non-dealer must draw from the stock
+        s.phase = _DRAW
+    return False
+
+
+def _apply_play(s: GameState, p: int, a: int) -> bool:
+    """Play phase: a meld, lay-off or joker swap (the turn goes on), or a discard or knock."""
+    L = s.layout
     if a >= L.DISCARD:
-        return _apply_discard_knock_pass(s, p, a)
+        return _apply_discard_knock(s, p, a)
     rules = s.rules
     if a < L.LAYOFF:
         _apply_meld(s, p, a - L.MELD)
@@ -1228,6 +1267,33 @@ def apply_legal_action(s: GameState, a: int) -> bool:
     return False
 
 
+def _apply_after_game(s: GameState, p: int, a: int) -> bool:
+    raise IllegalActionError(_illegal_message(s, a))
+
+
+class PhaseRules(NamedTuple):
+    """How one phase plays: its legal actions, how an action applies (``(state, acting
+    seat, action) -> whether the round ended``), and which seat acts. A variant with a
+    phase of its own (an out-of-turn buy, a declaration) adds a row to the table."""
+
+    legal: Callable[[GameState], list[int]]
+    apply: Callable[[GameState, int, int], bool]
+    actor: Callable[[GameState], int] = operator.attrgetter("current")
+
+
+@cache
+def phase_table(rules: RuleSet) -> tuple[PhaseRules, ...]:
+    """The :class:`PhaseRules` of each :class:`Phase` under ``rules`` (indexed by phase)."""
+    play = _legal_play if rules.meld_during_play else _legal_knock_play
+    table = {
+        Phase.DRAW: PhaseRules(_legal_draw, _apply_draw),
+        Phase.PLAY: PhaseRules(play, _apply_play),
+        Phase.GAME_OVER: PhaseRules(_nothing_legal, _apply_after_game),
+        Phase.UPCARD: PhaseRules(_legal_upcard, _apply_upcard),
+    }
+    return tuple(table[ph] for ph in sorted(table))
+
+
 def _meld_value(m: TableMeld, rules: RuleSet) -> int:
     """Value of a table meld (rummy500 credit, rummy51 opening count)."""
     if m.is_run:
@@ -1237,7 +1303,7 @@ def _meld_value(m: TableMeld, rules: RuleSet) -> int:
     )
 
 
-def _apply_discard_knock_pass(s: GameState, p: int, a: int) -> bool:
+def _apply_discard_knock(s: GameState, p: int, a: int) -> bool:
     L = s.layout
     rules = s.rules
     if a < L.KNOCK:  # discard
@@ -1249,17 +1315,6 @@ def _apply_discard_knock_pass(s: GameState, p: int, a: int) -> bool:
         if rules.wall and len(s.stock) <= rules.wall:
             return _end_stuck_round(s, "wall")
         return _end_turn(s, p)
-    if a >= L.END_ROUND:  # rummy500: stock empty, no dig wanted
-        return _end_stuck_round(s, "stock_empty")
-    if a >= L.PASS:  # gin: refuse the up-card
-        if s.upcard_stage == 0:
-            s.current = s.dealer
-            s.upcard_stage = 1
-        else:
-            s.current = _next_active(s, s.dealer)
-            s.upcard_stage = 2  # the non-dealer must draw from the stock
-            s.phase = _DRAW
-        return False
     # knock
     f = a - L.KNOCK
     if f < NUM_NATURAL:

@@ -180,7 +180,7 @@ class raw_env(AECEnv, EzPickle):
         self._gone = {}
         if done:
             self._round_infos(s.last_result)
-        self.agent_selection = self.possible_agents[s.current]
+        self.agent_selection = self.possible_agents[engine.acting_seat(s)]
         if self.render_mode == "human":
             self.render()
 
@@ -246,11 +246,11 @@ class raw_env(AECEnv, EzPickle):
             else:
                 for p in res["eliminated"]:
                     self.terminations[self.possible_agents[p]] = True
-                self.agent_selection = self.possible_agents[s.current]
+                self.agent_selection = self.possible_agents[engine.acting_seat(s)]
                 if res["eliminated"]:
                     self._deads_step_first()
         else:
-            self.agent_selection = self.possible_agents[s.current]
+            self.agent_selection = self.possible_agents[engine.acting_seat(s)]
         if self.render_mode == "human":
             self.render()
 

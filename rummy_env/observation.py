@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, card_str
-from rummy_env.engine import GameState, Phase
+from rummy_env.engine import GameState, Phase, acting_seat
 from rummy_env.melds import ACE_HIGH_POS, run_face
 from rummy_env.rules import RuleSet
 
@@ -163,7 +163,7 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
             o[CREDIT + off] = c if -OBS_BOUND <= c <= OBS_BOUND else _clip(c)
     o[layout.STOCK_SIZE] = len(state.stock)
     o[layout.PHASE + state.phase] = 1.0
-    o[layout.TO_ACT + (state.current - player) % P] = 1.0
+    o[layout.TO_ACT + (acting_seat(state) - player) % P] = 1.0
     o[layout.DEALER + (state.dealer - player) % P] = 1.0
     if state.forbidden >= 0:
         o[layout.FORBIDDEN + state.forbidden] = 1.0

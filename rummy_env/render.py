@@ -7,7 +7,7 @@ import textwrap
 from typing import Any
 
 from rummy_env.cards import card_str
-from rummy_env.engine import GameState, Phase
+from rummy_env.engine import GameState, Phase, acting_seat
 from rummy_env.rules import RuleSet
 
 
@@ -126,13 +126,13 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     """
     n = state.rules.num_players
     if viewer is None:
-        viewer = state.current
+        viewer = acting_seat(state)
     lines = []
     head = f"{state.rules.name} · round {state.round + 1} · dealer player_{state.dealer}"
     if state.phase == Phase.GAME_OVER:
         head += " · game over"
     else:
-        head += f" · player_{state.current} to {state.phase.name.lower()}"
+        head += f" · player_{acting_seat(state)} to {state.phase.name.lower()}"
     lines.append(head)
     pile = " ".join(card_str(f) for f in state.discard)
     lines.append(f"stock: {plural(len(state.stock), 'card')} · discard (top last): {pile or '-'}")
@@ -163,7 +163,7 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
             f"  [{i:2d}] player_{m.owner} {kind}: {' '.join(card_str(f) for f in m.cards)}"
         )
     for p in range(n):
-        mark = ">" if p == state.current and state.phase != Phase.GAME_OVER else " "
+        mark = ">" if p == acting_seat(state) and state.phase != Phase.GAME_OVER else " "
         tag = "" if state.active[p] else " (eliminated)"
         if p == viewer:
             cards = " ".join(card_str(f) for f in state.hand_cards(p))

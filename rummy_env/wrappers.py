@@ -92,7 +92,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from rummy_env import engine
-from rummy_env.engine import IllegalActionError, Phase
+from rummy_env.engine import IllegalActionError, Phase, acting_seat
 from rummy_env.melds import best_arrangement
 from rummy_env.observation import OBS_BOUND, ObsLayout
 from rummy_env.observation import encode as encode_obs
@@ -532,7 +532,7 @@ class RummySingleAgentEnv(gym.Env):
         terminated = False
         if ended:
             terminated = self._on_round_end()
-        if not terminated and s.current != self._me:
+        if not terminated and acting_seat(s) != self._me:
             terminated = self._advance()
         if not terminated and (s.phase == Phase.GAME_OVER or not self._me_active()):
             terminated = True
@@ -575,7 +575,7 @@ class RummySingleAgentEnv(gym.Env):
         if self.features is None:
             return obs
         return self.features.augment(
-            obs, self.action_masks() if self.state.current == self._me else None
+            obs, self.action_masks() if acting_seat(self.state) == self._me else None
         )
 
     def _me_active(self) -> bool:
@@ -585,8 +585,8 @@ class RummySingleAgentEnv(gym.Env):
         """Play the opponents until the learner is to act; True when the episode ended."""
         s = self.state
         n = self.num_actions
-        while s.phase != Phase.GAME_OVER and s.current != self._me:
-            q = s.current
+        while s.phase != Phase.GAME_OVER and acting_seat(s) != self._me:
+            q = acting_seat(s)
             legal = engine.legal_actions(s)
             if len(legal) == 1:
                 a = legal[0]

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import rummy_env
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -58,3 +62,42 @@ def test_only_the_engine_uses_private_engine_names():
             continue
         hits = [m.group(0) for m in private.finditer(path.read_text())]
         assert not hits, f"{path.name} uses {sorted(set(hits))}"
+
+
+def test_every_phase_dispatches_through_its_phase_rules_row():
+    """engine.phase_table: one PhaseRules(legal, apply, actor) row per Phase; legal_actions
+    and apply_legal_action go through the row of the state's phase, and acting_seat is the
+    row's actor (an out-of-turn phase plugs in by its own row)."""
+    from rummy_env import engine
+
+    for preset in ("basic", "gin", "rummy500"):
+        rules = rummy_env.make_rules(preset, 2)
+        table = engine.phase_table(rules)
+        assert len(table) == len(engine.Phase)
+        s = engine.new_game(rules, seed=3)
+        seen = set()
+        while s.phase != engine.Phase.GAME_OVER:
+            row = table[s.phase]
+            seen.add(s.phase)
+            assert engine.legal_actions(s) == row.legal(s.copy())
+            assert engine.acting_seat(s) == row.actor(s) == s.current
+            engine.apply_action(s, engine.legal_actions(s)[-1])
+        assert engine.legal_actions(s) == []
+        with pytest.raises(engine.IllegalActionError, match="over"):
+            engine.apply_legal_action(s, 0)
+        assert {engine.Phase.DRAW, engine.Phase.PLAY} <= seen
+    # a row whose actor is not the turn seat decides who acts and whose mask is shown
+    rules = rummy_env.make_rules("basic", 2)
+    env = rummy_env.raw_env("basic", num_players=2)
+    env.reset(seed=1)
+    s = env.state
+    row = s.phases[s.phase]
+    s.phases = tuple(
+        r._replace(actor=lambda st: 1 - st.current) if i == s.phase else r
+        for i, r in enumerate(s.phases)
+    )
+    assert engine.acting_seat(s) == 1 - s.current
+    obs = env.observe(env.possible_agents[1 - s.current])
+    assert obs["observation"][env.obs_layout.TO_ACT] == 1.0  # "to act" is the observer itself
+    s.phases = engine.phase_table(rules)
+    assert row == s.phases[s.phase]
