@@ -1821,7 +1821,7 @@ def _read_table(f: _Saved, s: GameState) -> list[TableMeld]:
                 m["cards"],
                 (
                     f"a valid {kind or 'meld'} under these rules: a set of 3-4 cards of one rank in "
-                    f"different suits or a run of 3+ cards of one suit in rank order, JK where a wild "
+                    f"different suits or a run of {rules.min_run}+ cards of one suit in rank order, JK where a wild "
                     f"card stands (ace={rules.ace!r}, jokers={rules.jokers}, "
                     f"wilds_at_most_naturals={rules.wilds_at_most_naturals}, "
                     f"max_wilds_per_meld={rules.max_wilds_per_meld})"

@@ -41,8 +41,16 @@ def popcount(x: int) -> int:
 class Catalogue:
     """The meld id table and fast look-ups for one combination of meld rules."""
 
-    def __init__(self, ace_high: bool, wilds: bool, at_most_naturals: bool, max_wilds: int):
+    def __init__(
+        self,
+        ace_high: bool,
+        wilds: bool,
+        at_most_naturals: bool,
+        max_wilds: int,
+        min_run: int = 3,
+    ):
         self.ace_high = ace_high
+        self.min_run = min_run
         self.wilds = wilds
         self.max_pos = ACE_HIGH_POS if ace_high else NUM_RANKS - 1
         min_nat = 2 if at_most_naturals else 1
@@ -71,7 +79,7 @@ class Catalogue:
         # --- runs: per suit the same list of segments
         self.segments: list[tuple[int, int]] = []
         for lo in range(self.max_pos + 1):
-            for hi in range(lo + 2, self.max_pos + 1):
+            for hi in range(lo + min_run - 1, self.max_pos + 1):
                 if hi - lo <= 12:
                     self.segments.append((lo, hi))
         self.seg_masks = [((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1) for lo, hi in self.segments]
@@ -122,6 +130,7 @@ class Catalogue:
         if r is None:
             r = []
             wild_ok = self.wild_ok
+            short = self.min_run - 1
             seg_id = self.seg_id
             max_pos = self.max_pos
             for lo in range(max_pos + 1):
@@ -133,22 +142,28 @@ class Catalogue:
                         need += 1
                         if need > w:
                             break  # longer segments lack more
-                    if hi - lo >= 2 and nat and (need == 0 or wild_ok(nat, need)):
+                    if hi - lo >= short and nat and (need == 0 or wild_ok(nat, need)):
                         r.append((seg_id[lo, hi], need))
             self._run_cache[key] = r
         return r
 
 
 @cache
-def catalogue(ace_high: bool, wilds: bool, at_most_naturals: bool, max_wilds: int) -> Catalogue:
+def catalogue(
+    ace_high: bool, wilds: bool, at_most_naturals: bool, max_wilds: int, min_run: int = 3
+) -> Catalogue:
     """The shared catalogue for these meld rules (built once per process)."""
-    return Catalogue(ace_high, wilds, at_most_naturals, max_wilds)
+    return Catalogue(ace_high, wilds, at_most_naturals, max_wilds, min_run)
 
 
 def catalogue_for(rules) -> Catalogue:
     """The catalogue of a :class:`~rummy_env.rules.RuleSet`."""
     return catalogue(
-        rules.ace_high, rules.wilds, rules.wilds_at_most_naturals, rules.max_wilds_per_meld
+        rules.ace_high,
+        rules.wilds,
+        rules.wilds_at_most_naturals,
+        rules.max_wilds_per_meld,
+        rules.min_run,
     )
 
 
@@ -170,7 +185,7 @@ def classify(cards: list[int], cat: Catalogue, kind: str | None = None) -> tuple
             mask = sum(1 << s for s in suits)
             return ("set", naturals[0] % NUM_RANKS, mask, w)
     suits = {c // NUM_RANKS for c in naturals}
-    if len(suits) != 1 or kind == "set":
+    if len(suits) != 1 or kind == "set" or len(cards) < cat.min_run:
         return None
     suit = suits.pop()
     # find lo so that card i stands at position lo + i

@@ -186,8 +186,9 @@ class ActionCodec:
             d = classify(cards, self.cat)
             if d is None:
                 raise ValueError(
-                    f"{move}: not a valid set or run under these rules "
-                    f"(ace={self.rules.ace!r}, jokers={self.rules.jokers})"
+                    f"{move}: not a valid set or run under these rules (a set of 3-4 cards of "
+                    f"one rank, a run of {self.rules.min_run}+ cards of one suit; "
+                    f"ace={self.rules.ace!r}, jokers={self.rules.jokers})"
                 )
             if d[0] == "set":
                 return L.MELD + self.cat.set_id(d[1], d[2], d[3])

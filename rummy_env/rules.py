@@ -159,6 +159,9 @@ class RuleSet:
     """D-3: a meld holds at least two naturals and no more wild cards than naturals."""
     max_wilds_per_meld: int = 0
     """At most this many wild cards in one meld; 0 = no limit beyond D-3."""
+    min_run: int = 3
+    """Fewest cards in a run (contract rummy: 4). Games that meld during play only;
+    a knocking game counts deadwood with runs of 3."""
     max_turns: int = 500
     """A round reaching this many turns ends as when the stock runs out for good: the
     lowest hand wins (rummy500: scored as it stands; gin: void). Without it, players who
@@ -296,6 +299,13 @@ class RuleSet:
         ):
             if getattr(self, key) < 0:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
+        if not 3 <= self.min_run <= 13:
+            raise ValueError(f"min_run={self.min_run} is not allowed (allowed: 3-13)")
+        if self.min_run != 3 and not self.meld_during_play:
+            raise ValueError(
+                f"min_run={self.min_run} is not allowed with meld_during_play=False: deadwood "
+                "is counted with runs of 3 (allowed: min_run=3)"
+            )
         if (self.scoring == "gin") != (self.knock_limit > 0 or self.oklahoma):
             raise ValueError(
                 f"scoring={self.scoring!r} with knock_limit={self.knock_limit} is not allowed "

@@ -243,11 +243,17 @@ def oracle_showdown(knocker, defender, values, rules, ace_high: bool, big_gin_bo
 
 
 # ------------------------------------------------------ oracle: wild cards
+def meld_rules(cfg) -> tuple:
+    """``(ace_high, wilds, wilds_at_most_naturals, max_wilds_per_meld, min_run)``; ``min_run``
+    is 3 when the configuration leaves it out."""
+    return (*cfg, 3) if len(cfg) == 4 else tuple(cfg)
+
+
 def oracle_classify(cards, cfg) -> dict[str, tuple]:
     """What the card sequence is under docs/rules.md 3 (cards of a run in rank
     order, JK standing where a wild card does): ``{"set": desc, "run": desc}``
     with the entries it is valid as."""
-    ace_high, wilds, at_most, max_w = cfg
+    ace_high, wilds, at_most, max_w, min_run = meld_rules(cfg)
     nat = [f for f in cards if f != JOKER]
     w = len(cards) - len(nat)
     out = {}
@@ -260,7 +266,7 @@ def oracle_classify(cards, cfg) -> dict[str, tuple]:
     ):
         out["set"] = ("set", rank(nat[0]), sum(1 << suit(f) for f in nat), w)
     order = rank_order(ace_high)
-    if 3 <= len(cards) <= 13 and len({suit(f) for f in nat}) == 1:
+    if min_run <= len(cards) <= 13 and len({suit(f) for f in nat}) == 1:
         fits = [
             lo
             for lo in range(len(order) - len(cards) + 1)
@@ -281,7 +287,7 @@ def oracle_hand_melds(cards, cfg, ace_value: int, joker_value: int) -> list[tupl
     (positions: indexes into the run order). Values per 5.2 / 6.3: an ace
     ``ace_value`` in a set or high in a run, 1 low; a wild card ``joker_value``, or
     (0) the value of the card it stands for."""
-    ace_high, wilds, at_most, max_w = cfg
+    ace_high, wilds, at_most, max_w, min_run = meld_rules(cfg)
     nat = {f for f in cards if f != JOKER}
     jokers = sum(1 for f in cards if f == JOKER)
 
@@ -305,7 +311,7 @@ def oracle_hand_melds(cards, cfg, ace_value: int, joker_value: int) -> list[tupl
     order = rank_order(ace_high)
     for s in range(4):
         for lo in range(len(order)):
-            for hi in range(lo + 2, min(lo + 13, len(order))):
+            for hi in range(lo + min_run - 1, min(lo + 13, len(order))):
                 span = range(lo, hi + 1)
                 missing = [p for p in span if s * 13 + order[p] not in nat]
                 w = len(missing)
@@ -799,14 +805,16 @@ def test_showdown_matches_oracle(deal, big):
 
 
 # ========================================== meld validity, catalogue, wild cards
-#: (ace_high, wilds, wilds_at_most_naturals, max_wilds_per_meld) of the presets, and
-#: of persian with D-3 off and at most two wild cards a meld
+#: (ace_high, wilds, wilds_at_most_naturals, max_wilds_per_meld[, min_run]) of the presets,
+#: of persian with D-3 off and at most two wild cards a meld, and of runs of 4 and 5 at least
 PRESET_CFGS = {
     "gin": (False, False, True, 0),
     "rummy500": (True, False, True, 0),
     "persian": (True, True, True, 0),
     "rummy51": (True, True, True, 1),
     "persian-loose": (True, True, False, 2),
+    "rummy51-run4": (True, True, True, 1, 4),
+    "basic-jokers-run5": (False, True, True, 0, 5),
 }
 CFG_RULES = {
     "gin": rules_of("gin"),
@@ -814,18 +822,22 @@ CFG_RULES = {
     "persian": rules_of("persian"),
     "rummy51": rules_of("rummy51"),
     "persian-loose": rules_of("persian", wilds_at_most_naturals=False, max_wilds_per_meld=2),
+    "rummy51-run4": rules_of("rummy51", min_run=4),
+    "basic-jokers-run5": rules_of("basic", jokers=2, min_run=5),
 }
 
 
 def test_presets_meld_rules():
     for name, rules in CFG_RULES.items():
         c = catalogue_for(rules)
-        assert (c.ace_high, c.wilds, c.at_most_naturals, c.max_wilds) == PRESET_CFGS[name]
+        assert (c.ace_high, c.wilds, c.at_most_naturals, c.max_wilds, c.min_run) == meld_rules(
+            PRESET_CFGS[name]
+        )
 
 
 def oracle_shapes(cfg) -> set[tuple]:
     """Every meld shape the rules allow: ("set", rank, suit mask, wilds), ("run", suit, lo, hi)."""
-    ace_high, wilds, at_most, max_w = cfg
+    ace_high, wilds, at_most, max_w, min_run = meld_rules(cfg)
     out = set()
     for r in range(13):
         for mask in range(16):
@@ -836,7 +848,7 @@ def oracle_shapes(cfg) -> set[tuple]:
     n = len(rank_order(ace_high))
     for s in range(4):
         for lo in range(n):
-            for hi in range(lo + 2, min(lo + 13, n)):
+            for hi in range(lo + min_run - 1, min(lo + 13, n)):
                 out.add(("run", s, lo, hi))
     return out
 
@@ -946,7 +958,7 @@ def test_bit_helpers_match_oracle(cards, ace_high):
     assert bool(run3_bits(sum(1 << f for f in held), ace_high)) == bool(runs3), cards
 
 
-HAND_MELD_CFGS = ["rummy500", "persian", "rummy51", "persian-loose"]
+HAND_MELD_CFGS = ["rummy500", "persian", "rummy51", "persian-loose", "rummy51-run4"]
 
 
 @pytest.mark.parametrize("name", HAND_MELD_CFGS)

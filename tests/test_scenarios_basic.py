@@ -989,3 +989,59 @@ def test_step_after_game_over_raises():
         with pytest.raises(ValueError):
             env.step(a)
     assert snapshot(env) == before
+
+
+# ================================================================ min_run
+
+
+def test_min_run_four_refuses_a_run_of_three_and_takes_four():
+    # min_run=4 (contract rummy's runs).  P0 [5H 6H 7H 8H 9C]  stock: 2D ...
+    # 5-6-7H is no meld any more; 5-6-7-8H is, and 9C is not.
+    env = make_env(hand_size=5, min_run=4)
+    deal(
+        env,
+        [["5H", "6H", "7H", "8H", "9C"], ["KD", "QD", "2C", "3C", "4S"]],
+        discard=["9H"],
+        stock_top=["2D"],
+    )
+    play(env, DrawStock())
+    assert meld_moves(env) == ["meld 5H 6H 7H 8H"]
+    with pytest.raises(ValueError, match="run of 4"):
+        env.unwrapped.encode(Meld(("5H", "6H", "7H")))
+    play(env, Meld(("5H", "6H", "7H", "8H")))
+    assert table(env) == [(0, ["5H", "6H", "7H", "8H"])]
+
+
+def test_min_run_four_with_a_joker_and_a_layoff():
+    # min_run=4, jokers=1.  P0 [5H JK 7H 8H 4H 2C]  P1 [KD QD ...]  stock: 9S ...
+    # 5H JK(6H) 7H is 3 cards: no meld; 5H JK 7H 8H is one; 4H then lays off low.
+    env = make_env(hand_size=6, min_run=4, jokers=1)
+    deal(
+        env,
+        [["5H", "JK", "7H", "8H", "4H", "2C"], ["KD", "QD", "2D", "3D", "4S", "5S"]],
+        discard=["9H"],
+        stock_top=["9S"],
+    )
+    play(env, DrawStock())
+    melds = meld_moves(env)
+    assert "meld 5H JK 7H" not in melds and "meld 5H JK 7H 8H" in melds
+    assert all(len(m.split()) - 1 >= 4 for m in melds if "H" in m.split()[1]), melds
+    play(env, Meld(("5H", "JK", "7H", "8H")), LayOff("4H", 0))
+    assert table(env) == [(0, ["4H", "5H", "JK", "7H", "8H"])]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "words"),
+    [
+        ({"min_run": 2}, ["min_run=2", "3-13"]),
+        ({"min_run": 14}, ["min_run=14", "3-13"]),
+        ({"min_run": "4"}, ["min_run", "int"]),
+    ],
+)
+def test_min_run_bad_values_are_clear_errors(overrides, words):
+    with pytest.raises(ValueError) as err:
+        rummy_env.make_rules("basic", 2, **overrides)
+    for w in words:
+        assert w in str(err.value)
+    with pytest.raises(ValueError, match="meld_during_play=False"):
+        rummy_env.make_rules("gin", 2, min_run=4)
