@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from rummy_env import engine
-from rummy_env.cards import JOKER, NUM_FACES, card_str, deck_faces, parse_card
+from rummy_env.cards import NUM_FACES, card_str, deck_faces, parse_card
+from rummy_env.melds import classify_wild
 from rummy_env.observation import decode
 from rummy_env.rules import RuleSet
 
@@ -220,13 +221,10 @@ def _fix_table(s: engine.GameState, template: dict[str, Any]) -> None:
         if (m["kind"] == "run") == s.table[i].is_run:
             continue
         cards = [parse_card(c) for c in m["cards"]]
-        first = next(j for j, c in enumerate(cards) if c != JOKER)
-        suit, lo = cards[first] // 13, cards[first] % 13 - first
-        if lo < 0:
-            lo += 13  # an ace standing high
-        hi = lo + len(cards) - 1
-        wild = sum(1 << (lo + j) for j, c in enumerate(cards) if c == JOKER)
-        s.table[i] = engine.TableMeld.run(m["owner"], suit, lo, hi, wild, s.cat)
+        (_, suit, lo, hi), wild_at = classify_wild(cards, s.cat, s.rules.wild_rank, "run")
+        wild = sum(1 << (lo + j) for j in wild_at)
+        wild_cards = tuple(cards[j] for j in wild_at)
+        s.table[i] = engine.TableMeld.run(m["owner"], suit, lo, hi, wild, s.cat, wild_cards)
 
 
 class Determinizer:

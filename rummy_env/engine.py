@@ -48,7 +48,7 @@ from rummy_env.melds import (
     ACE_HIGH_POS,
     Catalogue,
     catalogue_for,
-    classify,
+    classify_wild,
     deadwood,
     deadwood_after_discard,
     gin_showdown,
@@ -106,11 +106,14 @@ class Layout:
 class TableMeld:
     """One meld on the table. Immutable: a lay-off or swap makes a new one.
 
-    ``accepts`` maps a lay-off slot ``k`` (0..51 a natural card, 52 a joker on a
-    set or the low end of a run, 53 a joker on the high end) to the face laid.
+    ``accepts`` maps a lay-off slot ``k`` (0..51 a natural card, 52 a wild card on a
+    set or the low end of a run, 53 a wild card on the high end) to the face laid
+    (``JOKER`` for a wild slot: any wild card the player holds, :func:`_wild_for`).
     ``swaps`` lists the natural faces that may replace a wild card in it.
     ``lay_bits`` has bit ``f`` set for each natural card ``f`` that it accepts
-    (see :func:`discard_only`).
+    (see :func:`discard_only`). ``wild_cards`` are the physical cards standing as wild
+    cards (a run's in position order): ``JOKER``, or a 2 with ``wild_deuces``;
+    ``cards`` lists every card where it stands, the wild cards as themselves.
     """
 
     __slots__ = (
@@ -126,13 +129,24 @@ class TableMeld:
         "accepts",
         "swaps",
         "lay_bits",
+        "wild_cards",
     )
 
     @classmethod
-    def run(cls, owner: int, suit: int, lo: int, hi: int, wild: int, cat: Catalogue) -> TableMeld:
+    def run(
+        cls,
+        owner: int,
+        suit: int,
+        lo: int,
+        hi: int,
+        wild: int,
+        cat: Catalogue,
+        wild_cards: tuple[int, ...] | None = None,
+    ) -> TableMeld:
         """A run of ``suit`` over positions ``lo..hi`` (13 = an ace high) with wild cards at
-        the positions of the bit mask ``wild``."""
-        return cls(owner, True, suit, lo, hi, wild, 0, wild.bit_count(), cat)
+        the positions of the bit mask ``wild`` (the physical ones ``wild_cards``, default
+        jokers)."""
+        return cls(owner, True, suit, lo, hi, wild, 0, wild.bit_count(), cat, wild_cards)
 
     def __init__(
         self,
@@ -145,6 +159,7 @@ class TableMeld:
         nat_mask: int,
         n_wild: int,
         cat: Catalogue,
+        wild_cards: tuple[int, ...] | None = None,
     ):
         # key: suit (run) or rank (set); wild: run position mask of wild cards;
         # nat_mask: set suit mask of natural cards.
@@ -156,12 +171,16 @@ class TableMeld:
         self.wild = wild
         self.nat_mask = nat_mask
         self.n_wild = n_wild
+        if wild_cards is None:
+            wild_cards = (JOKER,) * n_wild
+        self.wild_cards = wild_cards
         accepts: dict[int, int] = {}
         if is_run:
             b = key * NUM_RANKS  # the face at position p is run_face(key, p) = b + p % NUM_RANKS
             if wild:
+                it = iter(wild_cards)
                 self.cards = tuple(
-                    JOKER if wild >> p & 1 else b + p % NUM_RANKS for p in range(lo, hi + 1)
+                    next(it) if wild >> p & 1 else b + p % NUM_RANKS for p in range(lo, hi + 1)
                 )
                 self.swaps = tuple(b + p % NUM_RANKS for p in range(lo, hi + 1) if wild >> p & 1)
             else:
@@ -182,8 +201,7 @@ class TableMeld:
         else:
             nat = popcount(nat_mask)
             self.cards = (
-                tuple(key + s * NUM_RANKS for s in range(4) if nat_mask >> s & 1)
-                + (JOKER,) * n_wild
+                tuple(key + s * NUM_RANKS for s in range(4) if nat_mask >> s & 1) + wild_cards
             )
             missing = tuple(key + s * NUM_RANKS for s in range(4) if not nat_mask >> s & 1)
             if nat + n_wild < 4:
@@ -199,8 +217,16 @@ class TableMeld:
                 bits |= 1 << f
         self.lay_bits = bits
 
-    def laid_off(self, k: int, cat: Catalogue) -> TableMeld:
-        """The meld after laying off into slot ``k`` of :attr:`accepts`."""
+    def stands_for(self, k: int) -> int:
+        """The natural face a wild card laid off into slot ``k`` (52, 53) would stand for
+        (a set: -1, any missing suit)."""
+        if not self.is_run:
+            return -1
+        return run_face(self.key, self.lo - 1 if k == NUM_NATURAL else self.hi + 1)
+
+    def laid_off(self, k: int, cat: Catalogue, card: int = JOKER) -> TableMeld:
+        """The meld after laying off into slot ``k`` of :attr:`accepts` (``card``: the
+        physical card of a wild slot)."""
         if self.is_run:
             if k == NUM_NATURAL or (
                 k < NUM_NATURAL
@@ -210,9 +236,11 @@ class TableMeld:
             ):
                 lo, hi = self.lo - 1, self.hi
                 pos = lo
+                wc = (card, *self.wild_cards)
             else:
                 lo, hi = self.lo, self.hi + 1
                 pos = hi
+                wc = (*self.wild_cards, card)
             is_w = k >= NUM_NATURAL
             return TableMeld(
                 self.owner,
@@ -224,10 +252,20 @@ class TableMeld:
                 0,
                 self.n_wild + is_w,
                 cat,
+                wc if is_w else self.wild_cards,
             )
         if k == NUM_NATURAL:
             return TableMeld(
-                self.owner, False, self.key, 0, 0, 0, self.nat_mask, self.n_wild + 1, cat
+                self.owner,
+                False,
+                self.key,
+                0,
+                0,
+                0,
+                self.nat_mask,
+                self.n_wild + 1,
+                cat,
+                (*self.wild_cards, card),
             )
         return TableMeld(
             self.owner,
@@ -239,16 +277,21 @@ class TableMeld:
             self.nat_mask | 1 << (k // NUM_RANKS),
             self.n_wild,
             cat,
+            self.wild_cards,
         )
 
-    def swapped(self, face: int, cat: Catalogue) -> TableMeld:
-        """The meld after natural ``face`` replaces the wild card standing for it."""
+    def swapped(self, face: int, cat: Catalogue) -> tuple[TableMeld, int]:
+        """The meld after natural ``face`` replaces the wild card standing for it, and that
+        wild card (a set gives up a joker before a 2)."""
+        wc = list(self.wild_cards)
         if self.is_run:
             pos = next(
                 p
                 for p in range(self.lo, self.hi + 1)
                 if self.wild >> p & 1 and run_face(self.key, p) == face
             )
+            i = (self.wild & ((1 << pos) - 1)).bit_count()  # wild cards below pos
+            taken = wc.pop(i)
             return TableMeld(
                 self.owner,
                 True,
@@ -259,7 +302,10 @@ class TableMeld:
                 0,
                 self.n_wild - 1,
                 cat,
-            )
+                tuple(wc),
+            ), taken
+        i = wc.index(JOKER) if JOKER in wc else len(wc) - 1
+        taken = wc.pop(i)
         return TableMeld(
             self.owner,
             False,
@@ -270,7 +316,8 @@ class TableMeld:
             self.nat_mask | 1 << (face // NUM_RANKS),
             self.n_wild - 1,
             cat,
-        )
+            tuple(wc),
+        ), taken
 
 
 # -------------------------------------------------------------- game state
@@ -324,12 +371,13 @@ class GameState:
         "turn_pure",
         "credit",
         "turns",
+        "wild_faces",
     )
 
     def copy(self) -> GameState:
         c = GameState.__new__(GameState)
         c.rules, c.layout, c.cat, c.values = self.rules, self.layout, self.cat, self.values
-        c.phases = self.phases
+        c.phases, c.wild_faces = self.phases, self.wild_faces
         c.hands = list(map(list, self.hands))  # (a copy of each list)
         c.nhand = self.nhand[:]
         c.smask = list(map(list, self.smask))
@@ -440,7 +488,10 @@ def card_values(rules: RuleSet) -> list[int]:
     vals = []
     for f in range(NUM_NATURAL):
         r = f % NUM_RANKS
-        vals.append(rules.ace_penalty if r == 0 else min(r + 1, 10))
+        if r == rules.wild_rank:  # a wild 2 costs what a joker does
+            vals.append(rules.joker_penalty)
+        else:
+            vals.append(rules.ace_penalty if r == 0 else min(r + 1, 10))
     vals.append(rules.joker_penalty)
     return vals
 
@@ -451,6 +502,9 @@ def _blank(rules: RuleSet) -> GameState:
     s.rules = rules
     s.layout = Layout(rules)
     s.phases = phase_table(rules)
+    # the wild-rank cards (wild_deuces: the four 2s), in the order the engine lays them
+    wr = rules.wild_rank
+    s.wild_faces = tuple(su * NUM_RANKS + wr for su in range(4)) if wr >= 0 else ()
     s.cat = catalogue_for(rules)
     s.values = card_values(rules)
     s.hands = [[0] * 53 for _ in range(n)]
@@ -858,6 +912,9 @@ def discard_only(s: GameState) -> list[int] | None:
     hand = s.hands[p]
     if hand[JOKER] or s.must_use >= 0 or not s.opened[p]:
         return None
+    for f in s.wild_faces:
+        if hand[f]:
+            return None
     a, b, c, d = s.smask[p]
     if three_suit_ranks(a, b, c, d):
         return None
@@ -898,6 +955,45 @@ _HIGH_FACES = [
 ]
 
 
+def _wild_fill(s: GameState, hand: list[int], n: int, used: tuple[int, ...] = ()) -> list[int]:
+    """The physical cards that fill ``n`` wild places of a meld from ``hand``: the jokers
+    first, then the wild-rank cards by face (D-13: a 2 is the more useful card to keep);
+    ``used``: cards of the same meld laid as naturals (not available)."""
+    out = [JOKER] * min(n, hand[JOKER])
+    need = n - len(out)
+    for f in s.wild_faces:
+        if not need:
+            break
+        c = min(hand[f] - used.count(f), need)
+        if c > 0:
+            out += [f] * c
+            need -= c
+    return out
+
+
+def _wild_for(s: GameState, hand: list[int], m: TableMeld, k: int) -> int:
+    """The card a wild lay-off into slot ``k`` of meld ``m`` lays: a joker, else a wild-rank
+    card that would not stand at its own place there (that one is a natural lay-off), or -1."""
+    if hand[JOKER]:
+        return JOKER
+    if not s.wild_faces or (not m.is_run and m.key == s.rules.wild_rank):
+        return -1  # a 2 on a set of 2s is natural
+    own = m.stands_for(k)
+    for f in s.wild_faces:
+        if hand[f] and f != own:
+            return f
+    return -1
+
+
+def _swap_taken(m: TableMeld, f: int) -> int:
+    """The wild card a swap of natural ``f`` into meld ``m`` hands over (TableMeld.swapped)."""
+    wc = m.wild_cards
+    if m.is_run:
+        pos = next(p for p in range(m.lo, m.hi + 1) if m.wild >> p & 1 and run_face(m.key, p) == f)
+        return wc[(m.wild & ((1 << pos) - 1)).bit_count()]
+    return JOKER if JOKER in wc else wc[-1]
+
+
 def _legal_play(s: GameState) -> list[int]:
     """Legal actions of the play phase (melding during play)."""
     faces = discard_only(s)
@@ -932,7 +1028,11 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     p = s.current
     hand = s.hands[p]
     n = s.nhand[p]
-    w = hand[JOKER]
+    w = jokers = hand[JOKER]
+    wf = s.wild_faces
+    if wf:  # wild 2s: wild anywhere but at their own place
+        w += sum([hand[f] for f in wf])
+    wrank = s.rules.wild_rank
     cat = s.cat
     L = s.layout
     rules = s.rules
@@ -970,17 +1070,21 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     nat_first = rules.joker_natural_first
     for r in ranks:
         rm = rmask[r]
+        wr_ = jokers if r == wrank else w  # in a set of 2s every 2 is natural
         if (
             rm and (rm & (rm - 1)) or (not cat.at_most_naturals and rm)
-        ) and rm.bit_count() + w >= 3:
+        ) and rm.bit_count() + wr_ >= 3:
             fr = 0 <= forb < NUM_NATURAL and forb % NUM_RANKS == r
-            for k, wu in cat.sets_for(rm, w):
+            for k, wu in cat.sets_for(rm, wr_):
                 mask = shapes[k][0]
                 if wu and nat_first and rm & ~mask:
                     continue  # a card of this rank in hand could take the wild card's place
-                used_f = (
-                    wu if forb == JOKER else (1 if fr and mask >> (forb // NUM_RANKS) & 1 else 0)
-                )
+                if forb == JOKER:
+                    used_f = min(wu, jokers)
+                elif wu and forb in wf and r != wrank:
+                    used_f = _wild_fill(s, hand, wu).count(forb)
+                else:
+                    used_f = 1 if fr and mask >> (forb // NUM_RANKS) & 1 else 0
                 holds_must = must < 0 or (
                     bool(wu)
                     if must == JOKER
@@ -1012,11 +1116,26 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
             pm |= 1 << ACE_HIGH_POS
         if not w and not pm & (pm >> 1) & (pm >> 2):
             continue  # no three neighbouring positions: no run (runs_for would be empty)
-        for k, wu in cat.runs_for(pm, w):
+        if wf:
+            # this suit's 2 is natural in a run through its place (not wild there too);
+            # every other 2, and this one in any other run, is wild
+            own = su * NUM_RANKS + wrank
+            through = [
+                o for o in cat.runs_for(pm, w - (hand[own] > 0)) if _covers(segs[o[0]], wrank)
+            ]
+            other = [o for o in cat.runs_for(pm, w) if not _covers(segs[o[0]], wrank)]
+            runs = sorted(through + other)
+        else:
+            runs = cat.runs_for(pm, w)
+        for k, wu in runs:
             lo, hi = segs[k]
-            used_f = (
-                wu if forb == JOKER else (1 if forb >= 0 and _run_holds(su, lo, hi, forb) else 0)
-            )
+            if forb == JOKER:
+                used_f = min(wu, jokers)
+            else:
+                used_f = 1 if forb >= 0 and _run_holds(su, lo, hi, forb) else 0
+                if wu and forb in wf:
+                    nat_own = (own,) if hand[own] and lo <= wrank <= hi else ()
+                    used_f += _wild_fill(s, hand, wu, nat_own).count(forb)
             holds_must = must < 0 or (bool(wu) if must == JOKER else _run_holds(su, lo, hi, must))
             if not _may_play(n - (hi - lo + 1), can_out, forb, nforb, used_f, holds_must):
                 continue
@@ -1040,6 +1159,10 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
         for mi, m in enumerate(s.table):
             b = L.LAYOFF + mi * lw
             for k, f in m.accepts.items():
+                if f == JOKER and wf:
+                    f = _wild_for(s, hand, m, k)
+                    if f < 0:
+                        continue
                 if hand[f] and (must < 0 or f == must):
                     if k >= NUM_NATURAL and nat_first and _natural_playable(m, k, hand):
                         continue
@@ -1051,7 +1174,9 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                     b = L.SWAP + mi * NUM_NATURAL
                     for f in m.swaps:
                         # the swap gives f and takes a wild card: keep something discardable
-                        if hand[f] and (forb < 0 or n > nforb + (forb == JOKER) - (forb == f)):
+                        if hand[f] and (
+                            forb < 0 or n > nforb + (forb == _swap_taken(m, f)) - (forb == f)
+                        ):
                             acts.append(b + f)
         acts.sort()
     # --- discards: not while a taken card awaits its meld, nor in the middle of an opening
@@ -1073,6 +1198,10 @@ def _may_play(
     if rest == 0:
         return can_out
     return forb < 0 or rest > nforb - used_forb
+
+
+def _covers(seg: tuple[int, int], pos: int) -> bool:
+    return seg[0] <= pos <= seg[1]
 
 
 def _run_holds(suit: int, lo: int, hi: int, f: int) -> bool:
@@ -1244,8 +1373,11 @@ def _apply_play(s: GameState, p: int, a: int) -> bool:
     elif a < L.SWAP:
         mi, k = divmod(a - L.LAYOFF, L.layoff_width)
         m = s.table[mi]
-        s._remove(p, m.accepts[k])
-        new = m.laid_off(k, s.cat)
+        f = m.accepts[k]
+        if f == JOKER:
+            f = _wild_for(s, s.hands[p], m, k)
+        s._remove(p, f)
+        new = m.laid_off(k, s.cat, f)
         s.table[mi] = new
         s.turn_played = True
         if rules.scoring == "rummy500":  # lay-off credit goes to the player laying off
@@ -1254,9 +1386,9 @@ def _apply_play(s: GameState, p: int, a: int) -> bool:
         mi, f = divmod(a - L.SWAP, NUM_NATURAL)
         m = s.table[mi]
         s._remove(p, f)
-        s._add(p, JOKER)
-        s.known[p][JOKER] += 1
-        new = m.swapped(f, s.cat)
+        new, taken = m.swapped(f, s.cat)
+        s._add(p, taken)
+        s.known[p][taken] += 1
         s.table[mi] = new
         s.turn_played = True
         if rules.scoring == "rummy500":
@@ -1343,24 +1475,27 @@ def _apply_meld(s: GameState, p: int, mid: int) -> None:
         for su in range(4):
             if mask >> su & 1:
                 s._remove(p, rank + su * NUM_RANKS)
-        for _ in range(w):
-            s._remove(p, JOKER)
-        s.table.append(TableMeld(p, False, rank, 0, 0, 0, mask, w, cat))
+        fill = _wild_fill(s, s.hands[p], w)
+        for f in fill:
+            s._remove(p, f)
+        s.table.append(TableMeld(p, False, rank, 0, 0, 0, mask, w, cat, tuple(fill)))
     else:
         su, k = divmod(mid - cat.n_sets, len(cat.segments))
         lo, hi = cat.segments[k]
         hand = s.hands[p]
         wild = 0
         nw = 0
-        for pos in range(lo, hi + 1):
+        for pos in range(lo, hi + 1):  # naturals from hand first
             f = run_face(su, pos)
             if hand[f]:
                 s._remove(p, f)
             else:
-                s._remove(p, JOKER)
                 wild |= 1 << pos
                 nw += 1
-        s.table.append(TableMeld(p, True, su, lo, hi, wild, 0, nw, cat))
+        fill = _wild_fill(s, hand, nw)
+        for f in fill:
+            s._remove(p, f)
+        s.table.append(TableMeld(p, True, su, lo, hi, wild, 0, nw, cat, tuple(fill)))
     s.turn_played = True
     rules = s.rules
     if rules.scoring == "rummy500" or not s.opened[p]:
@@ -1814,7 +1949,7 @@ def _read_table(f: _Saved, s: GameState) -> list[TableMeld]:
         if kind not in (None, "set", "run"):
             raise f.error(f"{key}['kind']", kind, "'set', 'run' or None")
         cards = f.cards(f"{key}['cards']", m["cards"])
-        desc = classify(cards, s.cat, kind)
+        desc, wild_at = classify_wild(cards, s.cat, rules.wild_rank, kind)
         if desc is None:
             raise f.error(
                 f"{key}['cards']",
@@ -1827,12 +1962,15 @@ def _read_table(f: _Saved, s: GameState) -> list[TableMeld]:
                     f"max_wilds_per_meld={rules.max_wilds_per_meld})"
                 ),
             )
+        wild_cards = tuple(cards[i] for i in wild_at)
         if desc[0] == "set":
-            out.append(TableMeld(owner, False, desc[1], 0, 0, 0, desc[2], desc[3], s.cat))
+            out.append(
+                TableMeld(owner, False, desc[1], 0, 0, 0, desc[2], desc[3], s.cat, wild_cards)
+            )
         else:
             _, su, lo, hi = desc
-            wild = sum(1 << (lo + i) for i, c in enumerate(cards) if c == JOKER)
-            out.append(TableMeld(owner, True, su, lo, hi, wild, 0, popcount(wild), s.cat))
+            wild = sum(1 << (lo + i) for i in wild_at)
+            out.append(TableMeld.run(owner, su, lo, hi, wild, s.cat, wild_cards))
     return out
 
 

@@ -22,7 +22,7 @@ The meld catalogue (a fixed id table per :class:`Catalogue`), in this order:
 from __future__ import annotations
 
 from functools import cache, lru_cache
-from itertools import compress
+from itertools import combinations, compress
 
 from rummy_env.cards import JOKER, NUM_RANKS, make_card
 
@@ -199,6 +199,35 @@ def classify(cards: list[int], cat: Catalogue, kind: str | None = None) -> tuple
         if all(c == JOKER or (lo + i) % NUM_RANKS == c % NUM_RANKS for i, c in enumerate(cards)):
             return ("run", suit, lo, hi)
     return None
+
+
+def classify_wild(
+    cards: list[int], cat: Catalogue, wild_rank: int = -1, kind: str | None = None
+) -> tuple[tuple | None, tuple[int, ...]]:
+    """:func:`classify` where the cards of ``wild_rank`` (-1: none) are wild except at their
+    own place (D-13: in a set of their rank, or in their suit's run at their rank), and
+    the indexes of the cards standing as wild cards (jokers included). The reading with
+    the fewest wild cards wins; ``(None, ())`` if there is none."""
+    jokers = tuple(i for i, c in enumerate(cards) if c == JOKER)
+    if wild_rank < 0:
+        return classify(cards, cat, kind), jokers
+    cand = [i for i, c in enumerate(cards) if c != JOKER and c % NUM_RANKS == wild_rank]
+    for n in range(len(cand) + 1):
+        for wild in combinations(cand, n):
+            test = [JOKER if i in wild else c for i, c in enumerate(cards)]
+            desc = classify(test, cat, kind)
+            if desc is None:
+                continue
+            if desc[0] == "set":
+                own = desc[1] == wild_rank  # every card of a set of 2s is at its own place
+                if own and wild:
+                    continue
+            else:
+                _, su, lo, _ = desc
+                if any(run_face(su, lo + i) == cards[i] for i in wild):
+                    continue  # a 2 at its own place is natural
+            return desc, tuple(sorted(jokers + wild))
+    return None, ()
 
 
 def is_set(cards: list[int], cat: Catalogue) -> bool:

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rummy_env.cards import JOKER, NUM_NATURAL, card_str, parse_card
+from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, card_str, parse_card
 from rummy_env.engine import GameState, Layout
-from rummy_env.melds import catalogue_for, classify, run_face
+from rummy_env.melds import catalogue_for, classify_wild, run_face
 from rummy_env.rules import RuleSet
 
 
@@ -183,7 +183,7 @@ class ActionCodec:
             return L.DRAW_DISCARD + move.depth
         if isinstance(move, Meld) and L.LAYOFF > L.MELD:
             cards = [parse_card(c) for c in move.cards]
-            d = classify(cards, self.cat)
+            d, _ = classify_wild(cards, self.cat, self.rules.wild_rank)
             if d is None:
                 raise ValueError(
                     f"{move}: not a valid set or run under these rules (a set of 3-4 cards of "
@@ -205,7 +205,8 @@ class ActionCodec:
                         f"{move}: a swap needs a natural card and a rule set with wild cards"
                     )
                 return L.SWAP + move.meld * NUM_NATURAL + f
-            if f == JOKER:
+            wild_2 = f % NUM_RANKS == self.rules.wild_rank and move.end is not None
+            if f == JOKER or wild_2:  # a wild 2 laid at a run's end counts as JK there
                 if not self.rules.wilds:
                     raise ValueError(f"{move}: this rule set has no jokers")
                 k = NUM_NATURAL + (1 if move.end == "high" else 0)

@@ -14,7 +14,7 @@ order:
 | `hand`        | F             | count of each face in own hand                                     |
 | `known`       | (P-1) x F     | per opponent (offset 1..P-1): cards known to be in his hand (taken from the discard pile, not yet played) |
 | `discard`     | D x F         | discard pile, one-hot per position, row 0 = top card               |
-| `table`       | M x (P+2+F)   | per meld slot (order laid): owner one-hot (P), kind (set, run), cards: 1 = natural card, 2 = a wild card standing for that card in a run (3 and 4: the same for an ace played high); column 52 = wild cards in the meld |
+| `table`       | M x (P+2+F+W) | per meld slot (order laid): owner one-hot (P), kind (set, run), cards: 1 = natural card, 2 = a joker standing for that card in a run, 5-8 = a wild 2 of suit S/H/D/C standing there (`wild_deuces`); an ace played high: 3 natural, 4 a joker, 9-12 a wild 2; column 52 = jokers in the meld; W = 4 columns with `wild_deuces` (else 0): the wild 2s in it by suit |
 | `hand_sizes`  | P             | cards in each player's hand                                        |
 | `stock_size`  | 1             | cards in the stock                                                 |
 | `phase`       | 4             | one-hot: draw, play, game over, up-card offer (gin)                |
@@ -36,7 +36,7 @@ The unbounded numbers (`totals`, `credit`, `turn_value`, `knock_limit`,
 env's observation space; real games stay far inside them (a match ends at its
 target), so only extreme rule values or crafted totals are cut.
 
-Size = PF + DF + M(P+2+F) + 2F + 8P + 8; e.g. basic, 2 players, one deck
+Size = PF + DF + M(P+2+F+W) + 2F + 8P + 8; e.g. basic, 2 players, one deck
 without jokers: 106 + 2756 + 17*57 + 106 + 16 + 8 = 3961; gin (no table
 slots): 106 + 2756 + 106 + 16 + 8 = 2992.
 
@@ -76,7 +76,9 @@ class ObsLayout:
         self.P = P
         self.D = rules.num_cards
         self.M = rules.max_melds
-        self.slot = P + 2 + F
+        # wild_deuces: 4 more columns per slot, the wild 2s in the meld by suit
+        self.wild2 = 4 if rules.wild_deuces else 0
+        self.slot = P + 2 + F + self.wild2
         sizes = [
             ("hand", F),
             ("known", (P - 1) * F),
@@ -188,18 +190,38 @@ def _encode_table(o: array, state: GameState, player: int, layout: ObsLayout) ->
         o[mb + P + m.is_run] = 1.0
         cb = mb + P + 2
         if m.is_run:
-            for pos, f in enumerate(m.cards, m.lo):
-                code = 2.0 if f == JOKER else 1.0
+            wild = m.wild
+            wc = iter(m.wild_cards)
+            for pos in range(m.lo, m.hi + 1):
+                if wild >> pos & 1:  # 2: a joker; 5-8: a wild 2 (wild rank) of suit 0-3
+                    c = next(wc)
+                    code = 2.0 if c == JOKER else 5.0 + c // NUM_RANKS
+                else:
+                    code = 1.0
                 if pos == ACE_HIGH_POS:
-                    code += 2.0  # an ace played high: 3 natural, 4 wild
+                    code += 2.0 if code < 5 else 4.0  # an ace played high
                 o[cb + run_face(m.key, pos)] = code
         else:
-            for f in m.cards:
-                if f != JOKER:
-                    o[cb + f] = 1.0
+            nm, key = m.nat_mask, m.key
+            for su in range(4):
+                if nm >> su & 1:
+                    o[cb + key + su * NUM_RANKS] = 1.0
         if m.n_wild:
-            o[cb + JOKER] = m.n_wild
+            for c in m.wild_cards:  # column 52: jokers; 53..56: wild 2s by suit
+                o[cb + (JOKER if c == JOKER else F + c // NUM_RANKS)] += 1.0
         mb += slot
+
+
+#: run code -> (the wild card standing there: -1 none, JOKER, or the suit 0-3 of a wild-rank
+#: card as 100 + suit; an ace played high)
+_RUN_CODES = {
+    1: (-1, False),
+    2: (JOKER, False),
+    3: (-1, True),
+    4: (JOKER, True),
+    **{5 + su: (100 + su, False) for su in range(4)},
+    **{9 + su: (100 + su, True) for su in range(4)},
+}
 
 
 # ------------------------------------------------------------------ decoding
@@ -217,6 +239,13 @@ class TableMeldView:
     hi: int = 0
     suits: int = 0  # set: mask of natural suits
     n_wild: int = 0
+    #: the physical wild cards (JOKER, or a wild 2): a run's in place order, a set's jokers first
+    wild_cards: tuple[int, ...] = ()
+
+    def physical(self) -> tuple[int, ...]:
+        """The cards as they lie: each wild card as itself (a joker or a wild 2)."""
+        wc = iter(self.wild_cards)
+        return tuple(next(wc, JOKER) if f == JOKER else f for f in self.cards)
 
 
 @dataclass
@@ -281,7 +310,9 @@ def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
             owners = np.flatnonzero(row[:P])
             if not len(owners):
                 break  # melds fill the slots in order
-            table.append(_table_meld(int(owners[0]), bool(row[P + 1]), row[P + 2 :]))
+            table.append(
+                _table_meld(int(owners[0]), bool(row[P + 1]), row[P + 2 :], rules.wild_rank)
+            )
     phase_slice = o[sl["phase"]]
     forb = np.flatnonzero(o[sl["forbidden"]])
     return View(
@@ -314,23 +345,32 @@ def _one_hot(o: np.ndarray, sl: slice | None) -> int:
     return int(nz[0]) if len(nz) else -1
 
 
-def _table_meld(owner: int, is_run: bool, cards: np.ndarray) -> TableMeldView:
+def _table_meld(owner: int, is_run: bool, cards: np.ndarray, wild_rank: int) -> TableMeldView:
     nz = np.flatnonzero(cards[:NUM_NATURAL]).tolist()
-    n_wild = int(round(float(cards[JOKER])))
+    twos = [int(round(float(x))) for x in cards[F : F + 4]]
+    jokers = int(round(float(cards[JOKER])))
+    n_wild = jokers + sum(twos)
     if is_run:
         suit = nz[0] // NUM_RANKS
-        # codes: 1 natural, 2 wild card, 3 natural ace played high, 4 wild card there
-        pos = sorted(
-            f % NUM_RANKS + (ACE_HIGH_POS if f % NUM_RANKS == 0 and cards[f] >= 3 else 0)
-            for f in nz
-        )
-        faces = tuple(
-            JOKER if cards[run_face(suit, q)] in (2, 4) else run_face(suit, q) for q in pos
-        )
-        return TableMeldView(owner, True, faces, suit, pos[0], pos[-1], 0, n_wild)
+        placed = []
+        for f in nz:  # codes: _RUN_CODES
+            card, high = _RUN_CODES[int(round(float(cards[f])))]
+            if card >= 100:
+                card = (card - 100) * NUM_RANKS + wild_rank
+            placed.append((f % NUM_RANKS + (ACE_HIGH_POS if high else 0), card))
+        placed.sort()
+        pos = [q for q, _ in placed]
+        faces = tuple(JOKER if c >= 0 else run_face(suit, q) for q, c in placed)
+        wild = tuple(c for _, c in placed if c >= 0)
+        return TableMeldView(owner, True, faces, suit, pos[0], pos[-1], 0, n_wild, wild)
     rank = nz[0] % NUM_RANKS
     suits = sum(1 << (f // NUM_RANKS) for f in nz)
-    return TableMeldView(owner, False, tuple(nz) + (JOKER,) * n_wild, rank, 0, 0, suits, n_wild)
+    wild = (JOKER,) * jokers + tuple(
+        su * NUM_RANKS + wild_rank for su in range(len(twos)) for _ in range(twos[su])
+    )
+    return TableMeldView(
+        owner, False, tuple(nz) + (JOKER,) * n_wild, rank, 0, 0, suits, n_wild, wild
+    )
 
 
 @cache
@@ -343,7 +383,8 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
 
     Returns a dict with ``hand``, ``known`` (per opponent offset 1..P-1),
     ``discard`` (bottom to top), ``table`` (list of ``{"owner", "kind",
-    "cards"}``, runs in rank order with ``JK`` where a wild card stands),
+    "cards"}``, runs in rank order, each wild card as itself where it stands: ``JK``, or
+    a wild 2),
     ``hand_sizes``, ``stock_size``, ``phase``, ``to_act``, ``forbidden``,
     ``played``, ``active``, ``totals``, ``dealer``, ``rebuilds``, ``knock_limit``,
     ``must_use``, ``opened``, ``turn_value`` and ``credit`` (empty lists where the
@@ -365,7 +406,7 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
             {
                 "owner": m.owner,
                 "kind": "run" if m.is_run else "set",
-                "cards": [card_str(f) for f in m.cards],
+                "cards": [card_str(f) for f in m.physical()],
             }
             for m in v.table
         ],

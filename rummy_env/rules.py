@@ -81,6 +81,11 @@ _PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
         },
         (2, 4),
     ),
+    "deuces": (
+        "Wild-card rummy, RULES.md 4 wild deuces: basic rummy with every 2 wild (a 2 may play as itself)",
+        {"wild_deuces": True},
+        (2, 6),
+    ),
     "gin": (
         "Gin Rummy, RULES.md 4 gin: 2 players, knock at 10, gin 25, undercut 25, match to 100",
         {
@@ -159,6 +164,12 @@ class RuleSet:
     """D-3: a meld holds at least two naturals and no more wild cards than naturals."""
     max_wilds_per_meld: int = 0
     """At most this many wild cards in one meld; 0 = no limit beyond D-3."""
+    wild_deuces: bool = False
+    """Every 2 is wild besides the jokers (RULES.md 4 wild deuces, D-13): a 2 at its own
+    place (a set of 2s, its own suit's run through the 2) is natural, anywhere else it is
+    a wild card; the engine lays a joker before a 2; a 2 left in hand costs
+    ``joker_penalty``. Games that meld during play, without an opening count or
+    must-use pickups (for now)."""
     min_run: int = 3
     """Fewest cards in a run (contract rummy: 4). Games that meld during play only;
     a knocking game counts deadwood with runs of 3."""
@@ -299,6 +310,23 @@ class RuleSet:
         ):
             if getattr(self, key) < 0:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
+        if self.wild_deuces:
+            clash = [
+                f"{k}={getattr(self, k)!r}"
+                for k, ok in (
+                    ("meld_during_play", self.meld_during_play),
+                    ("open_points", self.open_points == 0),
+                    ("discard_pickup_must_meld", self.discard_pickup_must_meld == "never"),
+                )
+                if not ok
+            ]
+            if clash:
+                raise ValueError(
+                    f"wild_deuces=True is not allowed with {', '.join(clash)} (allowed: "
+                    "meld_during_play=True, open_points=0, discard_pickup_must_meld='never': "
+                    "deuces are wild only in games that meld during play without an opening "
+                    "count or a taken card that must be used)"
+                )
         if not 3 <= self.min_run <= 13:
             raise ValueError(f"min_run={self.min_run} is not allowed (allowed: 3-13)")
         if self.min_run != 3 and not self.meld_during_play:
@@ -359,8 +387,13 @@ class RuleSet:
 
     @property
     def wilds(self) -> bool:
-        """Whether the pack holds wild cards."""
-        return self.jokers > 0
+        """Whether the pack holds wild cards (jokers, or deuces with ``wild_deuces``)."""
+        return self.jokers > 0 or self.wild_deuces
+
+    @property
+    def wild_rank(self) -> int:
+        """The rank whose cards are wild besides the jokers (1: the 2s), or -1."""
+        return 1 if self.wild_deuces else -1
 
     @property
     def ace_high(self) -> bool:

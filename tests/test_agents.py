@@ -180,7 +180,7 @@ def test_read_observation_matches_decode(cfg):
             {
                 "owner": m.owner,
                 "kind": "run" if m.is_run else "set",
-                "cards": [card_str(f) for f in m.cards],
+                "cards": [card_str(f) for f in m.physical()],
             }
             for m in v.table
         ] == d["table"]

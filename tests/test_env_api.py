@@ -631,12 +631,21 @@ def test_meld_catalogue_matches_moves_docs():
 
 
 @pytest.mark.parametrize(
-    "kw", CODEC_CONFIGS + [dict(num_players=6), dict(num_players=4, jokers=2)], ids=config_id
+    "kw",
+    CODEC_CONFIGS
+    + [dict(num_players=6), dict(num_players=4, jokers=2), dict(num_players=3, wild_deuces=True)],
+    ids=config_id,
 )
 def test_observation_slices_follow_docs_table(kw):
     """observation.py's table, sizes evaluated with its symbols, is the layout."""
     rules = rummy_env.make_rules("basic", **kw)
-    symbols = {"P": rules.num_players, "F": 53, "D": rules.num_cards, "M": rules.num_cards // 3}
+    symbols = {
+        "P": rules.num_players,
+        "F": 53,
+        "D": rules.num_cards,
+        "M": rules.num_cards // 3,
+        "W": 4 if rules.wild_deuces else 0,
+    }
     documented = [
         (name, eval(size.replace("x", "*"), {}, dict(symbols)))  # noqa: S307
         for name, size in obs_doc_table()

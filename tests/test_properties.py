@@ -56,6 +56,10 @@ CONFIGS = [
     ),
     ("3p-high-match", dict(num_players=3, ace="low_or_high", match=True, penalty_limit=40)),
     ("4p-jokers-match", dict(num_players=4, jokers=2, match=True, penalty_limit=30)),
+    # wild-card rummy: every 2 wild (natural at its own place), with and without jokers
+    ("deuces-2p", dict(preset="deuces", num_players=2)),
+    ("deuces-4p-jokers-high", dict(preset="deuces", num_players=4, jokers=1, ace="low_or_high")),
+    ("deuces-3p-match", dict(preset="deuces", num_players=3, match=True, penalty_limit=40)),
 ]
 CONFIG_IDS = [c[0] for c in CONFIGS]
 CONFIG_KW = [c[1] for c in CONFIGS]
@@ -73,7 +77,8 @@ def fast(n: int):
 
 
 def make(kw: dict[str, Any]) -> rummy_env.raw_env:
-    return rummy_env.raw_env("basic", **kw)
+    kw = dict(kw)
+    return rummy_env.raw_env(kw.pop("preset", "basic"), **kw)
 
 
 def every(kw: dict[str, Any], k: int) -> int:
@@ -108,8 +113,8 @@ def random_play(
 
 
 def card_value(card: str, rules: rummy_env.RuleSet) -> int:
-    """Penalty value of a card left in hand (docs/rules.md 6)."""
-    if card == "JK":
+    """Penalty value of a card left in hand (docs/rules.md 6; a wild 2 costs a joker's)."""
+    if card == "JK" or (rules.wild_deuces and card[0] == "2"):
         return rules.joker_penalty
     r = card[0]
     if r == "A":
@@ -245,7 +250,7 @@ class Oracle:
 
     def wild_ok(self, naturals: int, wilds: int) -> bool:
         r = self.rules
-        if wilds and not r.jokers:
+        if wilds and not r.wilds:
             return False
         if naturals < (2 if r.wilds_at_most_naturals else 1):
             return False
@@ -256,34 +261,55 @@ class Oracle:
     def rank(self, card: str) -> int:
         return self.RANKS.index(card[0])
 
+    def deuce(self, card: str) -> bool:
+        """A wild 2 (wild_deuces), wherever it does not stand at its own place."""
+        return self.rules.wild_deuces and card[0] == "2"
+
+    def wild_pool(self, hand: Counter, own: str | None = None, set_of_2s: bool = False):
+        """The wild cards of ``hand`` in the order the rule book lays them (D-13: jokers
+        before 2s; 2s by suit S H D C), without ``own`` (a 2 that would stand at its own
+        place) and without any 2 for a set of 2s (every 2 is natural there)."""
+        pool = ["JK"] * hand["JK"]
+        if self.rules.wild_deuces and not set_of_2s:
+            pool += [c for c in ("2S", "2H", "2D", "2C") if c != own for _ in range(hand[c])]
+        return pool
+
     def parse_meld(self, m: dict[str, Any]) -> dict[str, Any]:
         cards = m["cards"]
-        nat = [c for c in cards if c != "JK"]
         if m["kind"] == "set":
+            plain = [c for c in cards if c != "JK" and not self.deuce(c)]
+            rank = self.rank(plain[0]) if plain else 1  # only 2s and jokers: a set of 2s
+            nat = [c for c in cards if c != "JK" and self.rank(c) == rank]
+            wild = [c for c in cards if c == "JK" or self.rank(c) != rank]
             return {
                 "kind": "set",
-                "rank": self.rank(nat[0]),
+                "rank": rank,
                 "suits": {c[1] for c in nat},
-                "wilds": len(cards) - len(nat),
+                "wilds": len(wild),
+                "wild_cards": wild,
             }
-        i, first = next((i, c) for i, c in enumerate(cards) if c != "JK")
+        i, first = next((i, c) for i, c in enumerate(cards) if c != "JK" and not self.deuce(c))
         r = self.rank(first)
+        suit = first[1]
         for lo in (r - i, 13 - i) if r == 0 else (r - i,):
             hi = lo + len(cards) - 1
+            stands = [self.RANKS[(lo + j) % 13] + suit for j in range(len(cards))]
+            wild_at = [j for j, c in enumerate(cards) if c != stands[j]]
             if (
                 lo >= 0
                 and hi <= self.max_pos
-                and all(c == "JK" or (lo + j) % 13 == self.rank(c) for j, c in enumerate(cards))
+                and all(cards[j] == "JK" or self.deuce(cards[j]) for j in wild_at)
             ):
-                wild_pos = [lo + j for j, c in enumerate(cards) if c == "JK"]
+                wild_pos = [lo + j for j in wild_at]
                 return {
                     "kind": "run",
-                    "suit": first[1],
+                    "suit": suit,
                     "lo": lo,
                     "hi": hi,
-                    "wild_faces": {self.RANKS[q % 13] + first[1] for q in wild_pos},
-                    "naturals": len(nat),
-                    "wilds": len(wild_pos),
+                    "wild_faces": {self.RANKS[q % 13] + suit for q in wild_pos},
+                    "naturals": len(cards) - len(wild_at),
+                    "wilds": len(wild_at),
+                    "wild_at": {stands[j]: cards[j] for j in wild_at},
                 }
         raise AssertionError(f"table meld {cards} is not a run")
 
@@ -319,35 +345,55 @@ class Oracle:
         for mi, m in enumerate(d["table"]):
             t = self.parse_meld(m)
             for a, lay in self.layoffs.get(mi, ()):
+                card = lay.card
+                if card == "JK":  # a wild lay-off: a joker, else a 2 not at its own place
+                    pool = self.wild_pool(hand, self.stands_for(t, lay), t.get("rank") == 1)
+                    card = pool[0] if pool else None
                 if (
-                    hand[lay.card]
+                    card
+                    and hand[card]
                     and self.accepts(t, lay)
-                    and leaves_a_move(hand - Counter([lay.card]))
+                    and leaves_a_move(hand - Counter([card]))
                 ):
                     out.add(a)
             for a, card in self.swaps.get(mi, ()):
+                if t["kind"] == "run":
+                    taken = t["wild_at"].get(card, "JK")
+                else:
+                    taken = "JK" if "JK" in t["wild_cards"] else (t["wild_cards"] or ["JK"])[-1]
                 if (
                     hand[card]
                     and self.swappable(t, card)
-                    and leaves_a_move(hand - Counter([card]) + Counter(["JK"]))
+                    and leaves_a_move(hand - Counter([card]) + Counter([taken]))
                 ):
                     out.add(a)
         return out
+
+    def stands_for(self, t: dict[str, Any], lay: LayOff) -> str | None:
+        """The card a wild card laid off on run ``t`` stands for (None on a set)."""
+        if t["kind"] == "set":
+            return None
+        q = t["hi"] + 1 if lay.end == "high" else t["lo"] - 1
+        return self.RANKS[q % 13] + t["suit"]
 
     def meld_use(self, kind: str, cards: tuple[str, ...], hand: Counter) -> Counter | None:
         """Cards a meld action takes from ``hand`` (None if it cannot be laid). A run
         action (decoded without a state: every position natural) uses the hand's
         naturals and wild cards for the rest."""
         if kind == "set":
-            used = Counter(cards)
+            nat = [c for c in cards if c != "JK"]
+            need = len(cards) - len(nat)
+            pool = self.wild_pool(hand - Counter(nat), set_of_2s=self.rank(nat[0]) == 1)
+            if need > len(pool):
+                return None
+            used = Counter(nat) + Counter(pool[:need])
         else:
             have = [c for c in cards if hand[c]]
             need = len(cards) - len(have)
-            if need > hand["JK"] or need and not self.wild_ok(len(have), need):
+            pool = self.wild_pool(hand - Counter(have))
+            if need > len(pool) or need and not self.wild_ok(len(have), need):
                 return None
-            used = Counter(have)
-            if need:
-                used["JK"] = need
+            used = Counter(have) + Counter(pool[:need])
         return None if used - hand else used
 
     def accepts(self, t: dict[str, Any], m: LayOff) -> bool:

@@ -111,11 +111,23 @@ def md_table(path: Path, first: str, has: str = "") -> list[list[str]]:
 @pytest.mark.parametrize("path", [README, DESIGN_DOC], ids=["README", "design"])
 @pytest.mark.parametrize(
     "preset, n, kw",
-    [("basic", 2, {}), ("basic", 5, {"jokers": 2}), ("gin", 2, {}), ("rummy51", 3, {})],
+    [
+        ("basic", 2, {}),
+        ("basic", 5, {"jokers": 2}),
+        ("gin", 2, {}),
+        ("rummy51", 3, {}),
+        ("deuces", 3, {}),
+    ],
 )
 def test_observation_tables_match_the_layout(path, preset, n, kw):
     rules = rummy_env.make_rules(preset, n, **kw)
-    symbols = {"P": rules.num_players, "F": 53, "D": rules.num_cards, "M": rules.max_melds}
+    symbols = {
+        "P": rules.num_players,
+        "F": 53,
+        "D": rules.num_cards,
+        "M": rules.max_melds,
+        "W": 4 if rules.wild_deuces else 0,
+    }
     rows = md_table(path, "slice")[1:]
     documented = [
         (r[0].strip("`"), eval(r[1].replace("x", "*"), {}, dict(symbols)))  # noqa: S307

@@ -53,6 +53,7 @@ FIELD_VALUES: dict[str, list[Any]] = {
     "wilds_at_most_naturals": [True, False],
     "max_wilds_per_meld": [0, 1, 2],
     "min_run": [3, 3, 4, 5],
+    "wild_deuces": [False, False, True],
     "max_turns": [0, 1, 5, 50, 500],
     "meld_during_play": [True, False],
     "knock_limit": [0, 1, 10, 25],
