@@ -57,6 +57,7 @@ _AGENTS: dict[str, tuple[str, str, str]] = {
 #: preset name -> registry name of the rule-based agent written for it
 VARIANT_AGENTS: dict[str, str] = {
     "basic": "basic-expert",
+    "deuces": "basic-expert",
     "gin": "gin-expert",
     "rummy500": "rummy500-expert",
     "persian": "rummy500-expert",

@@ -101,6 +101,8 @@ class BasicExpertAgent(GreedyAgent):
         self.danger_weight = float(danger_weight)
         self._played_this_turn = False
         self._arr_cache: dict[tuple[int, ...], tuple[int, list[tuple[int, ...]]]] = {}
+        # the wild 2s (wild_deuces): evaluated as wild cards (wild_deadwood)
+        self._deuces = [su * NUM_RANKS + 1 for su in range(4)] if rules.wild_deuces else []
 
     @classmethod
     def options(cls) -> tuple[str, ...]:
@@ -111,6 +113,61 @@ class BasicExpertAgent(GreedyAgent):
         self._played_this_turn = False
 
     # --------------------------------------------------------------- helpers
+    def deadwood(self, hand: list[int]) -> int:
+        """Deadwood of the best arrangement; with wild 2s (``wild_deuces``) wild cards
+        count: see :meth:`wild_deadwood`."""
+        if not self.rules.wild_deuces:
+            return super().deadwood(hand)
+        return self.wild_deadwood(hand)
+
+    def wild_deadwood(self, hand: list[int]) -> int:
+        """Deadwood where the jokers and 2s are wild: the natural cards' best arrangement,
+        then each wild card turns the most valuable pair of leftovers that one card
+        would complete (same rank, or same suit within two ranks) into a meld; a wild
+        card left over costs 1 (kept: it is worth more in a meld than its penalty)."""
+        key = tuple(hand)
+        cache = self.__dict__.setdefault("_wdw_cache", {})
+        d = cache.get(key)
+        if d is not None:
+            return d
+        h = list(hand)
+        w = h[JOKER]
+        h[JOKER] = 0
+        for f in self._deuces:
+            w += h[f]
+            h[f] = 0
+        d, melds = best_arrangement(h, self.values, self.rules.ace_high)
+        if w:
+            for m in melds:
+                for f in m:
+                    h[f] -= 1
+            left = [f for f, c in enumerate(h) if c for _ in range(c)]
+            pairs = []
+            for i, a in enumerate(left):
+                for b in left[i + 1 :]:
+                    ra, rb = a % NUM_RANKS, b % NUM_RANKS
+                    if (
+                        ra == rb
+                        and a != b
+                        or (a // NUM_RANKS == b // NUM_RANKS and 0 < abs(ra - rb) <= 2)
+                    ):
+                        pairs.append((self.values[a] + self.values[b], i, a, b))
+            used: set[int] = set()
+            for v, i, _a, b in sorted(pairs, reverse=True):
+                if not w:
+                    break
+                j = left.index(b, i + 1)
+                if i in used or j in used:
+                    continue
+                used.update((i, j))
+                d -= v
+                w -= 1
+        d += w
+        if len(cache) > 200_000:
+            cache.clear()
+        cache[key] = d
+        return d
+
     def arrangement(self, hand: list[int]) -> tuple[int, list[tuple[int, ...]]]:
         key = tuple(hand)
         r = self._arr_cache.get(key)
@@ -327,7 +384,9 @@ class BasicExpertAgent(GreedyAgent):
                         a,
                     ),
                 )
-                if self.deadwood_without(hand, move_cards(self.moves[best], hand)) < now:
+                after = self.deadwood_without(hand, move_cards(self.moves[best], hand))
+                # a meld with wild 2s: its pair already counts as melded in wild_deadwood
+                if after < now or (self.rules.wild_deuces and after <= now):
                     return best
             in_melds = {f for m in plan for f in m}
             offs = [

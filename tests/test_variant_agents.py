@@ -55,6 +55,7 @@ def play(rules, specs: list[str], seed: int) -> tuple[list[int], int]:
         ("rummy500", "rummy500-expert", "Rummy500ExpertAgent"),
         ("persian", "rummy500-expert", "Rummy500ExpertAgent"),
         ("rummy51", "rummy51-expert", "Rummy51ExpertAgent"),
+        ("deuces", "basic-expert", "BasicExpertAgent"),
     ],
 )
 def test_variant_registry(preset, name, cls):
@@ -74,6 +75,8 @@ LEGAL_CASES = [
     ("persian", 4, ["rummy500-expert", "greedy"]),
     ("rummy51", 2, ["rummy51-expert", "random"]),
     ("rummy51", 4, ["rummy51-expert", "greedy"]),
+    ("deuces", 2, ["basic-expert", "greedy"]),
+    ("deuces", 4, ["basic-expert", "random"]),
 ]
 
 
@@ -165,6 +168,7 @@ def test_gin_simple_draws_stock_after_pass():
         ("gin", "gin-simple", 30),
         ("rummy500", "rummy500-expert", 15),
         ("rummy51", "rummy51-expert", 12),
+        ("deuces", "basic-expert", 15),
     ],
 )
 def test_variant_agent_beats_random(preset, name, deals):
@@ -177,3 +181,26 @@ def test_variant_agent_beats_random(preset, name, deals):
     mean = statistics.fmean(diffs)
     se = statistics.stdev(diffs) / len(diffs) ** 0.5
     assert mean > 2 * se and mean > 0, (mean, se)
+
+
+def test_deuces_expert_keeps_its_wild_2s_and_melds_with_them():
+    """wild_deuces: basic-expert counts a 2 as a wild card, not as 15 points of deadwood:
+    it lays a meld with the 2 (7S 7H 2C, or 7S 2C-for-8S 9S) and discards a lone card."""
+    rules = rummy_env.make_rules("deuces", 2, hand_size=5)
+    hands = [parse_cards("7S 7H 2C KD 9S"), parse_cards("3D 4C 8H 9H JC")]
+    used = {f for h in hands for f in h} | set(parse_cards("5D QC"))
+    stock = [f for f in range(52) if f not in used] + parse_cards("QC")  # QC on top
+    s = engine.new_game(
+        rules, 0, {"hands": hands, "discard": parse_cards("5D"), "stock": stock, "dealer": 1}
+    )
+    bot = agents.make("variant", rules, 0)
+    layout = ObsLayout(rules)
+    engine.apply_action(s, 0)  # draws the stock top, QC
+    played = []
+    while s.current == 0 and not engine.is_terminal(s):
+        obs, mask = observe(s, layout)
+        a = bot.act(obs, mask)
+        played.append(str(bot.moves.move(a)))
+        engine.apply_action(s, a)
+    assert played[0].startswith("meld") and "discard 2C" not in played, played
+    assert s.table[0].wild_cards == tuple(parse_cards("2C"))
