@@ -53,9 +53,12 @@ import os
 import sqlite3
 import sys
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 import agents
 import rummy_env
@@ -181,7 +184,7 @@ def seating_key(seating: tuple[AgentSpec, ...]) -> str:
 
 # rule fields added after results stores existed: left out of the key while at their
 # default, so that earlier results under the same rules stay resumable
-_LATER_FIELDS = {"joker_natural_first": False}
+_LATER_FIELDS = {"joker_natural_first": False, "min_run": 3, "wild_deuces": False}
 
 
 def config_of(rules: RuleSet) -> tuple[str, str]:
@@ -237,6 +240,7 @@ def play_game(seed: int, seating: tuple[AgentSpec, ...]) -> dict[str, Any]:
     t0 = time.perf_counter()
     env.reset(seed=seed)
     decisions = [0] * rules.num_players
+    moves: list[int] = []  # every action id in order: the game replays from (seed, moves)
     rounds: list[dict[str, Any]] = []
     seen = None
     for name in env.agent_iter():
@@ -247,6 +251,7 @@ def play_game(seed: int, seating: tuple[AgentSpec, ...]) -> dict[str, Any]:
         seat = env.agent_name_mapping[name]
         a = bots[seat].act(obs["observation"], obs["action_mask"])
         decisions[seat] += 1
+        moves.append(int(a))
         env.step(a)
         res = env.unwrapped.state.last_result  # the referee's view: round results
         if res is not None and res is not seen:
@@ -267,6 +272,7 @@ def play_game(seed: int, seating: tuple[AgentSpec, ...]) -> dict[str, Any]:
         "reasons": [r["reason"] for r in rounds],
         "decisions": decisions,
         "seconds": time.perf_counter() - t0,
+        "moves": moves,
     }
 
 
@@ -284,7 +290,7 @@ CREATE TABLE IF NOT EXISTS games (
     round_scores TEXT NOT NULL, round_rewards TEXT NOT NULL, rewards TEXT NOT NULL,
     rounds INTEGER NOT NULL, winner INTEGER, reasons TEXT NOT NULL,
     decisions INTEGER NOT NULL, decisions_per_seat TEXT NOT NULL, seconds REAL NOT NULL,
-    finished TEXT NOT NULL,
+    finished TEXT NOT NULL, moves BLOB,
     PRIMARY KEY (config, seed, seating));
 """
 
@@ -308,6 +314,7 @@ _COLUMNS = {
         "decisions_per_seat",
         "seconds",
         "finished",
+        "moves",
     ],
 }
 
@@ -350,6 +357,9 @@ def open_db(path: str | Path, timeout: float = 60.0) -> sqlite3.Connection:
         con.executescript(_SCHEMA)
         for table, cols in _COLUMNS.items():
             have = [r[1] for r in con.execute(f"PRAGMA table_info({table})")]
+            if table == "games" and have == cols[:-1]:  # a store from before move lists
+                con.execute("ALTER TABLE games ADD COLUMN moves BLOB")
+                have = cols
             if have != cols:
                 con.close()
                 raise UsageError(
@@ -380,6 +390,16 @@ def check_out(out: str | Path) -> Path:
     return p
 
 
+def pack_moves(moves: list[int]) -> bytes:
+    """A game's action ids, compactly: little-endian uint16, zlib-compressed (a few hundred
+    bytes a game)."""
+    return zlib.compress(np.asarray(moves, dtype="<u2").tobytes(), 9)
+
+
+def unpack_moves(blob: bytes) -> list[int]:
+    return np.frombuffer(zlib.decompress(blob), dtype="<u2").astype(int).tolist()
+
+
 def write_games(
     con: sqlite3.Connection,
     config: str,
@@ -389,7 +409,7 @@ def write_games(
 ) -> None:
     now = time.strftime("%Y-%m-%dT%H:%M:%S")
     con.executemany(
-        "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [
             (
                 config,
@@ -408,6 +428,7 @@ def write_games(
                 json.dumps(r["decisions"]),
                 r["seconds"],
                 now,
+                pack_moves(r["moves"]),
             )
             for r in records
         ],

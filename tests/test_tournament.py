@@ -158,12 +158,15 @@ def test_config_key_ignores_later_rule_fields_at_their_default():
     # new field at its default is the key of the same rules without it
     basic = rummy_env.make_rules("basic", 2)
     d = dataclasses.asdict(basic)
-    del d["joker_natural_first"]
+    for later in ("joker_natural_first", "min_run", "wild_deuces"):
+        del d[later]
     old = json.dumps(d, sort_keys=True)
     assert T.config_of(basic) == (hashlib.sha1(old.encode()).hexdigest()[:16], old)
     # set away from its default, the field changes the key
     persian = rummy_env.make_rules("persian", 2)
     assert T.config_of(persian) != T.config_of(persian.replace(joker_natural_first=False))
+    assert T.config_of(basic) != T.config_of(basic.replace(min_run=4))
+    assert T.config_of(basic) != T.config_of(rummy_env.make_rules("deuces", 2))
 
 
 # ------------------------------------------------------------------ resuming

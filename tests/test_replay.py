@@ -1,0 +1,112 @@
+"""Replays (issue 14): the tournament store keeps every game's moves, and each stored game
+replays through the engine to its stored scores."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from experiments import replay as R
+from experiments import tournament as T
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _tournament(tmp: Path, preset: str, players: int, agents: str, deals: int, **kw) -> Path:
+    db = tmp / f"{preset}.sqlite"
+    args = T.Args(
+        preset=preset,
+        players=players,
+        agents=agents,
+        deals=deals,
+        workers=1,
+        db=str(db),
+        out=str(tmp / preset),
+        quiet=True,
+        plots=False,
+        **kw,
+    )
+    T.run(args)
+    return db
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "agents", "extra"),
+    [
+        ("basic", 3, "random,greedy,basic-expert", {}),
+        ("deuces", 2, "random,variant", {}),
+        ("rummy500", 2, "greedy,variant", {}),
+        ("gin", 2, "gin-simple,variant", {}),
+        ("basic", 2, "random,greedy", {"match": True}),
+    ],
+    ids=["basic-3p", "deuces", "rummy500", "gin", "basic-match"],
+)
+def test_every_stored_game_replays_to_its_stored_scores(tmp_path, preset, players, agents, extra):
+    db = _tournament(tmp_path, preset, players, agents, deals=2, **extra)
+    con = T.open_db(db)
+    games = R.list_games(con, limit=1000)
+    assert games and all(g.moves for g in games)
+    for g in games:
+        steps = R.replay(g)  # raises ReplayMismatch unless the scores are the stored ones
+        assert len(steps) == len(g.moves)
+        last = steps[-1].state
+        assert last["phase"] == "game_over"
+        assert [s.agent for s in steps[:1]] == [g.agents[steps[0].seat]]
+    assert R.load_game(con, games[0].id).moves == games[0].moves
+    with pytest.raises(KeyError, match="no game 999"):
+        R.load_game(con, 999)
+
+
+def test_a_changed_move_list_is_a_mismatch_not_a_silent_replay(tmp_path):
+    db = _tournament(tmp_path, "basic", 2, "random,greedy", deals=1)
+    con = T.open_db(db)
+    g = R.list_games(con)[0]
+    g.moves = g.moves[:-1]
+    with pytest.raises(R.ReplayMismatch, match="end before"):
+        R.replay(g)
+    g = R.list_games(con)[0]
+    g.round_scores = [[1, 2]]
+    with pytest.raises(R.ReplayMismatch, match="store holds"):
+        R.replay(g)
+
+
+def test_a_store_from_before_move_lists_opens_and_says_it_cannot_replay(tmp_path):
+    db = _tournament(tmp_path, "basic", 2, "random,greedy", deals=1)
+    con = sqlite3.connect(db)  # rebuild the games table without the moves column
+    cols = ", ".join(T._COLUMNS["games"][:-1])
+    con.executescript(
+        f"CREATE TABLE old AS SELECT {cols} FROM games; DROP TABLE games; "
+        "ALTER TABLE old RENAME TO games;"
+    )
+    con.commit()
+    con.close()
+    con = T.open_db(db)  # migrates: the column is added, the old games keep no moves
+    old = R.list_games(con)
+    assert len(old) == 2 and all(g.moves is None for g in old)
+    with pytest.raises(ValueError, match="before tournaments kept move lists"):
+        R.replay(old[0])
+    # and the tournament resumes on it, storing moves for new games
+    con.close()
+    _tournament(tmp_path, "basic", 2, "random,greedy", deals=2)
+    con = T.open_db(db)
+    assert [g.moves is None for g in R.list_games(con)] == [True, True, False, False]
+
+
+def test_replay_cli(tmp_path):
+    db = _tournament(tmp_path, "basic", 2, "random,greedy", deals=1)
+    run = [sys.executable, "-m", "experiments.replay", "--db", str(db)]
+    out = subprocess.run(run + ["--list"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0 and "random vs greedy" in out.stdout
+    out = subprocess.run(run + ["--game", "1", "--show"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "player_0 holds" in out.stdout and "(as stored)" in out.stdout
+    out = subprocess.run(run + ["--game", "42"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 2 and "no game 42" in out.stderr
+    out = subprocess.run(
+        [*run[:3], "--db", str(tmp_path / "none.sqlite")], cwd=ROOT, capture_output=True, text=True
+    )
+    assert out.returncode == 2 and "does not exist" in out.stderr
