@@ -4,6 +4,7 @@
 rummy-replay --db results/tournament.sqlite --list            # the stored games, one line each
 rummy-replay --db results/tournament.sqlite --game 12         # every move of game 12, then the scores
 rummy-replay --db results/tournament.sqlite --game 12 --show  # and the table (all hands) after each move
+rummy-replay --db results/tournament.sqlite --game 12 --gif game12.gif   # a picture per move
 ```
 
 The tournament store keeps each game's action ids (``moves``, compact:
@@ -170,6 +171,44 @@ def replay(game: StoredGame) -> list[Step]:
     return steps
 
 
+def write_gif(game: StoredGame, path: str | Path, seconds_per_move: float = 0.8) -> Path:
+    """An animated GIF of the replay: the table with every hand face up
+    (:func:`rummy_env.picture.draw_table`), the deal then one frame per move."""
+    from PIL import Image
+
+    from rummy_env.engine import from_dict
+    from rummy_env.picture import draw_table
+
+    steps = replay(game)
+    r = game.rules
+    env = rummy_env.raw_env(r.name, num_players=r.num_players, **_overrides(r))
+    env.reset(seed=game.seed)  # the deal as the tournament dealt it
+    states = [env.state] + [from_dict(s.state, r) for s in steps]
+    frames = [Image.fromarray(draw_table(st, omniscient=True)) for st in states]
+    h = max(f.height for f in frames)
+    frames = [f if f.height == h else _pad(f, h) for f in frames]
+    path = Path(path)
+    frames[0].save(
+        path,
+        save_all=True,
+        append_images=frames[1:],
+        duration=int(seconds_per_move * 1000),
+        loop=0,
+        optimize=True,
+    )
+    return path
+
+
+def _pad(img, height: int):
+    from PIL import Image
+
+    from rummy_env.picture import FELT
+
+    out = Image.new("RGB", (img.width, height), FELT)
+    out.paste(img, (0, 0))
+    return out
+
+
 def _overrides(r: RuleSet) -> dict[str, Any]:
     """The fields of ``r`` that differ from its preset's defaults."""
     base = rummy_env.make_rules(r.name, r.num_players)
@@ -188,6 +227,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--preset", help="--list: only this preset")
     p.add_argument("--agent", help="--list: only games this agent played")
     p.add_argument("--show", action="store_true", help="print the table after every move")
+    p.add_argument("--gif", help="also write an animated GIF of the game to this file")
     a = p.parse_args(argv)
     if not Path(a.db).exists():
         p.exit(2, f"rummy-replay: --db {a.db!r} does not exist\n")
@@ -220,6 +260,8 @@ def main(argv: list[str] | None = None) -> None:
             for seat, hand in enumerate(s.state["hands"]):
                 print(f"      player_{seat} holds {' '.join(hand)}")
     print(f"round scores {game.round_scores} (as stored), rewards {game.rewards}")
+    if a.gif:
+        print(f"wrote {write_gif(game, a.gif)}")
     sys.stdout.flush()
 
 

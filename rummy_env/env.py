@@ -59,9 +59,18 @@ the rendered text counts from 1), `round_scores`, `totals` (penalties in
 standard scoring, points otherwise), `winner`, `reason` (`went_out`,
 `stock_exhausted`, a knock, ...), `rummy`, and with `match=True` `match_winner`.
 
+### Rendering
+
+`render_mode="ansi"` returns the table as text seen by the seat to act,
+`"human"` prints it after every step, `"rgb_array"` returns a picture of the
+table (an `(H, 1024, 3)` uint8 array, `rummy_env.picture`: hands, melds with
+their owners, the discard pile, the stock, scores, whose turn it is; cards drawn
+by the project). `env.unwrapped.render_view` picks whose view it draws: None
+(the seat to act), a seat number, or `"all"` (every hand face up).
+
 ### Version History
 
-* v0: the rummy family of docs/rules.md (basic, rummy500, persian, rummy51, gin).
+* v0: the rummy family of docs/rules.md (basic, deuces, rummy500, persian, rummy51, gin).
 """
 
 from __future__ import annotations
@@ -88,7 +97,12 @@ _GAME_OVER = engine.Phase.GAME_OVER  # a global: enum attribute look-ups are slo
 class raw_env(AECEnv, EzPickle):
     """The unwrapped AEC env: illegal actions raise ``IllegalActionError``."""
 
-    metadata = {"name": "rummy_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {
+        "name": "rummy_v0",
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
 
     #: env() sets this: behave like PettingZoo's classic wrapper stack
     _classic = False
@@ -102,12 +116,15 @@ class raw_env(AECEnv, EzPickle):
     ):
         EzPickle.__init__(self, preset, num_players, render_mode, **overrides)
         super().__init__()
-        if render_mode not in (None, "ansi", "human"):
+        if render_mode not in (None, "ansi", "human", "rgb_array"):
             raise ValueError(
-                f"render_mode={render_mode!r} is not allowed (allowed: None, 'ansi', 'human')"
+                f"render_mode={render_mode!r} is not allowed (allowed: None, 'ansi', 'human', 'rgb_array')"
             )
         self.rules = rules_for(preset, num_players, overrides)
         self.render_mode = render_mode
+        #: whose view ``render()`` draws (rgb_array): None the seat to act, a seat number, or
+        #: "all" (every hand face up)
+        self.render_view: int | str | None = None
         self.codec = ActionCodec(self.rules)
         self.obs_layout = ObsLayout(self.rules)
         n = self.rules.num_players
@@ -325,6 +342,13 @@ class raw_env(AECEnv, EzPickle):
             ) else None
             return None
         self._need_reset("render")
+        if self.render_mode == "rgb_array":
+            from rummy_env.picture import draw_table
+
+            view = self.render_view
+            return draw_table(
+                self.state, viewer=view if isinstance(view, int) else None, omniscient=view == "all"
+            )
         text = render_text(self.state)
         if self.render_mode == "human":
             print(text + "\n")

@@ -122,3 +122,42 @@ def test_a_finished_game_shows_no_turn_restrictions():
     assert state.forbidden >= 0  # this game ends with a restriction left in the state
     text = env.render()
     assert "game over" in text and "may not discard" not in text and "must use" not in text
+
+
+# ------------------------------------------------------------------ pictures
+def test_rgb_array_render_is_a_picture_of_the_table():
+    env = rummy_env.env("deuces", num_players=3, render_mode="rgb_array")
+    env.reset(seed=4)
+    assert "rgb_array" in env.metadata["render_modes"]
+    img = env.render()
+    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[1:] == (1024, 3)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert not np.array_equal(img, env.render())  # the picture follows the game
+
+
+def test_a_picture_shows_no_hidden_card():
+    """Seen by player 0, two states that differ only in cards player 0 cannot see (player 1's
+    hidden hand and the stock, swapped) draw the very same picture; "all" draws them apart."""
+    from rummy_env.engine import from_dict
+    from rummy_env.picture import draw_table
+
+    env = rummy_env.raw_env("basic", num_players=2)
+    env.reset(seed=9)
+    d = env.state.to_dict()
+    other = dict(d)
+    other["hands"] = [d["hands"][0], d["stock"][: len(d["hands"][1])]]
+    other["stock"] = d["hands"][1] + d["stock"][len(d["hands"][1]) :]
+    a, b = from_dict(d, env.rules), from_dict(other, env.rules)
+    assert np.array_equal(draw_table(a, viewer=0), draw_table(b, viewer=0))
+    assert not np.array_equal(draw_table(a, omniscient=True), draw_table(b, omniscient=True))
+
+
+def test_render_view_picks_whose_picture_it_is():
+    env = rummy_env.raw_env("basic", num_players=2, render_mode="rgb_array")
+    env.reset(seed=2)
+    to_act = env.render()
+    env.render_view = 1 - env.state.current
+    other = env.render()
+    env.render_view = "all"
+    everyone = env.render()
+    assert not np.array_equal(to_act, other) and not np.array_equal(to_act, everyone)

@@ -110,3 +110,14 @@ def test_replay_cli(tmp_path):
         [*run[:3], "--db", str(tmp_path / "none.sqlite")], cwd=ROOT, capture_output=True, text=True
     )
     assert out.returncode == 2 and "does not exist" in out.stderr
+
+
+def test_a_replay_writes_a_gif_with_a_frame_per_move(tmp_path):
+    from PIL import Image
+
+    db = _tournament(tmp_path, "deuces", 2, "random,greedy", deals=1)
+    con = T.open_db(db)
+    g = R.list_games(con)[0]
+    path = R.write_gif(g, tmp_path / "g.gif", seconds_per_move=0.1)
+    with Image.open(path) as im:
+        assert im.n_frames == len(g.moves) + 1  # the deal, then one frame per move
