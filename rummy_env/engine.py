@@ -957,11 +957,12 @@ _HIGH_FACES = [
 
 def _wild_fill(s: GameState, hand: list[int], n: int, used: tuple[int, ...] = ()) -> list[int]:
     """The physical cards that fill ``n`` wild places of a meld from ``hand``: the jokers
-    first, then the wild-rank cards by face (D-13: a 2 is the more useful card to keep);
+    first, then the wild-rank cards (:func:`_wild_order`; D-13: a 2 is the more useful
+    card to keep);
     ``used``: cards of the same meld laid as naturals (not available)."""
     out = [JOKER] * min(n, hand[JOKER])
     need = n - len(out)
-    for f in s.wild_faces:
+    for f in _wild_order(s):
         if not need:
             break
         c = min(hand[f] - used.count(f), need)
@@ -969,6 +970,16 @@ def _wild_fill(s: GameState, hand: list[int], n: int, used: tuple[int, ...] = ()
             out += [f] * c
             need -= c
     return out
+
+
+def _wild_order(s: GameState) -> tuple[int, ...]:
+    """The order in which the engine lays wild 2s: a 2 taken from the pile this turn first
+    (it may not be discarded, so laying it never leaves a player stuck where another 2
+    would), then by suit."""
+    f = s.forbidden
+    if f in s.wild_faces:
+        return (f, *(g for g in s.wild_faces if g != f))
+    return s.wild_faces
 
 
 def _wild_for(s: GameState, hand: list[int], m: TableMeld, k: int) -> int:
@@ -979,7 +990,7 @@ def _wild_for(s: GameState, hand: list[int], m: TableMeld, k: int) -> int:
     if not s.wild_faces or (not m.is_run and m.key == s.rules.wild_rank):
         return -1  # a 2 on a set of 2s is natural
     own = m.stands_for(k)
-    for f in s.wild_faces:
+    for f in _wild_order(s):
         if hand[f] and f != own:
             return f
     return -1

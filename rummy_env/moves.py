@@ -268,9 +268,12 @@ class ActionCodec:
                     # show JK where the player to act would use a wild card, when he can
                     hand = state.hands[state.current]
                     missing = sum(1 for f in cards if not hand[f])
+                    wild = hand[JOKER] + sum(
+                        hand[f] for f in state.wild_faces if f not in cards
+                    )  # a 2 of this run at its own place is natural
                     if (
                         missing
-                        and missing <= hand[JOKER]
+                        and missing <= wild
                         and self.cat.wild_ok(len(cards) - missing, missing)
                     ):
                         cards = [f if hand[f] else JOKER for f in cards]

@@ -22,8 +22,8 @@ Conventions used in the comments:
   2D=27, 2C=40; joker 52.
 * Penalty values: A=1, 2-10 face value, J Q K=10, a 2 (and a joker) 15.
 
-Places where the engine contradicts the rule book are ``xfail(strict=True)``
-tests at the end, each with its reason.
+The last three tests were strict xfails where the engine contradicted the rule
+book; the engine now follows it.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def test_deuces_preset_is_basic_with_wild_deuces():
         (["AS", "2S", "3S"], ["meld AS 2S 3S"], "run"),
         # 2-3-4 of hearts; the same hand also melds 3H 4H 2H=5H (the 2 of the
         # run's own suit away from its place is wild).
-        (["2H", "3H", "4H"], ["meld 2H 3H 4H", "meld 3H 4H 5H"], "run"),
+        (["2H", "3H", "4H"], ["meld 2H 3H 4H", "meld 3H 4H JK"], "run"),
         # a set of three 2s: every 2 of a set of 2s is natural.
         (["2S", "2H", "2D"], ["meld 2S 2H 2D"], "set"),
     ],
@@ -176,7 +176,7 @@ def test_natural_and_wild_2_in_one_run(spelled, cards, wild):
     env = make_env()
     deal(env, [["2S", "2H", "3S"], P1_24], discard=["9D"], stock_top=["8C"])
     play(env, DrawStock())
-    assert meld_moves(env) == ["meld AS 2S 3S", "meld 2S 3S 4S"]
+    assert meld_moves(env) == ["meld JK 2S 3S", "meld 2S 3S JK"]  # JK: where a wild 2 goes
     play(env, Meld(spelled))
     assert table(env) == [(0, cards)]
     assert melds_on_table(env) == [(1, wild)]
@@ -230,7 +230,7 @@ def test_own_suit_2_melds_low_or_high():
         env, [["5S", "6S", "2S", "9D"], ["7S", "9C", "4S", "QC"]], discard=["8D"], stock_top=["KC"]
     )
     play(env, DrawStock())
-    assert meld_moves(env) == ["meld 4S 5S 6S", "meld 5S 6S 7S"]
+    assert meld_moves(env) == ["meld JK 5S 6S", "meld 5S 6S JK"]
     assert env.encode(Meld(("2S", "5S", "6S"))) == env.encode(Meld(("4S", "5S", "6S")))
     assert env.encode(Meld(("5S", "6S", "2S"))) == env.encode(Meld(("5S", "6S", "7S")))
     play(env, Meld(("2S", "5S", "6S")))
@@ -277,7 +277,7 @@ def test_a_wild_2_counts_towards_max_wilds_per_meld():
         stock_top=["KS"],
     )
     play(env, DrawStock())
-    assert meld_moves(env) == ["meld 4H 5H 6H", "meld 5H 6H 7H"]
+    assert meld_moves(env) == ["meld JK 5H 6H", "meld 5H 6H JK"]
     with pytest.raises(ValueError, match="not a valid set or run"):
         env.encode(Meld(("5H", "6H", "2D", "2C")))
 
@@ -764,31 +764,21 @@ def test_pettingzoo_seed():
 def test_taken_2_may_not_be_discarded():
     # P0 [5H 7H 2D]   discard: 2C      P1 [KS QD 4C] = 24
     # P0 takes 2C from the discard pile: he may not discard it this turn. He may go
-    # out by melding 4H 5H 6H 7H with both 2s: 2D=4H, 2C=6H (suit order; two
-    # naturals, two wild cards). P0 0, P1 24.
+    # out by melding 4H 5H 6H 7H with both 2s: 2C=4H, 2D=6H (the taken 2 first, then
+    # suit order; two naturals, two wild cards). P0 0, P1 24.
     env = make_env()
     deal(env, [["5H", "7H", "2D"], P1_24], discard=["2C"])
     play(env, DrawDiscard())
     assert_illegal(env, Discard("2C"))
     play(env, Meld(("2C", "5H", "2D", "7H")))
-    assert table(env) == [(0, ["2D", "5H", "2C", "7H"])]
+    assert table(env) == [(0, ["2C", "5H", "2D", "7H"])]
     assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 24])
 
 
-# Where the engine contradicts the rule book: strict xfails, each with its reason.
+# Found against the rule book by these tests and fixed (D-13): the taken 2 is laid first,
+# decode shows JK where a wild 2 goes in a run, and a lay-off may be spelled with the 2.
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "RULES.md 3 masks a meld only if it leaves 'only cards that may not be discarded "
-        "and that cannot be melded or laid off either'. With [5H 7H 2D] and the taken 2C, "
-        "meld 5H 6H 7H is playable at a table (lay 2C, discard 2D; or lay 2D and lay off "
-        "2C=4H/8H), but the engine lays 2D by suit order, sees only the forbidden 2C left "
-        "and masks the meld (its check, docs/rules.md 5.8, ignores later lay-offs and "
-        "which 2 it lays)."
-    ),
-)
 def test_taken_2_may_be_melded_with_another_2_kept():
     env = make_env()
     deal(env, [["5H", "7H", "2D"], P1_24], discard=["2C"])
@@ -796,15 +786,6 @@ def test_taken_2_may_be_melded_with_another_2_kept():
     play(env, Meld(("5H", "2C", "7H")))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "env.decode says 'runs show JK where a wild card would stand' and docs/rules.md 3 "
-        "that decode shows JK where the player would use one, but a run with a wild 2 "
-        "(no joker in hand) decodes as the card it stands for: 'meld 5H 6H 7H' for "
-        "[5H 2C 7H] (moves.decode counts only hand[JOKER]); a set shows JK."
-    ),
-)
 def test_decode_shows_jk_for_a_wild_2_in_a_run():
     env = make_env()
     deal(env, [["5H", "2C", "7H"], P1_24], discard=["9H"], stock_top=["8S"])
@@ -812,14 +793,6 @@ def test_decode_shows_jk_for_a_wild_2_in_a_run():
     assert "meld 5H JK 7H" in meld_moves(env)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "RULES.md 4 D-13: a wild card of a meld or lay-off may be written as the 2 itself; "
-        "LayOff('2C', m) on a set of 7s encodes as the natural 2C lay-off (never legal "
-        "there), the wild one only as LayOff('JK', m) or, oddly, LayOff('2C', m, end=...)."
-    ),
-)
 def test_wild_layoff_on_a_set_spelled_as_the_2():
     env = make_env(hand_size=4)
     deal(

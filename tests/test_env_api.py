@@ -321,9 +321,9 @@ def test_bad_config_names_value_and_allowed(make, args, kwargs, wanted):
 @pytest.mark.parametrize("make", MAKERS)
 def test_bad_render_mode(make):
     with pytest.raises(ValueError) as err:
-        make("basic", num_players=2, render_mode="rgb_array")
+        make("basic", num_players=2, render_mode="rgb")
     msg = str(err.value)
-    for word in ("rgb_array", "ansi", "human"):
+    for word in ("'rgb'", "ansi", "human", "rgb_array"):
         assert word in msg, msg
 
 
