@@ -46,6 +46,7 @@ slots): 106 + 2756 + 106 + 16 + 8 = 2992.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress
@@ -287,74 +288,96 @@ def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
     o = np.asarray(observation)
     if o.shape != (L.size,):
         raise ValueError(f"observation has shape {o.shape}, expected ({L.size},) for these rules")
+    # the vector is sparse: one pass over its non-zeros, then plain Python per slice
+    nz = np.flatnonzero(o)
+    idx = nz.tolist()
+    val = o[nz].tolist()
     sl = L.slices
     P = L.P
 
-    def counts(name: str) -> list[int]:
-        return np.rint(o[sl[name]]).astype(np.int64).tolist()
+    def part(name: str) -> tuple[int, list[int], list[float]]:
+        s = sl[name]
+        i, j = bisect_left(idx, s.start), bisect_left(idx, s.stop)
+        return s.start, idx[i:j], val[i:j]
+
+    def counts(name: str, n: int) -> list[int]:
+        out = [0] * n
+        start, ii, vv = part(name)
+        for i, v in zip(ii, vv):
+            out[i - start] = round(v)
+        return out
 
     def flags(name: str) -> list[bool]:
-        return (o[sl[name]] != 0).tolist()
+        out = [False] * P
+        start, ii, _ = part(name)
+        for i in ii:
+            out[i - start] = True
+        return out
 
-    hand = counts("hand")
-    kn = counts("known")
+    def one_hot(name: str, default: int = -1) -> int:
+        start, ii, _ = part(name)
+        return ii[0] - start if ii else default
+
+    def scalar(name: str) -> int:
+        _, _, vv = part(name)
+        return round(vv[0]) if vv else 0
+
+    hand = counts("hand", F)
+    kn = counts("known", (P - 1) * F)
     known = [kn[i * F : (i + 1) * F] for i in range(P - 1)]
-    d = sl["discard"]
-    nz = np.flatnonzero(o[d])
+    start, ii, _ = part("discard")
     # row 0 = top: ascending index order is top first
-    discard = (nz[::-1] % F).tolist()
+    discard = [(i - start) % F for i in reversed(ii)]
     table: list[TableMeldView] = []
     if L.M:
-        t = o[sl["table"]].reshape(L.M, L.slot)
-        for row in t:
-            owners = np.flatnonzero(row[:P])
-            if not len(owners):
+        start, ii, vv = part("table")
+        slots: dict[int, dict[int, float]] = {}
+        for i, v in zip(ii, vv):
+            k, c = divmod(i - start, L.slot)
+            slots.setdefault(k, {})[c] = v
+        for k in range(L.M):
+            cols = slots.get(k)
+            if not cols or not any(c < P for c in cols):
                 break  # melds fill the slots in order
-            table.append(
-                _table_meld(int(owners[0]), bool(row[P + 1]), row[P + 2 :], rules.wild_rank)
-            )
-    phase_slice = o[sl["phase"]]
-    forb = np.flatnonzero(o[sl["forbidden"]])
+            table.append(_table_meld(cols, P, rules.wild_rank))
     return View(
         hand=hand,
         known=known,
         discard=discard,
         table=table,
-        hand_sizes=counts("hand_sizes"),
-        stock_size=int(round(float(o[sl["stock_size"]][0]))),
-        phase=Phase(int(np.argmax(phase_slice))),
-        to_act=int(np.argmax(o[sl["to_act"]])),
-        forbidden=int(forb[0]) if len(forb) else -1,
+        hand_sizes=counts("hand_sizes", P),
+        stock_size=scalar("stock_size"),
+        phase=Phase(one_hot("phase", 0)),
+        to_act=one_hot("to_act", 0),
+        forbidden=one_hot("forbidden"),
         played=flags("played"),
         active=flags("active"),
-        totals=counts("totals"),
-        dealer=int(np.argmax(o[sl["dealer"]])),
-        rebuilds=int(round(float(o[sl["rebuilds"]][0]))),
-        knock_limit=int(round(float(o[sl["knock_limit"]][0]))) if "knock_limit" in sl else 0,
-        must_use=_one_hot(o, sl.get("must_use")),
+        totals=counts("totals", P),
+        dealer=one_hot("dealer", 0),
+        rebuilds=scalar("rebuilds"),
+        knock_limit=scalar("knock_limit") if "knock_limit" in sl else 0,
+        must_use=one_hot("must_use") if "must_use" in sl else -1,
         opened=flags("opened") if "opened" in sl else None,
-        turn_value=int(round(float(o[sl["turn_value"]][0]))) if "turn_value" in sl else 0,
-        credit=counts("credit") if "credit" in sl else None,
+        turn_value=scalar("turn_value") if "turn_value" in sl else 0,
+        credit=counts("credit", P) if "credit" in sl else None,
     )
 
 
-def _one_hot(o: np.ndarray, sl: slice | None) -> int:
-    if sl is None:
-        return -1
-    nz = np.flatnonzero(o[sl])
-    return int(nz[0]) if len(nz) else -1
-
-
-def _table_meld(owner: int, is_run: bool, cards: np.ndarray, wild_rank: int) -> TableMeldView:
-    nz = np.flatnonzero(cards[:NUM_NATURAL]).tolist()
-    twos = [int(round(float(x))) for x in cards[F : F + 4]]
-    jokers = int(round(float(cards[JOKER])))
+def _table_meld(cols: dict[int, float], P: int, wild_rank: int) -> TableMeldView:
+    """One table slot from its non-zero columns (owner one-hot, kind, cards; :func:`encode`)."""
+    owner = min(c for c in cols if c < P)
+    is_run = P + 1 in cols
+    b = P + 2
+    cards = {c - b: v for c, v in cols.items() if c >= b}
+    nz = sorted(f for f in cards if f < NUM_NATURAL)
+    twos = [round(cards.get(F + su, 0)) for su in range(4)]
+    jokers = round(cards.get(JOKER, 0))
     n_wild = jokers + sum(twos)
     if is_run:
         suit = nz[0] // NUM_RANKS
         placed = []
         for f in nz:  # codes: _RUN_CODES
-            card, high = _RUN_CODES[int(round(float(cards[f])))]
+            card, high = _RUN_CODES[round(cards[f])]
             if card >= 100:
                 card = (card - 100) * NUM_RANKS + wild_rank
             placed.append((f % NUM_RANKS + (ACE_HIGH_POS if high else 0), card))
@@ -366,7 +389,7 @@ def _table_meld(owner: int, is_run: bool, cards: np.ndarray, wild_rank: int) -> 
     rank = nz[0] % NUM_RANKS
     suits = sum(1 << (f // NUM_RANKS) for f in nz)
     wild = (JOKER,) * jokers + tuple(
-        su * NUM_RANKS + wild_rank for su in range(len(twos)) for _ in range(twos[su])
+        su * NUM_RANKS + wild_rank for su in range(4) for _ in range(twos[su])
     )
     return TableMeldView(
         owner, False, tuple(nz) + (JOKER,) * n_wild, rank, 0, 0, suits, n_wild, wild

@@ -745,12 +745,13 @@ def check_decoded(env, agent: str) -> None:
         dict(num_players=3, jokers=2, ace="low_or_high"),
         dict(num_players=5, jokers=2),
         dict(num_players=4, ace="low_or_high", scoring="winner_takes_all", match=True, target=60),
+        dict(num_players=3, wild_deuces=True, jokers=1),
     ],
     ids=config_id,
 )
 def test_observation_decodes_to_the_state(kw):
     env = rummy_env.raw_env("basic", **kw)
-    seen_table = seen_jokers = seen_known = 0
+    seen_table = seen_jokers = seen_known = seen_twos = 0
     for seed in range(3):
         env.reset(seed=seed)
         rng = random.Random(seed)
@@ -766,12 +767,16 @@ def test_observation_decodes_to_the_state(kw):
                 d = env.unwrapped.state.to_dict()
                 seen_table += bool(d["table"])
                 seen_jokers += any("JK" in m["cards"] for m in d["table"])
+                seen_twos += any(c[0] == "2" for m in d["table"] for c in m["cards"]) and bool(
+                    kw.get("wild_deuces")
+                )
                 seen_known += any(d["known"])
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[rng.randrange(legal.size)]))
         check_decoded(env, "player_0")  # game over
     assert seen_table and seen_known
     assert seen_jokers or not kw.get("jokers")
+    assert seen_twos or not kw.get("wild_deuces")
 
 
 def test_observation_decodes_a_full_run_with_the_ace_high():
