@@ -97,10 +97,20 @@ class Args:
     """Write the PNG plots."""
     quiet: bool = False
     """No progress bar."""
+    backend: str = "process"
+    """Where the games run: 'process' (a process pool on this machine) or 'ray' (Ray tasks:
+    local Ray, or a cluster with --ray-address; experiments/ray_backend.py)."""
+    ray_address: str | None = None
+    """--backend ray: the cluster to join ('auto', or the head's host:port); none = local Ray."""
 
 
 class UsageError(Exception):
     """Bad command-line input (exit status 2)."""
+
+
+class GamesNotPlayed(Exception):
+    """Games that failed on the workers after retries, listed by game (exit status 1; the
+    games played are stored, a rerun retries the rest)."""
 
 
 # ------------------------------------------------------------------ specs
@@ -126,17 +136,24 @@ class AgentSpec:
         return agents.make(self.name, rules, seat, **dict(self.options))
 
 
+def parse_agent(item: str, rules: RuleSet) -> AgentSpec:
+    """One agent spec (``name[:option=value...]``, or a stored label), checked by making the
+    agent once (options validated, models loaded).
+
+    Raises:
+        UsageError: an unknown agent or option, or one the rules do not allow.
+    """
+    try:
+        name, options = agents.parse_spec(item, rules)
+        spec = AgentSpec(name, tuple(sorted(options.items())))
+        spec.make(rules, 0)  # validates the options (and loads models) now, not in a worker
+        return dataclasses.replace(spec, content=agents.agent_class(name).content_id(**options))
+    except (ValueError, TypeError) as e:
+        raise UsageError(str(e)) from None
+
+
 def parse_agents(text: str, rules: RuleSet) -> list[AgentSpec]:
-    specs = []
-    for item in [t.strip() for t in text.split(",") if t.strip()]:
-        try:
-            name, options = agents.parse_spec(item, rules)
-            spec = AgentSpec(name, tuple(sorted(options.items())))
-            spec.make(rules, 0)  # validates the options (and loads models) now, not in a worker
-            spec = dataclasses.replace(spec, content=agents.agent_class(name).content_id(**options))
-        except (ValueError, TypeError) as e:
-            raise UsageError(str(e)) from None
-        specs.append(spec)
+    specs = [parse_agent(item, rules) for item in [t.strip() for t in text.split(",") if t.strip()]]
     labels = [s.label for s in specs]
     if len(specs) < 2:
         raise UsageError(
@@ -457,6 +474,42 @@ def load_results(
     ]
 
 
+def summary_of(con: sqlite3.Connection, config: str) -> tuple[Summary, RuleSet, int] | None:
+    """The results of every stored game of ``config`` (a key of the ``configs`` table): its
+    summary, rules and number of games; None when no game counts.
+
+    As :func:`run` counts them: a game counts when its seating key is the one its agents have
+    now, so games of an agent whose behaviour ``version`` or model file changed since, or of
+    an agent no longer registered, are left out; every deal stored counts.
+    """
+    row = con.execute("SELECT players, rules FROM configs WHERE config = ?", (config,)).fetchone()
+    if row is None:
+        return None
+    players, rules_json = row
+    rules = RuleSet(**json.loads(rules_json))
+    specs: dict[str, AgentSpec | None] = {}
+    keys = set()
+    for (labels,) in con.execute("SELECT DISTINCT agents FROM games WHERE config = ?", (config,)):
+        seating = []
+        for label in json.loads(labels):
+            if label not in specs:
+                try:
+                    specs[label] = parse_agent(label, rules)
+                except UsageError:
+                    specs[label] = None
+            seating.append(specs[label])
+        if all(seating):
+            keys.add(seating_key(tuple(seating)))
+    (deals,) = con.execute(
+        "SELECT COALESCE(MAX(seed), -1) + 1 FROM games WHERE config = ?", (config,)
+    ).fetchone()
+    results = load_results(con, config, keys, deals)
+    if not results:
+        return None
+    names = sorted({a for g in results for a in g.seats})
+    return summarize(results, names, players), rules, len(results)
+
+
 # ------------------------------------------------------------------ running
 def run(args: Args, stop_after: int | None = None) -> Summary | None:
     """Play the missing games of the tournament, then summarize and write results.
@@ -480,6 +533,17 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
         raise UsageError(f"--deals must be 1 or more, got {args.deals}")
     if args.workers < 0:
         raise UsageError(f"--workers must be 0 (every core) or more, got {args.workers}")
+    if args.backend not in ("process", "ray"):
+        raise UsageError(f"--backend {args.backend!r} is not allowed (allowed: 'process', 'ray')")
+    if args.ray_address and args.backend != "ray":
+        raise UsageError("--ray-address needs --backend ray")
+    if args.backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise UsageError(
+                "--backend ray needs Ray: pip install 'rummy-env[distributed]'"
+            ) from None
     try:
         rules = make_rules(args.preset, args.players, **overrides)
     except (ValueError, TypeError) as e:
@@ -539,6 +603,26 @@ def _play_all(todo, total, args, workers, con, config, rules_json, overrides, ru
         file=sys.stderr,
     )
     try:
+        if args.backend == "ray":
+            from experiments import ray_backend
+
+            def write(recs: list[dict[str, Any]]) -> None:
+                write_games(con, config, rules.name, rules_json, recs)
+
+            try:
+                ray_backend.play_all(
+                    todo,
+                    args.preset,
+                    args.players,
+                    overrides,
+                    write,
+                    bar.update,
+                    address=args.ray_address,
+                    workers=args.workers,
+                )
+            except ray_backend.GamesFailed as e:
+                raise GamesNotPlayed(str(e)) from None
+            return
         if workers == 1:
             _worker_init(args.preset, args.players, overrides)
             buf: list[dict[str, Any]] = []
@@ -884,6 +968,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         print(f"rummy-tournament: error: {e}", file=sys.stderr)
         raise SystemExit(2) from None
+    except GamesNotPlayed as e:
+        print(f"rummy-tournament: {e}", file=sys.stderr)
+        raise SystemExit(1) from None
     return 0
 
 

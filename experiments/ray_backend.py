@@ -1,0 +1,156 @@
+"""The tournament's Ray backend: ``rummy-tournament ... --backend ray [--ray-address ADDRESS]``.
+
+The games of a tournament are independent jobs (deal, seating). This backend runs
+them as Ray tasks, each a batch of games (``chunk``), on local Ray (no address:
+Ray starts on this machine with ``--workers`` CPUs, every core by default) or on
+a cluster (``--ray-address auto`` joins the cluster this machine belongs to, or
+give the head's ``host:port``). The driver stays the only writer of the SQLite
+store: it writes each batch as it arrives, so a killed run resumes with nothing
+lost or counted twice (as with ``--backend process``). A task that raises, or
+whose worker process dies, is retried (``max_retries``); a batch that still
+fails is reported game by game (:class:`GamesFailed`), never dropped silently:
+the games it held stay unplayed, and rerunning the command plays them.
+
+Workers import this project (``pip install -e .`` on every node of a cluster)
+and build the env and the agents once per process (the process backend's
+``_worker_init``), then play whole batches.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+_REMOTE: dict[str, Any] = {}
+
+
+class GamesFailed(RuntimeError):
+    """Batches of games that failed after their retries: ``games`` lists (seed, seating)."""
+
+    def __init__(self, games: list[tuple[int, str]], errors: list[str]):
+        self.games = games
+        self.errors = errors
+        shown = ", ".join(f"deal {s} seating {k}" for s, k in games[:8])
+        more = f" and {len(games) - 8} more" if len(games) > 8 else ""
+        super().__init__(
+            f"{len(games)} game(s) failed on Ray after retries ({shown}{more}); first error: "
+            f"{errors[0] if errors else '?'}. The games played are stored; rerun to retry the rest."
+        )
+
+
+def _play_batch(preset: str, players: int, overrides: dict[str, Any], tasks: list) -> list:
+    """Ray task body: play a batch of (seed, seating) in this worker process."""
+    from experiments import tournament as T
+
+    key = (preset, players, tuple(sorted(overrides.items())))
+    if T._WORKER.get("key") != key:
+        T._worker_init(preset, players, overrides)
+        T._WORKER["key"] = key
+    marker = os.environ.get("RUMMY_RAY_KILL_ONCE")
+    if marker and not os.path.exists(marker):  # a test's way to kill a worker mid-batch, once
+        open(marker, "w").close()
+        os._exit(1)
+    if os.environ.get("RUMMY_RAY_FAIL_SEED") and any(
+        str(seed) == os.environ["RUMMY_RAY_FAIL_SEED"] for seed, _ in tasks
+    ):  # a test's way to make a batch fail on the worker
+        raise RuntimeError(
+            f"injected failure (RUMMY_RAY_FAIL_SEED={os.environ['RUMMY_RAY_FAIL_SEED']})"
+        )
+    return T._play_chunk(tasks)
+
+
+def init(address: str | None, num_cpus: int | None) -> None:
+    """Start local Ray (``address`` None) or join a cluster; a clear error without Ray."""
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError(
+            "--backend ray needs Ray: pip install 'rummy-env[distributed]' (or pip install ray)"
+        ) from None
+    if ray.is_initialized():
+        return
+    kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+    if address:
+        kw["address"] = address
+    else:
+        kw["num_cpus"] = num_cpus
+    # the env of the driver (a test's injected failure) reaches the workers
+    env = {k: v for k, v in os.environ.items() if k.startswith("RUMMY_")}
+    if env:
+        kw["runtime_env"] = {"env_vars": env}
+    ray.init(**kw)
+
+
+def play_all(
+    todo: list[tuple[int, Any]],
+    preset: str,
+    players: int,
+    overrides: dict[str, Any],
+    write: Callable[[list[dict[str, Any]]], None],
+    progress: Callable[[int], None],
+    address: str | None = None,
+    workers: int = 0,
+    chunk: int = 0,
+    max_retries: int = 2,
+) -> dict[str, float]:
+    """Play ``todo`` as Ray tasks, ``write`` each batch's records as it arrives and call
+    ``progress(n)``. Returns timings (``init`` seconds to start Ray, ``play`` seconds of
+    the rest).
+
+    Raises:
+        GamesFailed: batches that failed after ``max_retries`` retries (the rest is written).
+    """
+    import ray
+
+    t0 = time.perf_counter()
+    init(address, workers or None)
+    t1 = time.perf_counter()
+    remote = _REMOTE.get("play")
+    if remote is None:
+        remote = _REMOTE["play"] = ray.remote(max_retries=max_retries, retry_exceptions=True)(
+            _play_batch
+        )
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    size = chunk or max(1, min(64, len(todo) // (cpus * 4) or 1))
+    batches = [todo[i : i + size] for i in range(0, len(todo), size)]
+    from experiments.tournament import seating_key
+
+    pending: dict[Any, list] = {}
+    it = iter(batches)
+    failed: list[tuple[int, str]] = []
+    errors: list[str] = []
+
+    def submit() -> None:
+        b = next(it, None)
+        if b is not None:
+            pending[remote.remote(preset, players, overrides, b)] = b
+
+    for _ in range(cpus * 2):
+        submit()
+    while pending:
+        done, _ = ray.wait(list(pending), num_returns=1)
+        for ref in done:
+            batch = pending.pop(ref)
+            try:
+                recs = ray.get(ref)
+            except Exception as e:  # the task raised, or its worker died, after the retries
+                failed += [(seed, seating_key(s)) for seed, s in batch]
+                errors.append(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            else:
+                write(recs)
+                progress(len(recs))
+            submit()
+    if failed:
+        raise GamesFailed(failed, errors)
+    return {"init": t1 - t0, "play": time.perf_counter() - t1}
+
+
+def shutdown() -> None:
+    """Stop local Ray (tests; the CLI exits anyway)."""
+    import ray
+
+    if ray.is_initialized():
+        ray.shutdown()
+    _REMOTE.clear()

@@ -1,0 +1,106 @@
+"""rummy-tournament --backend ray (issue 13): the same games as the process pool, one writer,
+failures retried or reported by game."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray")
+
+from experiments import ray_backend  # noqa: E402
+from experiments import tournament as T  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENTS = "random,greedy,basic-expert"
+
+
+def _args(tmp: Path, name: str, backend: str, deals: int = 3, **kw) -> T.Args:
+    return T.Args(
+        agents=AGENTS,
+        deals=deals,
+        workers=2,
+        db=str(tmp / f"{name}.sqlite"),
+        out=str(tmp / name),
+        quiet=True,
+        plots=False,
+        backend=backend,
+        **kw,
+    )
+
+
+def _rows(db: str) -> list[tuple]:
+    con = sqlite3.connect(db)
+    rows = con.execute(
+        "SELECT seed, seating, agents, rewards, round_scores, winner, moves FROM games "
+        "ORDER BY seed, seating"
+    ).fetchall()
+    con.close()
+    return rows
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    yield
+    ray_backend.shutdown()
+
+
+def test_ray_and_process_backends_store_the_same_games(tmp_path):
+    a = T.run(_args(tmp_path, "proc", "process"))
+    b = T.run(_args(tmp_path, "ray", "ray"))
+    rows = _rows(str(tmp_path / "ray.sqlite"))
+    assert rows == _rows(str(tmp_path / "proc.sqlite"))
+    assert len(rows) == 3 * 6  # 3 deals x 6 seatings of 3 agents, each once
+    assert repr(a) == repr(b)  # the same tables and ratings
+
+
+def test_a_failing_batch_is_reported_by_game_and_a_rerun_completes(tmp_path, monkeypatch):
+    ray_backend.shutdown()  # the workers must see the injected failure
+    monkeypatch.setenv("RUMMY_RAY_FAIL_SEED", "1")
+    args = _args(tmp_path, "fail", "ray")
+    with pytest.raises(T.GamesNotPlayed, match="deal 1") as err:
+        T.run(args)
+    assert "rerun" in str(err.value)
+    stored = {r[0] for r in _rows(args.db)}
+    assert 1 not in stored and stored  # the other deals are stored, deal 1 is not
+    ray_backend.shutdown()
+    monkeypatch.delenv("RUMMY_RAY_FAIL_SEED")
+    T.run(args)  # resumes: only the missing games
+    T.run(_args(tmp_path, "ref", "process"))
+    assert _rows(args.db) == _rows(str(tmp_path / "ref.sqlite"))
+
+
+def test_a_killed_worker_is_retried(tmp_path, monkeypatch):
+    ray_backend.shutdown()
+    monkeypatch.setenv("RUMMY_RAY_KILL_ONCE", str(tmp_path / "killed"))
+    args = _args(tmp_path, "kill", "ray")
+    T.run(args)  # the first batch's worker dies (os._exit); Ray retries it
+    assert (tmp_path / "killed").exists()
+    T.run(_args(tmp_path, "ref", "process"))
+    assert _rows(args.db) == _rows(str(tmp_path / "ref.sqlite"))
+    ray_backend.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--backend", "dask"], ["'dask'", "'process'", "'ray'"]),
+        (["--ray-address", "auto"], ["--backend ray"]),
+    ],
+)
+def test_backend_errors_exit_2(tmp_path, extra, words):
+    out = subprocess.run(
+        [sys.executable, "-m", "experiments.tournament", "--agents", "random,greedy"]
+        + ["--deals", "1", "--db", str(tmp_path / "x.sqlite"), "--out", str(tmp_path)]
+        + extra,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2
+    for w in words:
+        assert w in out.stderr
