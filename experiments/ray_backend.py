@@ -154,3 +154,65 @@ def shutdown() -> None:
     if ray.is_initialized():
         ray.shutdown()
     _REMOTE.clear()
+
+
+def measure_overhead(
+    deals: int = 1000, workers: int = 2, agents: str = "random,greedy", repeats: int = 2
+) -> dict[str, list[float]]:
+    """Wall seconds of the same tournament (basic, 2 players) on both backends, interleaved
+    (process, ray, process, ray, ...), each on a fresh store; Ray's start-up apart."""
+    import tempfile
+    from pathlib import Path
+
+    from experiments import tournament as T
+
+    out: dict[str, list[float]] = {"process": [], "ray": [], "ray_init": []}
+    for _ in range(repeats):
+        for backend in ("process", "ray"):
+            shutdown()
+            if backend == "ray":
+                t = time.perf_counter()
+                init(None, workers)
+                out["ray_init"].append(time.perf_counter() - t)
+            with tempfile.TemporaryDirectory() as tmp:
+                args = T.Args(
+                    agents=agents,
+                    deals=deals,
+                    workers=workers,
+                    db=str(Path(tmp) / "t.sqlite"),
+                    out=tmp,
+                    quiet=True,
+                    plots=False,
+                    backend=backend,
+                )
+                t = time.perf_counter()
+                T.run(args, stop_after=10**9)  # play every game, skip the report
+                out[backend].append(time.perf_counter() - t)
+    shutdown()
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    import statistics
+
+    p = argparse.ArgumentParser(
+        prog="python -m experiments.ray_backend",
+        description="Ray's overhead on a tournament: both backends, same games, interleaved.",
+    )
+    p.add_argument("--deals", type=int, default=1000)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--agents", default="random,greedy")
+    p.add_argument("--repeats", type=int, default=2)
+    a = p.parse_args(argv)
+    r = measure_overhead(a.deals, a.workers, a.agents, a.repeats)
+    proc, ray_ = statistics.median(r["process"]), statistics.median(r["ray"])
+    print(
+        f"{a.agents}, basic 2p, {a.deals} deals ({2 * a.deals} games), {a.workers} workers, "
+        f"median of {a.repeats}: process {proc:.1f} s, ray {ray_:.1f} s (+ Ray start-up "
+        f"{statistics.median(r['ray_init']):.1f} s): Ray's overhead {100 * (ray_ / proc - 1):+.1f}%"
+    )
+
+
+if __name__ == "__main__":
+    main()
