@@ -101,6 +101,9 @@ class Args:
     """weight of the value loss"""
     max_grad_norm: float = 0.5
     """gradient clipping"""
+    deviation_weight: float = 1.0
+    """weight of the decisions where the teacher left the rule-based agent's move (the
+    residual input's one-hot) in the policy loss; the others weigh 1"""
     holdout: float = 0.05
     """share of the games kept out of the fit to report accuracy on"""
     torch_threads: int = 1
@@ -313,28 +316,51 @@ def fit(args: Args) -> Path:
     logger = configure(str(run), ["csv", "tensorboard"])
     (run / "args.json").write_text(json.dumps(asdict(args), indent=1))
 
-    def losses(idx: np.ndarray, train: bool) -> tuple[float, float, float]:
+    n_act = buf.n_act
+    residual = "variant" in (args.features or "")
+
+    def losses(idx: np.ndarray, train: bool) -> tuple[float, ...]:
+        """Policy loss, value loss, accuracy; and counts for the deviation metrics: the
+        teacher's deviations from the rule-based move, those the policy plays, the teacher's
+        agreements, and those where the policy deviates anyway."""
         o, m, a, ret, _ = buf.batch(idx)
         o_t, a_t, ret_t = (th.as_tensor(x) for x in (o, a, ret))
+        expert = o[:, -n_act:].argmax(1) if residual else a
+        dev = th.as_tensor(expert != a)
+        w = 1.0 + (args.deviation_weight - 1.0) * dev.float()
         with th.set_grad_enabled(train):
             values, logp, _ = policy.evaluate_actions(o_t, a_t, action_masks=m)
             dist = policy.get_distribution(o_t, action_masks=m)
-            pol = -logp.mean()
+            pol = -(w * logp).sum() / w.sum()
             val = ((values.flatten() - ret_t) ** 2).mean()
             if train:
                 opt.zero_grad()
                 (pol + args.vf_coef * val).backward()
                 th.nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
                 opt.step()
-        acc = float((dist.distribution.probs.argmax(1) == a_t).float().mean())
-        return pol.item(), val.item(), acc
+        pred = dist.distribution.probs.argmax(1).numpy()
+        acc = float((pred == a).mean())
+        devs = expert != a
+        return (
+            pol.item(),
+            val.item(),
+            acc,
+            float(devs.sum()),
+            float((devs & (pred == a)).sum()),
+            float((~devs).sum()),
+            float((~devs & (pred != expert)).sum()),
+        )
 
-    def evaluate() -> tuple[float, float, float]:
+    def evaluate() -> tuple[float, ...]:
+        """Held-out policy loss, value loss, accuracy, the share of the teacher's deviations
+        the policy plays (recall) and the share of agreements where it deviates anyway."""
         policy.set_training_mode(False)
-        out = [losses(test_idx[i : i + 4096], False) for i in range(0, len(test_idx), 4096)] or [
-            (0.0, 0.0, 0.0)
-        ]
-        return tuple(float(np.mean(c)) for c in zip(*out))  # type: ignore[return-value]
+        out = [losses(test_idx[i : i + 4096], False) for i in range(0, len(test_idx), 4096)]
+        if not out:
+            return 0.0, 0.0, 0.0, 0.0, 0.0
+        mean = [float(np.mean(c)) for c in zip(*out)][:3]
+        tot = [sum(c) for c in zip(*out)][3:]
+        return (*mean, tot[1] / max(tot[0], 1), tot[3] / max(tot[2], 1))
 
     if args.verbose:
         print(
@@ -343,12 +369,18 @@ def fit(args: Args) -> Path:
             flush=True,
         )
     if epoch0 == 0:
-        pol, val, acc = evaluate()
+        pol, val, acc, recall, false_dev = evaluate()
         logger.record("fit/held_out_accuracy", acc)
         logger.record("fit/held_out_policy_loss", pol)
+        logger.record("fit/held_out_deviation_recall", recall)
+        logger.record("fit/held_out_false_deviations", false_dev)
         logger.dump(0)
         if args.verbose:
-            print(f"[fit] untrained: held-out accuracy {acc:.4f} loss {pol:.4f}", flush=True)
+            print(
+                f"[fit] untrained: held-out accuracy {acc:.4f} loss {pol:.4f} deviations "
+                f"played {recall:.3f} false {false_dev:.4f}",
+                flush=True,
+            )
     t0 = time.time()
     n_mb = max(1, per_epoch // args.batch_size)
     for epoch in range(epoch0, args.epochs):
@@ -360,7 +392,7 @@ def fit(args: Args) -> Path:
             for group in opt.param_groups:
                 group["lr"] = args.learning_rate * (1.0 - 0.9 * frac)
             stats.append(losses(perm[k * args.batch_size : (k + 1) * args.batch_size], True))
-        pol, val, acc = evaluate()
+        pol, val, acc, recall, false_dev = evaluate()
         step = (epoch + 1) * per_epoch
         model.num_timesteps = step
         model.save(run / "checkpoints" / f"step_{step}.zip")
@@ -373,13 +405,16 @@ def fit(args: Args) -> Path:
             ("fit/held_out_policy_loss", pol),
             ("fit/held_out_value_loss", val),
             ("fit/held_out_accuracy", acc),
+            ("fit/held_out_deviation_recall", recall),
+            ("fit/held_out_false_deviations", false_dev),
         ):
             logger.record(key, v)
         logger.dump(step)
         if args.verbose:
             print(
                 f"[fit] epoch {epoch + 1}: train loss {tr[0]:.4f} acc {tr[2]:.4f} | held-out loss "
-                f"{pol:.4f} acc {acc:.4f} value {val:.4f} | epochs "
+                f"{pol:.4f} acc {acc:.4f} value {val:.4f} deviations played {recall:.3f} "
+                f"false {false_dev:.4f} | epochs "
                 f"{_eta(epoch + 1 - epoch0, args.epochs - epoch0, time.time() - t0)}",
                 flush=True,
             )
