@@ -62,7 +62,8 @@ standard scoring, points otherwise), `winner`, `reason` (`went_out`,
 ### Rendering
 
 `render_mode="ansi"` returns the table as text seen by the seat to act,
-`"human"` prints it after every step, `"rgb_array"` returns a picture of the
+`"human"` shows the picture in a window after every step where a display is
+there (matplotlib) and prints the text otherwise, `"rgb_array"` returns a picture of the
 table (an `(H, 1024, 3)` uint8 array, `rummy_env.picture`: hands, melds with
 their owners, the discard pile, the stock, scores, whose turn it is; cards drawn
 by the project). `env.unwrapped.render_view` picks whose view it draws: None
@@ -75,6 +76,7 @@ by the project). `env.unwrapped.render_view` picks whose view it draws: None
 
 from __future__ import annotations
 
+import os
 from array import array
 from typing import Any
 
@@ -126,6 +128,7 @@ class raw_env(AECEnv, EzPickle):
         #: whose view ``render()`` draws (rgb_array): None the seat to act, a seat number, or
         #: "all" (every hand face up)
         self.render_view: int | str | None = None
+        self._figure: Any = None  # render_mode="human": the window, or False when none can open
         self.codec = ActionCodec(self.rules)
         self.obs_layout = ObsLayout(self.rules)
         n = self.rules.num_players
@@ -365,20 +368,55 @@ class raw_env(AECEnv, EzPickle):
             return None
         self._need_reset("render")
         if self.render_mode == "rgb_array":
-            from rummy_env.picture import draw_table
-
-            view = self.render_view
-            return draw_table(
-                self.state, viewer=view if isinstance(view, int) else None, omniscient=view == "all"
-            )
+            return self._picture()
+        if self.render_mode == "human" and self._window():
+            return None
         text = render_text(self.state)
         if self.render_mode == "human":
             print(text + "\n")
             return None
         return text
 
+    def _picture(self) -> np.ndarray:
+        from rummy_env.picture import draw_table
+
+        view = self.render_view
+        return draw_table(
+            self.state, viewer=view if isinstance(view, int) else None, omniscient=view == "all"
+        )
+
+    def _window(self) -> bool:
+        """render_mode="human": draw the picture in a window (matplotlib) when a display and
+        an interactive backend are there; False (the text is printed) otherwise."""
+        if self._figure is False:
+            return False
+        if self._figure is None:
+            try:
+                import matplotlib
+
+                if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+                    raise RuntimeError("no display")
+                import matplotlib.pyplot as plt
+
+                if matplotlib.get_backend().lower() in ("agg", "pdf", "svg", "ps", "template"):
+                    raise RuntimeError("no interactive backend")
+                plt.ion()
+                fig, ax = plt.subplots(num="rummy")
+                ax.axis("off")
+                self._figure = (plt, fig, ax, ax.imshow(self._picture()))
+            except Exception:  # no window here: the text instead, from now on
+                self._figure = False
+                return False
+        plt, fig, ax, im = self._figure
+        im.set_data(self._picture())
+        fig.canvas.draw_idle()
+        plt.pause(0.001)
+        return True
+
     def close(self) -> None:
-        pass
+        if self._figure:
+            self._figure[0].close(self._figure[1])
+        self._figure = None
 
 
 def _integer(action: Any) -> int | None:

@@ -161,3 +161,14 @@ def test_render_view_picks_whose_picture_it_is():
     env.render_view = "all"
     everyone = env.render()
     assert not np.array_equal(to_act, other) and not np.array_equal(to_act, everyone)
+
+
+def test_human_render_without_a_display_prints_the_table(monkeypatch, capsys):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    env = rummy_env.raw_env("basic", num_players=2, render_mode="human")
+    env.reset(seed=1)
+    out = capsys.readouterr().out
+    assert "player_0" in out and "stock" in out  # the text table, no window
+    assert env._figure is False
+    env.close()
