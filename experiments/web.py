@@ -1,0 +1,981 @@
+"""The web app (console script ``rummy-web``): a tournament's leaderboard, a browser of its
+stored games that replays them move by move, and a page to play a round against any agent.
+
+```bash
+rummy-web --db results/tournament.sqlite --port 8000      # then open http://127.0.0.1:8000/
+```
+
+* ``/``: the leaderboard. Per rule configuration in the store: each agent's mean score per
+  round, win rate, OpenSkill and (two players) Elo, with 95% intervals, the head-to-head
+  crosstable and the tournament's plots, computed as ``rummy-tournament`` computes them
+  (:func:`experiments.tournament.summary_of`), with the report and CSV files to download.
+* ``/games``: the stored games, filtered by agent, preset and deal seed; ``/games/<id>``
+  steps through one game move by move, forwards and back (links, or the arrow keys), with
+  every hand visible (:func:`experiments.replay.replay`).
+* ``/play``: pick a preset, the number of players, your seat and an agent for every other
+  seat, then play one round (or a match): the table is drawn from your seat
+  (:func:`rummy_env.picture.draw_table` with ``viewer=`` your seat), only your legal moves
+  are buttons, the agents answer in turn, and the round's scoring and every hand are shown
+  at the end. Nothing the seat's observation does not hold reaches the browser before then:
+  the deal seed and the other hands stay on the server. Games in play live in the server's
+  memory, each under a random token.
+
+The server listens on 127.0.0.1 unless ``--host`` says otherwise. Pages, styles and scripts
+are served by the app itself (nothing is fetched from elsewhere); the pictures are drawn by
+the project. Bad input (an unknown preset or agent, a player count the preset does not
+allow, an illegal move id, an unknown game or play token) is answered with a 4xx page that
+says what was wrong, and the server keeps serving. Tests create the app with
+:func:`create_app`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import secrets
+import sqlite3
+import sys
+import tempfile
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from flask import Blueprint, Flask, Response, abort, current_app, g, redirect, request, url_for
+from flask import render_template as _render
+from jinja2 import DictLoader
+from werkzeug.exceptions import HTTPException
+
+import agents
+import rummy_env
+from experiments.replay import (
+    ReplayMismatch,
+    Step,
+    StoredGame,
+    _overrides,
+    list_games,
+    load_game,
+    replay,
+)
+from experiments.stats import Summary
+from experiments.tournament import (
+    Args,
+    UsageError,
+    _fmt,
+    open_db,
+    report,
+    summary_of,
+    summary_rows,
+    write_outputs,
+)
+from rummy_env.engine import GameState, Phase, apply_action, from_dict
+from rummy_env.picture import draw_table
+from rummy_env.render import describe_result
+
+#: games listed per page of the game browser
+PAGE_SIZE = 50
+#: games in play kept in memory (the least recently used are dropped beyond)
+MAX_PLAY_GAMES = 256
+#: replays kept in memory
+MAX_REPLAYS = 32
+#: the most seats the play form offers
+MAX_SEATS = 8
+#: moves the agents may make in a row before the server gives up on a game (a safety net)
+MAX_AGENT_MOVES = 100_000
+
+
+# ------------------------------------------------------------------ pictures
+def png(rgb: np.ndarray) -> bytes:
+    """An RGB array as PNG bytes."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(rgb).save(buf, format="PNG", compress_level=3)
+    return buf.getvalue()
+
+
+def _png_response(data: bytes, cache: bool) -> Response:
+    r = Response(data, mimetype="image/png")
+    r.headers["Cache-Control"] = "private, max-age=3600" if cache else "no-store"
+    return r
+
+
+# ------------------------------------------------------------------ leaderboard
+@dataclass
+class Board:
+    """One configuration of the leaderboard: its summary and where its files are written."""
+
+    config: str
+    rules: rummy_env.RuleSet
+    games: int
+    deals: int
+    rows: list[dict[str, Any]]
+    cross: list[tuple[str, list[tuple[str, str, float]]]]  # row agent, [(text, colour, value)]
+    summary: Summary
+    out: Path
+    name: str
+    overrides: dict[str, Any]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def title(self) -> str:
+        r = self.rules
+        return f"{r.name}, {r.num_players} players, {'matches' if r.match else 'rounds'}"
+
+    def files(self) -> Path:
+        """Write the report, CSV and PNG files (once); their folder."""
+        with self.lock:
+            if not (self.out / f"{self.name}_crosstable.png").exists():
+                args = Args(self.rules.name, self.rules.num_players, deals=self.deals)
+                text = report(self.summary, self.rules, args, self.games, self.overrides)
+                write_outputs(self.summary, self.out, self.name, text, plots=True)
+        return self.out
+
+
+def _cross_cells(
+    summary: Summary, order: list[str]
+) -> list[tuple[str, list[tuple[str, str, float]]]]:
+    """The crosstable as rows of (text, background colour) cells, row minus column."""
+    vals = [abs(v[0]) for v in summary.cross.values() if np.isfinite(v[0])]
+    lim = max(vals, default=0.0) or 1.0
+    out = []
+    for a in order:
+        cells = []
+        for b in order:
+            if a == b or (a, b) not in summary.cross:
+                cells.append(("-", "transparent", 0.0))
+                continue
+            m, lo, hi = summary.cross[a, b]
+            alpha = min(1.0, abs(m) / lim) * 0.55 if np.isfinite(m) else 0.0
+            rgb = "33, 102, 172" if m > 0 else "178, 24, 43"
+            cells.append((f"{_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}]", f"rgba({rgb}, {alpha:.2f})", m))
+        out.append((a, cells))
+    return out
+
+
+# ------------------------------------------------------------------ play
+@dataclass
+class PlayGame:
+    """A round a person plays in the browser against agents: kept on the server only."""
+
+    token: str
+    env: Any  # rummy_env.raw_env
+    seat: int
+    bots: dict[int, agents.Agent]
+    names: list[str]  # per seat: the agent's spec, "you" for the person
+    seed: int
+    form: dict[str, str]  # the settings, to play again
+    log: list[tuple[int, str]] = field(default_factory=list)  # (seat, move), public moves only
+    results: list[str] = field(default_factory=list)  # every finished round, in words
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def state(self) -> GameState:
+        return self.env.state
+
+    @property
+    def over(self) -> bool:
+        return self.state.phase == Phase.GAME_OVER
+
+    @property
+    def my_turn(self) -> bool:
+        env = self.env
+        return not self.over and env.agent_selection == env.possible_agents[self.seat]
+
+    def legal(self) -> list[tuple[int, str]]:
+        """The person's legal moves now, (action id, text); none when it is not his turn."""
+        if not self.my_turn:
+            return []
+        mask = self.env.observe(self.env.agent_selection)["action_mask"]
+        return [
+            (int(a), str(self.env.codec.decode(int(a), self.state))) for a in np.flatnonzero(mask)
+        ]
+
+    def _step(self, seat: int, a: int) -> None:
+        text = str(self.env.codec.decode(a, self.state))
+        before = self.state.last_result
+        self.env.step(a)
+        self.log.append((seat, text))
+        res = self.state.last_result
+        if res is not None and res is not before:
+            self.results.append(describe_result(res, self.env.rules))
+
+    def advance(self) -> None:
+        """Let the agents play until it is the person's turn or the game is over."""
+        env = self.env
+        for _ in range(MAX_AGENT_MOVES):
+            if self.over:
+                return
+            agent = env.agent_selection
+            if env.terminations.get(agent) or env.truncations.get(agent):
+                env.step(None)  # a player out of the match
+                continue
+            seat = env.agent_name_mapping[agent]
+            if seat == self.seat:
+                return
+            obs = env.observe(agent)
+            self._step(seat, int(self.bots[seat].act(obs["observation"], obs["action_mask"])))
+        raise RuntimeError(f"the agents made {MAX_AGENT_MOVES} moves in a row without an end")
+
+    def play(self, action: int) -> None:
+        """The person's move (checked legal by the caller), then the agents' answers."""
+        self._step(self.seat, action)
+        self.advance()
+
+
+class PlayGames:
+    """The games in play, by token, the least recently used dropped beyond a limit."""
+
+    def __init__(self, limit: int = MAX_PLAY_GAMES):
+        self.limit = limit
+        self._games: OrderedDict[str, PlayGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, game: PlayGame) -> None:
+        with self._lock:
+            self._games[game.token] = game
+            while len(self._games) > self.limit:
+                self._games.popitem(last=False)
+
+    def get(self, token: str) -> PlayGame | None:
+        with self._lock:
+            game = self._games.get(token)
+            if game is not None:
+                self._games.move_to_end(token)
+            return game
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+
+def _int(text: str | None, what: str, lo: int | None = None, hi: int | None = None) -> int:
+    """``text`` as an int in ``lo..hi``, else a 400 naming ``what``."""
+    try:
+        v = int(str(text).strip())
+    except ValueError:
+        abort(400, description=f"{what} must be a whole number, got {text!r}")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        abort(400, description=f"{what} must be in {lo}..{hi}, got {v}")
+    return v
+
+
+def new_play_game(form: dict[str, str]) -> PlayGame:
+    """A game from the play form's fields: ``preset``, ``players``, ``seat``, ``match``
+    (``"1"``: a whole match) and ``opp<k>``, the agent spec at seat ``k`` (default
+    ``variant``, the preset's own agent). Bad input is a 400 with the reason."""
+    preset = form.get("preset", "basic")
+    if preset not in rummy_env.PRESETS:
+        abort(
+            400,
+            description=f"unknown preset {preset!r} (allowed: {', '.join(rummy_env.PRESETS)})",
+        )
+    players = _int(form.get("players", "2"), "the number of players")
+    match = form.get("match", "") in ("1", "on", "true")
+    try:
+        env = rummy_env.raw_env(preset, num_players=players, **({"match": True} if match else {}))
+    except ValueError as e:
+        abort(400, description=str(e))
+    seat = _int(form.get("seat", "0"), "your seat", 0, players - 1)
+    bots: dict[int, agents.Agent] = {}
+    names = []
+    for k in range(players):
+        if k == seat:
+            names.append("you")
+            continue
+        spec = (form.get(f"opp{k}") or agents.VARIANT).strip()
+        try:
+            bots[k] = agents.make(spec, env.rules, k)
+        except (ValueError, TypeError) as e:
+            abort(400, description=f"the agent at seat {k}: {e}")
+        except ImportError as e:
+            abort(400, description=f"the agent at seat {k} needs a package not installed: {e}")
+        names.append(spec)
+    seed = secrets.randbits(31)  # never sent before the game is over: it would reveal the deal
+    for k, bot in bots.items():
+        bot.reset(seed=seed * 1009 + k)
+    env.reset(seed=seed)
+    kept = {k: form[k] for k in ("preset", "players", "seat", "match") if k in form}
+    kept.update({f"opp{k}": names[k] for k in bots})
+    game = PlayGame(secrets.token_urlsafe(16), env, seat, bots, names, seed, kept)
+    game.advance()
+    return game
+
+
+# ------------------------------------------------------------------ the app
+class Web:
+    """What the app holds: the store's path, caches of leaderboards and replays, and the
+    games in play."""
+
+    def __init__(self, db_path: str | Path, cache_dir: str | Path | None = None):
+        self.db_path = Path(db_path)
+        if cache_dir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="rummy-web-")
+            cache_dir = self._tmp.name
+        self.cache_dir = Path(cache_dir)
+        self.boards: dict[str, tuple[tuple[int, int], Board | None]] = {}
+        self.replays: OrderedDict[tuple, tuple[list[GameState], list[Step]]] = OrderedDict()
+        self.play = PlayGames()
+        self._lock = threading.Lock()
+
+    def store(self, required: bool = True) -> sqlite3.Connection | None:
+        """The store, open for the request (closed when it ends); where the file does not
+        exist (it is not created), a 404, or None when not ``required``."""
+        if "rummy_con" not in g:
+            if not self.db_path.is_file():
+                if not required:
+                    return None
+                abort(
+                    404,
+                    description=f"no tournament store at {str(self.db_path)!r} yet: run "
+                    f"rummy-tournament --db {self.db_path} first",
+                )
+            try:
+                g.rummy_con = open_db(self.db_path, timeout=10.0)
+            except UsageError as e:
+                abort(500, description=str(e))
+        return g.rummy_con
+
+    def board(self, con: sqlite3.Connection, config: str) -> Board | None:
+        """The leaderboard of ``config``, recomputed when its games changed."""
+        n, last = con.execute(
+            "SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM games WHERE config = ?", (config,)
+        ).fetchone()
+        with self._lock:
+            cached = self.boards.get(config)
+            if cached is not None and cached[0] == (n, last):
+                return cached[1]
+        got = summary_of(con, config) if n else None
+        board = None
+        if got is not None:
+            summary, rules, games = got
+            rows = summary_rows(summary)
+            (deals,) = con.execute(
+                "SELECT COUNT(DISTINCT seed) FROM games WHERE config = ?", (config,)
+            ).fetchone()
+            board = Board(
+                config=config,
+                rules=rules,
+                games=games,
+                deals=deals,
+                rows=rows,
+                cross=_cross_cells(summary, [r["agent"] for r in rows]),
+                summary=summary,
+                out=self.cache_dir / f"{config}-{n}-{last}",
+                name=f"{rules.name}_{rules.num_players}p" + ("_match" if rules.match else ""),
+                overrides=_overrides(rules),
+            )
+        with self._lock:
+            self.boards[config] = ((n, last), board)
+        return board
+
+    def replay(self, game: StoredGame) -> tuple[list[GameState], list[Step]]:
+        """The states of a stored game (the deal, then after every move) and its steps.
+
+        Raises:
+            ValueError: stored without moves, or under rules this engine no longer takes.
+            ReplayMismatch: the moves do not replay to the stored scores.
+        """
+        key = (str(self.db_path), game.id, game.seed, tuple(game.moves or ()))
+        with self._lock:
+            if key in self.replays:
+                self.replays.move_to_end(key)
+                return self.replays[key]
+        steps = replay(game)
+        r = game.rules
+        env = rummy_env.raw_env(r.name, num_players=r.num_players, **_overrides(r))
+        env.reset(seed=game.seed)  # the deal, as the tournament dealt it
+        states = [env.state.copy()] + [from_dict(s.state, r) for s in steps[:-1]]
+        if steps:  # the last state as played, with the round's result (to_dict leaves it out)
+            for s in steps:
+                apply_action(env.state, s.action)
+            states.append(env.state)
+        with self._lock:
+            self.replays[key] = (states, steps)
+            while len(self.replays) > MAX_REPLAYS:
+                self.replays.popitem(last=False)
+        return states, steps
+
+
+bp = Blueprint("rummy", __name__)
+
+
+def _web() -> Web:
+    return current_app.extensions["rummy_web"]
+
+
+def render(template: str, status: int = 200, **ctx: Any) -> tuple[str, int]:
+    return _render(template, **ctx), status
+
+
+@bp.teardown_app_request
+def _close_store(exc: BaseException | None) -> None:
+    con = g.pop("rummy_con", None)
+    if con is not None:
+        con.close()
+
+
+@bp.app_errorhandler(HTTPException)
+def _error(e: HTTPException) -> tuple[str, int]:
+    return render("error.html", e.code or 500, code=e.code, name=e.name, message=e.description)
+
+
+# ---- leaderboard
+@bp.get("/")
+def leaderboard() -> tuple[str, int]:
+    web = _web()
+    boards: list[Board] = []
+    unread: list[tuple[str, str]] = []  # configurations this engine cannot read, and why
+    con = web.store(required=False)
+    if con is not None:
+        configs = con.execute("SELECT config FROM configs ORDER BY preset, players, config")
+        for (config,) in configs.fetchall():
+            try:
+                board = web.board(con, config)
+            except (TypeError, ValueError) as e:  # rules of another engine version
+                unread.append((config, str(e)))
+                continue
+            if board is not None:
+                boards.append(board)
+    return render(
+        "leaderboard.html",
+        boards=boards,
+        unread=unread,
+        db=str(web.db_path),
+        store=con is not None,
+    )
+
+
+_FILES = ("_ratings.png", "_crosstable.png", "_summary.csv", "_crosstable.csv", ".md")
+
+
+@bp.get("/results/<config>/<path:filename>")
+def result_file(config: str, filename: str) -> Response:
+    """A file of the tournament's results (plots, CSV, report), written on first request."""
+    web = _web()
+    con = web.store()
+    exists = con.execute("SELECT 1 FROM configs WHERE config = ?", (config,)).fetchone()
+    if exists is None:
+        abort(404, description=f"no configuration {config!r} in the store")
+    board = web.board(con, config)
+    if board is None:
+        abort(404, description=f"configuration {config!r} has no games yet")
+    if filename not in [board.name + s for s in _FILES]:
+        abort(
+            404,
+            description=f"no file {filename!r} (files: {', '.join(board.name + s for s in _FILES)})",
+        )
+    data = (board.files() / filename).read_bytes()
+    kind = {"png": "image/png", "csv": "text/csv", "md": "text/markdown"}[
+        filename.rsplit(".", 1)[1]
+    ]
+    return Response(data, mimetype=kind)
+
+
+# ---- game browser
+def _agent_labels(con: sqlite3.Connection) -> list[str]:
+    labels: set[str] = set()
+    for (a,) in con.execute("SELECT DISTINCT agents FROM games"):
+        labels.update(json.loads(a))
+    return sorted(labels)
+
+
+@bp.get("/games")
+def games() -> tuple[str, int]:
+    web = _web()
+    con = web.store()
+    preset = request.args.get("preset", "").strip() or None
+    agent = request.args.get("agent", "").strip() or None
+    seed_text = request.args.get("seed", "").strip()
+    seed = _int(seed_text, "the deal seed", 0) if seed_text else None
+    page = _int(request.args.get("page", "1"), "the page", 1)
+    found = list_games(con, preset, agent, seed, limit=PAGE_SIZE + 1, offset=(page - 1) * PAGE_SIZE)
+    presets = [p for (p,) in con.execute("SELECT DISTINCT preset FROM games ORDER BY preset")]
+    args = {
+        k: v for k, v in (("preset", preset), ("agent", agent), ("seed", seed)) if v is not None
+    }
+    return render(
+        "games.html",
+        games=found[:PAGE_SIZE],
+        more=len(found) > PAGE_SIZE,
+        page=page,
+        args=args,
+        preset=preset or "",
+        agent=agent or "",
+        seed=seed_text,
+        presets=presets,
+        labels=_agent_labels(con),
+    )
+
+
+def _stored(con: sqlite3.Connection, game_id: int) -> StoredGame:
+    try:
+        return load_game(con, game_id)
+    except KeyError:
+        abort(404, description=f"no game {game_id} in the store (the games page lists them)")
+
+
+@bp.get("/games/<int:game_id>")
+def game(game_id: int) -> tuple[str, int]:
+    web = _web()
+    stored = _stored(web.store(), game_id)
+    try:
+        states, steps = web.replay(stored)
+    except (ValueError, ReplayMismatch) as e:
+        return render("game.html", game=stored, problem=str(e), steps=[], step=0)
+    n = len(steps)
+    step = _int(request.args.get("step", "0"), "the step", 0, n)
+    final = states[-1].last_result
+    return render(
+        "game.html",
+        game=stored,
+        problem=None,
+        steps=steps,
+        step=step,
+        n=n,
+        current=steps[step - 1] if step else None,
+        scoring=describe_result(final, stored.rules) if final is not None and step == n else None,
+    )
+
+
+@bp.get("/games/<int:game_id>/frame/<int:k>.png")
+def game_frame(game_id: int, k: int) -> Response:
+    web = _web()
+    stored = _stored(web.store(), game_id)
+    try:
+        states, _ = web.replay(stored)
+    except (ValueError, ReplayMismatch) as e:
+        abort(404, description=str(e))
+    if not 0 <= k < len(states):
+        abort(404, description=f"game {game_id} has frames 0..{len(states) - 1}, not {k}")
+    return _png_response(png(draw_table(states[k], omniscient=True)), cache=True)
+
+
+# ---- play
+@bp.get("/play")
+def play_form() -> tuple[str, int]:
+    form = request.args
+    return render(
+        "play_form.html",
+        presets=rummy_env.PRESETS,
+        agents=agents.available(),
+        max_seats=MAX_SEATS,
+        preset=form.get("preset", "basic"),
+        players=form.get("players", "2"),
+        seat=form.get("seat", "0"),
+        match=form.get("match", ""),
+        opps={k: form.get(f"opp{k}", agents.VARIANT) for k in range(MAX_SEATS)},
+    )
+
+
+@bp.post("/play")
+def play_new() -> Response:
+    game = new_play_game(request.form.to_dict())
+    _web().play.add(game)
+    return redirect(url_for("rummy.play_game", token=game.token), 303)
+
+
+def _play(token: str) -> PlayGame:
+    game = _web().play.get(token)
+    if game is None:
+        abort(
+            404,
+            description=f"no game {token!r} in play on this server (games in play are kept in "
+            "memory: a restart forgets them); start one on the play page",
+        )
+    return game
+
+
+#: the play page's groups of moves, by the move's class
+_KINDS = {
+    "DrawStock": "draw",
+    "DrawDiscard": "draw",
+    "Meld": "meld",
+    "LayOff": "lay off",
+    "SwapJoker": "swap a joker",
+    "Discard": "discard",
+    "Knock": "knock",
+    "Pass": "pass",
+    "EndRound": "end the round",
+}
+
+
+@bp.get("/play/<token>")
+def play_game(token: str) -> tuple[str, int]:
+    game = _play(token)
+    with game.lock:
+        legal = game.legal()
+        groups: OrderedDict[str, list[tuple[int, str]]] = OrderedDict()
+        for a, text in legal:
+            kind = type(game.env.codec.decode(a, game.state)).__name__
+            groups.setdefault(_KINDS.get(kind, kind), []).append((a, text))
+        return render(
+            "play.html",
+            game=game,
+            groups=groups,
+            frame=len(game.log),
+            phase=game.state.phase.name.lower(),
+        )
+
+
+@bp.post("/play/<token>/move")
+def play_move(token: str) -> Response:
+    game = _play(token)
+    text = request.form.get("action", request.args.get("action"))
+    if text is None:
+        abort(400, description="no move: post the action id as the form field 'action'")
+    action = _int(text, "the move (an action id)")
+    with game.lock:
+        if game.over:
+            abort(400, description="the game is over: no more moves (start a new one)")
+        legal = dict(game.legal())
+        if action not in legal:
+            abort(
+                400,
+                description=f"move {action} is not legal now (legal ids: "
+                f"{', '.join(map(str, legal))}); the game is unchanged",
+            )
+        game.play(action)
+    return redirect(url_for("rummy.play_game", token=token), 303)
+
+
+@bp.get("/play/<token>/table.png")
+def play_frame(token: str) -> Response:
+    game = _play(token)
+    with game.lock:
+        rgb = draw_table(game.state, viewer=game.seat)  # every hand once the game is over
+    return _png_response(png(rgb), cache=False)
+
+
+# ------------------------------------------------------------------ templates
+_BASE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{% block title %}rummy-env{% endblock %} · rummy-web</title>
+<link rel="icon" href="data:,">
+<style>
+body { font-family: system-ui, sans-serif; margin: 0; color: #1b1b1b; background: #f4f4f0; }
+header { background: #15603a; color: #fff; padding: .6rem 1.2rem; display: flex; gap: 1.4rem;
+  align-items: baseline; }
+header a { color: #fff; text-decoration: none; font-weight: 600; }
+header a.here { text-decoration: underline; }
+header .brand { font-size: 1.15rem; margin-right: 1rem; }
+main { padding: 1rem 1.2rem; max-width: 1100px; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; background: #fff; }
+th, td { border: 1px solid #ccc; padding: .3rem .55rem; text-align: left; font-size: .92rem; }
+th { background: #e6ece8; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+img.table { max-width: 100%; border-radius: 6px; display: block; }
+.muted { color: #666; }
+.error { background: #fde8e8; border: 1px solid #e0a0a0; padding: .8rem 1rem; border-radius: 6px; }
+.note { background: #fff7dd; border: 1px solid #e8d48a; padding: .6rem 1rem; border-radius: 6px; }
+form.inline { display: inline; }
+button, .button { font: inherit; padding: .35rem .75rem; border-radius: 5px; border: 1px solid #15603a;
+  background: #fff; color: #15603a; cursor: pointer; text-decoration: none; display: inline-block; }
+button:hover, .button:hover { background: #15603a; color: #fff; }
+.button.disabled { border-color: #bbb; color: #bbb; pointer-events: none; }
+.moves button { margin: .15rem; }
+.log { max-height: 16rem; overflow-y: auto; background: #fff; border: 1px solid #ccc;
+  padding: .4rem .8rem .4rem 3.2rem; font-size: .9rem; margin: .5rem 0; position: relative; }
+.log li.here { background: #fff0b3; }
+pre.scoring { background: #fff; border: 1px solid #ccc; padding: .8rem 1rem; white-space: pre-wrap; }
+.cols { display: flex; gap: 1.5rem; flex-wrap: wrap; align-items: flex-start; }
+.plots img { max-width: 100%; background: #fff; border: 1px solid #ddd; margin: .3rem 0; }
+label { margin-right: .8rem; }
+</style></head>
+<body>
+<header><span class="brand">rummy-web</span>
+<a href="{{ url_for('rummy.leaderboard') }}" {% if nav == 'board' %}class="here"{% endif %}>Leaderboard</a>
+<a href="{{ url_for('rummy.games') }}" {% if nav == 'games' %}class="here"{% endif %}>Games</a>
+<a href="{{ url_for('rummy.play_form') }}" {% if nav == 'play' %}class="here"{% endif %}>Play</a>
+</header>
+<main>{% block main %}{% endblock %}</main>
+{% block script %}{% endblock %}
+</body></html>
+"""
+
+_ERROR = """{% extends "base.html" %}
+{% block title %}{{ code }} {{ name }}{% endblock %}
+{% block main %}
+<h1>{{ code }} {{ name }}</h1>
+<p class="error" id="error">{{ message }}</p>
+<p><a href="{{ url_for('rummy.leaderboard') }}">Leaderboard</a> ·
+<a href="{{ url_for('rummy.games') }}">Games</a> · <a href="{{ url_for('rummy.play_form') }}">Play</a></p>
+{% endblock %}
+"""
+
+_LEADERBOARD = """{% extends "base.html" %}{% set nav = 'board' %}
+{% block title %}Leaderboard{% endblock %}
+{% block main %}
+<h1>Leaderboard</h1>
+{% if not store %}
+<p class="note">No tournament store at <code>{{ db }}</code> yet. Run a tournament first, e.g.
+<code>rummy-tournament --preset basic --agents random,greedy,variant --deals 100 --db {{ db }}</code>,
+then reload. The <a href="{{ url_for('rummy.play_form') }}">play page</a> works without one.</p>
+{% elif not boards and not unread %}
+<p class="note">The store <code>{{ db }}</code> holds no games yet.</p>
+{% endif %}
+{% for config, why in unread %}
+<p class="error">Configuration <code>{{ config }}</code> cannot be read by this version: {{ why }}</p>
+{% endfor %}
+{% for b in boards %}
+<section class="board" id="config-{{ b.config }}">
+<h2>{{ b.title }}</h2>
+<p class="muted">{{ b.games }} games over {{ b.deals }} duplicate deals ·
+scoring {{ b.rules.scoring }} · rule overrides:
+{% if b.overrides %}{% for k, v in b.overrides.items() %}<code>{{ k }}={{ v }}</code> {% endfor %}{% else %}none{% endif %}
+· configuration <code>{{ b.config }}</code> ·
+<a href="{{ url_for('rummy.games', preset=b.rules.name) }}">browse the {{ b.rules.name }} games</a></p>
+<p>Score = the agent's reward per round (higher is better), with 95% intervals over deals;
+sorted by {{ 'Elo' if b.summary.elo else 'OpenSkill mu' }}, strongest first.</p>
+<table class="ratings">
+<tr><th>#</th><th>agent</th><th>games</th><th>score/round [95% CI]</th><th>win rate [95% CI]</th>
+<th>OpenSkill mu ± 1.96 sd</th>{% if b.summary.elo %}<th>Elo (BT) ± 1.96 se</th>{% endif %}</tr>
+{% for r in b.rows %}
+<tr><td class="num">{{ loop.index }}</td>
+<td><a href="{{ url_for('rummy.games', agent=r.agent, preset=b.rules.name) }}">{{ r.agent }}</a></td>
+<td class="num">{{ r.games }}</td>
+<td class="num">{{ fmt(r.score_mean) }} [{{ fmt(r.score_lo) }}, {{ fmt(r.score_hi) }}]</td>
+<td class="num">{{ fmt(r.win_rate, 3) }} [{{ fmt(r.win_lo, 3) }}, {{ fmt(r.win_hi, 3) }}]</td>
+<td class="num">{{ fmt(r.openskill_mu) }} ± {{ fmt(1.96 * r.openskill_sigma) }}</td>
+{% if b.summary.elo %}<td class="num">{{ fmt(r.elo, 0) }} ± {{ fmt(1.96 * r.elo_se, 0) }}</td>{% endif %}
+</tr>{% endfor %}
+</table>
+<p>Head to head: mean score difference per round, row minus column [95% CI]:</p>
+<table class="crosstable">
+<tr><th></th>{% for a, _ in b.cross %}<th>{{ a }}</th>{% endfor %}</tr>
+{% for a, cells in b.cross %}<tr><th>{{ a }}</th>
+{% for text, colour, _ in cells %}<td class="num" style="background: {{ colour }}">{{ text }}</td>{% endfor %}
+</tr>{% endfor %}
+</table>
+<div class="plots">
+<img loading="lazy" alt="ratings of {{ b.title }}" src="{{ url_for('rummy.result_file', config=b.config, filename=b.name ~ '_ratings.png') }}">
+<img loading="lazy" alt="crosstable of {{ b.title }}" src="{{ url_for('rummy.result_file', config=b.config, filename=b.name ~ '_crosstable.png') }}">
+</div>
+<p class="muted">Download: {% for s in ['.md', '_summary.csv', '_crosstable.csv'] %}
+<a href="{{ url_for('rummy.result_file', config=b.config, filename=b.name ~ s) }}">{{ b.name ~ s }}</a>{{ ' · ' if not loop.last }}{% endfor %}</p>
+</section>
+{% endfor %}
+{% endblock %}
+"""
+
+_GAMES = """{% extends "base.html" %}{% set nav = 'games' %}
+{% block title %}Games{% endblock %}
+{% block main %}
+<h1>Stored games</h1>
+<form method="get" action="{{ url_for('rummy.games') }}" id="filters">
+<label>agent <select name="agent"><option value="">any</option>
+{% for a in labels %}<option {% if a == agent %}selected{% endif %}>{{ a }}</option>{% endfor %}</select></label>
+<label>preset <select name="preset"><option value="">any</option>
+{% for p in presets %}<option {% if p == preset %}selected{% endif %}>{{ p }}</option>{% endfor %}</select></label>
+<label>deal seed <input name="seed" size="6" value="{{ seed }}" inputmode="numeric"></label>
+<button type="submit">Filter</button> <a href="{{ url_for('rummy.games') }}">clear</a>
+</form>
+{% if games %}
+<table id="games">
+<tr><th>game</th><th>preset</th><th>deal</th><th>seats</th><th>round scores</th><th>rewards</th><th>moves</th></tr>
+{% for g in games %}
+<tr><td><a href="{{ url_for('rummy.game', game_id=g.id) }}">{{ g.id }}</a></td>
+<td>{{ g.preset }}</td><td class="num">{{ g.seed }}</td>
+<td>{% for a in g.agents %}{{ loop.index0 }}: {{ a }}{{ '; ' if not loop.last }}{% endfor %}</td>
+<td>{{ g.round_scores|join(' ') }}</td><td>{{ g.rewards }}</td>
+<td class="num">{{ g.moves|length if g.moves is not none else 'not stored' }}</td></tr>
+{% endfor %}
+</table>
+{% else %}
+<p class="note" id="none">No stored game matches.</p>
+{% endif %}
+<p>{% if page > 1 %}<a class="button" href="{{ url_for('rummy.games', page=page - 1, **args) }}">&larr; previous</a>{% endif %}
+{% if more %}<a class="button" href="{{ url_for('rummy.games', page=page + 1, **args) }}">next &rarr;</a>{% endif %}</p>
+{% endblock %}
+"""
+
+_GAME = """{% extends "base.html" %}{% set nav = 'games' %}
+{% block title %}Game {{ game.id }}{% endblock %}
+{% block main %}
+<h1>Game {{ game.id }}: {{ game.preset }}, {{ game.agents|length }} players, deal {{ game.seed }}</h1>
+<p>{% for a in game.agents %}player_{{ loop.index0 }}: <b>{{ a }}</b>{{ ' · ' if not loop.last }}{% endfor %}
+· stored round scores {{ game.round_scores|join(' ') }}, rewards {{ game.rewards }}</p>
+{% if problem %}
+<p class="error" id="problem">This game cannot be replayed: {{ problem }}</p>
+{% else %}
+<p class="nav" id="nav">
+<a class="button {{ 'disabled' if step == 0 }}" id="first" href="?step=0">&laquo; deal</a>
+<a class="button {{ 'disabled' if step == 0 }}" id="prev" href="?step={{ [step - 1, 0]|max }}">&larr; back</a>
+<a class="button {{ 'disabled' if step == n }}" id="next" href="?step={{ [step + 1, n]|min }}">forward &rarr;</a>
+<a class="button {{ 'disabled' if step == n }}" id="last" href="?step={{ n }}">end &raquo;</a>
+<span id="where">{% if step == 0 %}the deal (before move 1 of {{ n }}){% else %}move {{ step }} of {{ n }}:
+player_{{ current.seat }} ({{ current.agent }}) <b id="move">{{ current.move }}</b>{% endif %}</span>
+<span class="muted">(arrow keys step)</span></p>
+<img class="table" id="frame" alt="the table after move {{ step }}, every hand shown"
+ src="{{ url_for('rummy.game_frame', game_id=game.id, k=step) }}">
+{% if scoring %}<pre class="scoring" id="scoring">{{ scoring }}</pre>{% endif %}
+<h3>Moves</h3>
+<ol class="log" id="log" start="0">
+<li class="{{ 'here' if step == 0 }}"><a href="?step=0">the deal</a></li>
+{% for s in steps %}<li class="{{ 'here' if step == loop.index }}" value="{{ loop.index }}"><a href="?step={{ loop.index }}">player_{{ s.seat }} ({{ s.agent }}): {{ s.move }}</a></li>
+{% endfor %}</ol>
+{% endif %}
+{% endblock %}
+{% block script %}{% if not problem %}<script>
+document.addEventListener("keydown", function (e) {
+  var id = {ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last"}[e.key];
+  if (id && !e.ctrlKey && !e.altKey && !e.metaKey) { document.getElementById(id).click(); }
+});
+var log = document.getElementById("log"), here = log.querySelector("li.here");  // the log only
+log.scrollTop = here.offsetTop - log.clientHeight / 2;
+{% if step < n %}(new Image()).src = "{{ url_for('rummy.game_frame', game_id=game.id, k=step + 1) }}";{% endif %}
+</script>{% endif %}{% endblock %}
+"""
+
+_PLAY_FORM = """{% extends "base.html" %}{% set nav = 'play' %}
+{% block title %}Play{% endblock %}
+{% block main %}
+<h1>Play a round</h1>
+<p>Pick the rules, the number of players, your seat and an agent for every other seat. You see
+the table from your seat only; the agents answer in turn; at the end the round's scoring and
+every hand are shown.</p>
+<form method="post" action="{{ url_for('rummy.play_new') }}" id="new-game">
+<p><label>preset <select name="preset" id="preset">
+{% for p in presets %}<option {% if p == preset %}selected{% endif %}>{{ p }}</option>{% endfor %}</select></label>
+<label>players <select name="players" id="players">
+{% for k in range(2, max_seats + 1) %}<option {% if k|string == players %}selected{% endif %}>{{ k }}</option>{% endfor %}</select></label>
+<label>your seat <select name="seat" id="seat">
+{% for k in range(max_seats) %}<option value="{{ k }}" {% if k|string == seat %}selected{% endif %}>player_{{ k }}{{ ' (plays first)' if k == 0 }}</option>{% endfor %}</select></label>
+<label><input type="checkbox" name="match" value="1" {% if match %}checked{% endif %}> a whole match</label></p>
+<table id="opponents"><tr><th>seat</th><th>agent</th></tr>
+{% for k in range(max_seats) %}
+<tr class="opp" data-seat="{{ k }}"><td>player_{{ k }}</td><td><select name="opp{{ k }}" id="opp{{ k }}">
+{% for a in agents %}<option {% if a == opps[k] %}selected{% endif %}>{{ a }}</option>{% endfor %}</select></td></tr>
+{% endfor %}</table>
+<p class="muted">"variant" is the preset's own rule-based agent; agent options may be added in a URL
+(<code>opp1=search:simulations=8</code>).</p>
+<button type="submit" id="start">Start</button>
+</form>
+{% endblock %}
+{% block script %}<script>
+function seats() {
+  var n = +document.getElementById("players").value, me = +document.getElementById("seat").value;
+  document.querySelectorAll("#seat option").forEach(function (o) { o.hidden = +o.value >= n; });
+  if (me >= n) { document.getElementById("seat").value = 0; me = 0; }
+  document.querySelectorAll("tr.opp").forEach(function (tr) {
+    var k = +tr.dataset.seat; tr.style.display = (k < n && k !== me) ? "" : "none";
+  });
+}
+["players", "seat"].forEach(function (id) { document.getElementById(id).addEventListener("change", seats); });
+seats();
+</script>{% endblock %}
+"""
+
+_PLAY = """{% extends "base.html" %}{% set nav = 'play' %}
+{% block title %}Play {{ game.env.rules.name }}{% endblock %}
+{% block main %}
+<h1>{{ game.env.rules.name }}, {{ game.names|length }} players</h1>
+<p>{% for a in game.names %}player_{{ loop.index0 }}: <b>{{ a }}</b>{{ ' · ' if not loop.last }}{% endfor %}</p>
+{% if game.over %}
+<p class="note" id="over"><b>The game is over.</b> Every hand is shown; the deal was seed {{ game.seed }}.</p>
+{% elif game.my_turn %}
+<p id="status"><b>Your turn</b> ({{ phase }}): pick a move.</p>
+{% else %}
+<p id="status">Waiting for the agents.</p>
+{% endif %}
+<img class="table" id="table" alt="the table seen from player_{{ game.seat }}"
+ src="{{ url_for('rummy.play_frame', token=game.token, n=frame) }}">
+{% if groups %}
+<form method="post" action="{{ url_for('rummy.play_move', token=game.token) }}" class="moves" id="moves">
+{% for kind, moves in groups.items() %}<div class="group"><span class="muted">{{ kind }}:</span>
+{% for a, text in moves %}<button type="submit" name="action" value="{{ a }}">{{ text }}</button>{% endfor %}</div>
+{% endfor %}</form>
+{% endif %}
+{% for r in game.results %}<pre class="scoring" {% if loop.last and game.over %}id="scoring"{% endif %}>{{ r }}</pre>{% endfor %}
+{% if game.over %}
+<form method="post" action="{{ url_for('rummy.play_new') }}" class="inline" id="again">
+{% for k, v in game.form.items() %}<input type="hidden" name="{{ k }}" value="{{ v }}">{% endfor %}
+<button type="submit">Play again (a new deal)</button></form>
+<a class="button" href="{{ url_for('rummy.play_form', **game.form) }}">Other settings</a>
+{% endif %}
+<h3>Moves so far</h3>
+<ol class="log" id="log">{% for seat, text in game.log %}<li>player_{{ seat }}{{ ' (you)' if seat == game.seat }}: {{ text }}</li>{% endfor %}</ol>
+{% endblock %}
+{% block script %}<script>
+var log = document.getElementById("log"); log.scrollTop = log.scrollHeight;
+var moves = document.getElementById("moves");
+if (moves) {  // one move per page: the buttons go grey once one is sent (after the form is read)
+  moves.addEventListener("submit", function () {
+    setTimeout(function () {
+      moves.querySelectorAll("button").forEach(function (x) { x.disabled = true; });
+    }, 0);
+  });
+}
+</script>{% endblock %}
+"""
+
+TEMPLATES = {
+    "base.html": _BASE,
+    "error.html": _ERROR,
+    "leaderboard.html": _LEADERBOARD,
+    "games.html": _GAMES,
+    "game.html": _GAME,
+    "play_form.html": _PLAY_FORM,
+    "play.html": _PLAY,
+}
+
+
+def create_app(
+    db_path: str | Path = "results/tournament.sqlite", cache_dir: str | Path | None = None
+) -> Flask:
+    """The app serving the store ``db_path`` (a missing file is an empty store, not created);
+    the leaderboard's files are written under ``cache_dir`` (default: a temporary folder)."""
+    app = Flask(__name__)
+    app.jinja_loader = DictLoader(TEMPLATES)
+    app.jinja_env.globals["fmt"] = _fmt
+    app.extensions["rummy_web"] = Web(db_path, cache_dir)
+    app.register_blueprint(bp)
+    return app
+
+
+# ------------------------------------------------------------------ CLI
+def main(argv: list[str] | None = None) -> None:
+    from werkzeug.serving import make_server
+
+    p = argparse.ArgumentParser(prog="rummy-web", description=__doc__.splitlines()[0])
+    p.add_argument("--db", default="results/tournament.sqlite", help="the tournament store")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (0: any free one)")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)"
+    )
+    a = p.parse_args(argv)
+    db = Path(a.db)
+    if db.exists():
+        try:
+            open_db(db).close()
+        except UsageError as e:
+            p.exit(2, f"rummy-web: {e}\n")
+    else:
+        print(
+            f"rummy-web: no store at {str(db)!r} yet: the leaderboard and games stay empty "
+            "until a tournament writes it",
+            file=sys.stderr,
+        )
+    try:
+        server = make_server(a.host, a.port, create_app(db), threaded=True)
+    except (OSError, SystemExit) as e:  # werkzeug prints why, then exits, where it can tell
+        why = f" ({e.strerror or e})" if isinstance(e, OSError) else ""
+        p.exit(
+            2,
+            f"rummy-web: cannot listen on {a.host}:{a.port}{why}: give another --port or --host\n",
+        )
+    print(f"rummy-web: serving {db} at http://{a.host}:{server.server_port}/ (Ctrl+C stops)")
+    sys.stdout.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    main()
