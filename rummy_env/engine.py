@@ -1286,16 +1286,26 @@ def _knock_cover(s: GameState, p: int, cand: list[int]) -> tuple[int, int]:
         return cover, max(vals[f] for f in cand)
     a, b, c, d = smask
     three = three_suit_ranks(a, b, c, d)
-    covered = [_RUN_COVER[m] | (m & three) for m in smask]
-    cover = sum(map(_RANK_VALUES.__getitem__, covered))
-    # the highest card outside ``covered`` among the candidates (all held cards but the
-    # forbidden one): per suit, the table of a mask's highest value
-    free = [m & ~cv for m, cv in zip(smask, covered)]
+    rc, rv, tv = _RUN_COVER, _RANK_VALUES, _TOP_VALUE
+    ca, cb, cc, cd = rc[a] | a & three, rc[b] | b & three, rc[c] | c & three, rc[d] | d & three
+    cover = rv[ca] + rv[cb] + rv[cc] + rv[cd]
+    # the highest card outside the covered ones among the candidates (all held cards but
+    # the forbidden one): per suit, the table of a mask's highest value (unrolled: hot path)
+    fa, fb, fc, fd = a & ~ca, b & ~cb, c & ~cc, d & ~cd
     forb = s.forbidden
     if 0 <= forb < JOKER:
-        free[forb // NUM_RANKS] &= ~(1 << forb % NUM_RANKS)
-    drop = max(map(_TOP_VALUE.__getitem__, free))
-    if JOKER in cand:
+        bit = ~(1 << forb % NUM_RANKS)
+        su = forb // NUM_RANKS
+        if su == 0:
+            fa &= bit
+        elif su == 1:
+            fb &= bit
+        elif su == 2:
+            fc &= bit
+        else:
+            fd &= bit
+    drop = max(tv[fa], tv[fb], tv[fc], tv[fd])
+    if s.hands[p][JOKER] > (forb == JOKER):  # a joker among the candidates
         drop = max(drop, vals[JOKER])
     return cover, drop
 
