@@ -825,9 +825,9 @@ def _may_use(s: GameState, p: int, d: int) -> bool:
     pile = s.discard
     c = pile[-1 - d]
     hand = s.hands[p]
-    if c == JOKER:
+    if c == JOKER or c in s.wild_faces:
         return True
-    wilds = hand[JOKER]
+    wilds = hand[JOKER] + sum([hand[f] for f in s.wild_faces])
     r, su = c % NUM_RANKS, c // NUM_RANKS
     sm = s.smask[p][su]
     rm = s.rmask[p][r]
@@ -956,12 +956,11 @@ _HIGH_FACES = [
 
 
 def _wild_fill(s: GameState, hand: list[int], n: int, used: tuple[int, ...] = ()) -> list[int]:
-    """The physical cards that fill ``n`` wild places of a meld from ``hand``: the jokers
-    first, then the wild-rank cards (:func:`_wild_order`; D-13: a 2 is the more useful
-    card to keep);
-    ``used``: cards of the same meld laid as naturals (not available)."""
-    out = [JOKER] * min(n, hand[JOKER])
-    need = n - len(out)
+    """The physical cards that fill ``n`` wild places of a meld from ``hand``, in the order
+    of :func:`_wild_order` (D-13: a joker before a 2, a 2 being the more useful card to
+    keep); ``used``: cards of the same meld laid as naturals (not available)."""
+    out: list[int] = []
+    need = n
     for f in _wild_order(s):
         if not need:
             break
@@ -973,25 +972,26 @@ def _wild_fill(s: GameState, hand: list[int], n: int, used: tuple[int, ...] = ()
 
 
 def _wild_order(s: GameState) -> tuple[int, ...]:
-    """The order in which the engine lays wild 2s: a 2 taken from the pile this turn first
-    (it may not be discarded, so laying it never leaves a player stuck where another 2
-    would), then by suit."""
-    f = s.forbidden
-    if f in s.wild_faces:
-        return (f, *(g for g in s.wild_faces if g != f))
-    return s.wild_faces
+    """The order in which the engine lays wild cards: a 2 taken from the pile that must be
+    used now first (the rule asks for it in this meld), the jokers, then a 2 taken from the
+    pile this turn (it may not be discarded, so laying it never leaves a player stuck where
+    another 2 would), then the 2s by suit."""
+    if not s.wild_faces:
+        return (JOKER,)
+    must, forb = s.must_use, s.forbidden
+    first = (must,) if must in s.wild_faces else ()
+    taken = (forb,) if forb in s.wild_faces and forb != must else ()
+    return (*first, JOKER, *taken, *(g for g in s.wild_faces if g not in first + taken))
 
 
 def _wild_for(s: GameState, hand: list[int], m: TableMeld, k: int) -> int:
-    """The card a wild lay-off into slot ``k`` of meld ``m`` lays: a joker, else a wild-rank
-    card that would not stand at its own place there (that one is a natural lay-off), or -1."""
-    if hand[JOKER]:
-        return JOKER
-    if not s.wild_faces or (not m.is_run and m.key == s.rules.wild_rank):
-        return -1  # a 2 on a set of 2s is natural
+    """The card a wild lay-off into slot ``k`` of meld ``m`` lays (:func:`_wild_order`): a
+    joker or a wild-rank card that would not stand at its own place there (that one is a
+    natural lay-off), or -1."""
+    set_of_2s = not m.is_run and m.key == s.rules.wild_rank  # a 2 on it is natural
     own = m.stands_for(k)
     for f in _wild_order(s):
-        if hand[f] and f != own:
+        if hand[f] and (f == JOKER or (not set_of_2s and f != own)):
             return f
     return -1
 
@@ -1068,7 +1068,7 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     shapes = cat.set_shapes
     base = L.MELD
     # a taken natural card that must be used: only its rank's sets and its suit's runs
-    nat_must = 0 <= must < NUM_NATURAL
+    nat_must = 0 <= must < NUM_NATURAL and must not in wf
     if not may_meld:
         ranks: Any = ()
     elif nat_must:
@@ -1098,7 +1098,7 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                     used_f = 1 if fr and mask >> (forb // NUM_RANKS) & 1 else 0
                 holds_must = must < 0 or (
                     bool(wu)
-                    if must == JOKER
+                    if must == JOKER or (must in wf and r != wrank)  # the first wild laid
                     else mask >> (must // NUM_RANKS) & 1 and must % NUM_RANKS == r
                 )
                 if not _may_play(
@@ -1147,7 +1147,11 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                 if wu and forb in wf:
                     nat_own = (own,) if hand[own] and lo <= wrank <= hi else ()
                     used_f += _wild_fill(s, hand, wu, nat_own).count(forb)
-            holds_must = must < 0 or (bool(wu) if must == JOKER else _run_holds(su, lo, hi, must))
+            holds_must = (
+                must < 0
+                or _run_holds(su, lo, hi, must)
+                or (bool(wu) and (must == JOKER or must in wf))  # the first wild laid
+            )
             if not _may_play(n - (hi - lo + 1), can_out, forb, nforb, used_f, holds_must):
                 continue
             if not opened:

@@ -168,8 +168,7 @@ class RuleSet:
     """Every 2 is wild besides the jokers (RULES.md 4 wild deuces, D-13): a 2 at its own
     place (a set of 2s, its own suit's run through the 2) is natural, anywhere else it is
     a wild card; the engine lays a joker before a 2; a 2 left in hand costs
-    ``joker_penalty``. Games that meld during play, without an opening count or
-    must-use pickups (for now)."""
+    ``joker_penalty``. Games that meld during play, without an opening count (for now)."""
     min_run: int = 3
     """Fewest cards in a run (contract rummy: 4). Games that meld during play only;
     a knocking game counts deadwood with runs of 3."""
@@ -316,16 +315,14 @@ class RuleSet:
                 for k, ok in (
                     ("meld_during_play", self.meld_during_play),
                     ("open_points", self.open_points == 0),
-                    ("discard_pickup_must_meld", self.discard_pickup_must_meld == "never"),
                 )
                 if not ok
             ]
             if clash:
                 raise ValueError(
                     f"wild_deuces=True is not allowed with {', '.join(clash)} (allowed: "
-                    "meld_during_play=True, open_points=0, discard_pickup_must_meld='never': "
-                    "deuces are wild only in games that meld during play without an opening "
-                    "count or a taken card that must be used)"
+                    "meld_during_play=True, open_points=0: deuces are wild only in games that "
+                    "meld during play, without an opening count for now)"
                 )
         if not 3 <= self.min_run <= 13:
             raise ValueError(f"min_run={self.min_run} is not allowed (allowed: 3-13)")

@@ -35,7 +35,7 @@ from pettingzoo.test import api_test, seed_test
 
 import rummy_env
 from rummy_env import observation
-from rummy_env.cards import JOKER
+from rummy_env.cards import JOKER, parse_card
 from rummy_env.moves import Discard, DrawDiscard, DrawStock, LayOff, Meld, SwapJoker
 from tests import helpers
 from tests.helpers import (
@@ -723,14 +723,36 @@ def test_observation_of_three_melds_for_both_players():
 # ====================================================================== errors
 
 
-@pytest.mark.parametrize("preset", ["gin", "rummy500", "rummy51", "persian"])
+@pytest.mark.parametrize("preset", ["gin", "rummy51"])
 def test_wild_deuces_refused_where_it_does_not_fit(preset):
-    # gin melds only at the end; rummy500/persian must use a taken card; rummy51
-    # has an opening count (and must-use pickups): ValueError naming wild_deuces.
+    # gin melds only at the end; rummy51 has an opening count (not searched with wild 2s
+    # yet): ValueError naming wild_deuces.
     with pytest.raises(ValueError, match="wild_deuces"):
         rummy_env.make_rules(preset, 2, wild_deuces=True)
     with pytest.raises(ValueError, match="wild_deuces"):
         rummy_env.raw_env(preset, num_players=2, wild_deuces=True)
+
+
+@pytest.mark.parametrize("preset", ["rummy500", "persian"])
+def test_wild_deuces_with_must_use_pickups(preset):
+    """rummy500/persian with wild 2s: a 2 dug from the pile must go into the next meld or
+    lay-off, where it may stand as a wild card (laid before the jokers)."""
+    env = rummy_env.raw_env(preset, num_players=2, wild_deuces=True)
+    hands = [
+        ["5H", "7H", "KD", "QC", "9S", "8D", "3C", "4D", "TC", "JS", "6S", "AC", "2S"],
+        ["6C", "7C", "8C", "9C", "TH", "JH", "QH", "KH", "AH", "3H", "4H", "5D", "6D"],
+    ]
+    if preset == "persian":
+        hands[1][-1] = "JK"
+    deal(env, hands, discard=["2C"], stock_top=["9D"])
+    play(env, DrawDiscard())
+    assert env.state.must_use == parse_card("2C")
+    melds = meld_moves(env)
+    assert "meld 5H JK 7H" in melds  # the dug 2C as the 6H
+    assert all("JK" in m or "2C" in m for m in melds), melds
+    play(env, Meld(("5H", "2C", "7H")))
+    assert table(env) == [(0, ["5H", "2C", "7H"])]  # the dug 2C, not the 2S
+    assert "2S" in hand(env, 0)
 
 
 # =================================================================== PettingZoo

@@ -656,13 +656,15 @@ def check_rules(env: rummy_env.raw_env, legal: list[int]) -> None:
         assert (0 in legal) == bool(s.stock)
     if s.must_use >= 0:
         card = card_str(s.must_use)
+        # a wild 2 (wild_deuces) may go in as a wild card: decoded as JK
+        spelled = {card, "JK"} if s.must_use in s.wild_faces else {card}
         for a in legal:
             move = env.decode(a)
             assert isinstance(move, (Meld, LayOff)), f"{move} legal while {card} awaits its meld"
             if isinstance(move, Meld):
-                assert card in move.cards, f"{move} does not hold the dug card {card}"
+                assert spelled & set(move.cards), f"{move} does not hold the dug card {card}"
             else:
-                assert move.card == card, f"{move} does not hold the dug card {card}"
+                assert move.card in spelled, f"{move} does not hold the dug card {card}"
     if s.forbidden >= 0:
         assert L.DISCARD + s.forbidden not in legal
 
@@ -689,6 +691,8 @@ RANDOM_CONFIGS = [
     ("rummy500", 2, {"match": True, "target": 150}),
     ("persian", 2, {}),
     ("persian", 5, {}),
+    ("rummy500", 3, {"wild_deuces": True}),
+    ("persian", 2, {"wild_deuces": True}),
 ]
 RANDOM_IDS = [
     f"{p}-{n}p" + "".join(f"-{k}={v}" for k, v in kw.items()) for p, n, kw in RANDOM_CONFIGS
