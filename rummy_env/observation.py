@@ -107,7 +107,21 @@ class ObsLayout:
             self.slices[name] = slice(off, off + n)
             off += n
         self.size = off
-        self.zero_bytes = bytes(4 * off)
+        # gin (no melding during play, no opening, one round, no credit): nobody ever has
+        # "played", everyone is active and opened: those fields are constant, written into
+        # the zeros once (encode skips them)
+        zeros = array("f", bytes(4 * off))
+        self.seat_flags = bool(
+            rules.meld_during_play
+            or rules.open_points
+            or rules.match
+            or rules.scoring == "rummy500"
+        )
+        if not self.seat_flags:
+            for i in range(P):
+                zeros[self.slices["active"].start + i] = 1.0
+                zeros[self.slices["opened"].start + i] = 1.0
+        self.zero_bytes = zeros.tobytes()
         for name, sl in self.slices.items():
             setattr(self, name.upper(), sl.start)
         self.seat_offsets = (
@@ -147,23 +161,26 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
         i -= F
     if state.table:
         _encode_table(o, state, player, layout)
-    nhand, played, active, totals = state.nhand, state.played, state.active, state.totals
-    opened, credit = state.opened, state.credit
+    nhand, totals = state.nhand, state.totals
     for off in range(P):
         q = (player + off) % P
         o[HAND_SIZES + off] = nhand[q]
-        if played[q]:
-            o[PLAYED + off] = 1.0
-        if active[q]:
-            o[ACTIVE + off] = 1.0
         t = totals[q]
         if t:
             o[TOTALS + off] = t if -OBS_BOUND <= t <= OBS_BOUND else _clip(t)
-        if opened[q]:
-            o[OPENED + off] = 1.0
-        c = credit[q]
-        if c:
-            o[CREDIT + off] = c if -OBS_BOUND <= c <= OBS_BOUND else _clip(c)
+    if layout.seat_flags:  # the per-seat fields these rules can change (the rest is in zeros)
+        played, active, opened, credit = state.played, state.active, state.opened, state.credit
+        for off in range(P):
+            q = (player + off) % P
+            if played[q]:
+                o[PLAYED + off] = 1.0
+            if active[q]:
+                o[ACTIVE + off] = 1.0
+            if opened[q]:
+                o[OPENED + off] = 1.0
+            c = credit[q]
+            if c:
+                o[CREDIT + off] = c if -OBS_BOUND <= c <= OBS_BOUND else _clip(c)
     o[layout.STOCK_SIZE] = len(state.stock)
     o[layout.PHASE + state.phase] = 1.0
     o[layout.TO_ACT + (acting_seat(state) - player) % P] = 1.0
