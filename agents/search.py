@@ -232,6 +232,7 @@ class SearchAgent(Agent):
         self.policy = FastPolicy(rules)
         self._played_this_turn = False
         self.searched = 0  # decisions that were searched (for reports)
+        self.last_search: tuple[list[int], list[float]] | None = None
 
     @classmethod
     def options(cls) -> tuple[str, ...]:
@@ -324,6 +325,9 @@ class SearchAgent(Agent):
                     self.rollout(d.copy() if j < len(cands) - 1 else d, a, rollout_rng)
                 )
             n += 1
+        # the search's estimates, for callers that learn from them (experiments/distill.py):
+        # the candidates and each one's mean return over the determinizations
+        self.last_search = (list(cands), [sum(v) / len(v) for v in values])
         return cands[self.pick(values)]
 
     def pick(self, values: list[list[float]]) -> int:

@@ -15,7 +15,10 @@ Two stages, both resumable after a kill (rerun the same command):
    observation plus the ``features`` map, the same map
    :class:`agents.ppo_agent.PPOAgent` computes at play time), the legal mask,
    the teacher's move, and at the end of the round the deciding seat's margin
-   (own score minus the others' mean, / ``reward_scale``) as the value target.
+   (own score minus the others' mean, / ``reward_scale``) as the value target;
+   for a searching teacher also the candidates it compared and each one's mean
+   return over its determinizations (``cands``, ``values``: -1 / NaN where it did
+   not search), for value-based students.
    Games are written in shards of ``shard_games`` (``<run>/data/shard_K.npz``,
    sparse, written atomically); a rerun continues at the first missing shard.
    Deal ``first_deal + g`` for game ``g``: 10,000,000 and up by default, apart
@@ -140,6 +143,10 @@ def _eta(done: int, total: int, elapsed: float) -> str:
 
 
 # ------------------------------------------------------------------ collect
+#: candidates kept per decision (the search agent's default: 4 and a knock, or every draw)
+MAX_CANDS = 8
+
+
 def play_game(args: Args, rules, deal: int) -> dict[str, np.ndarray]:
     """One game with the teacher in every seat; the decisions' rows (module docs)."""
     import agents
@@ -153,7 +160,7 @@ def play_game(args: Args, rules, deal: int) -> dict[str, np.ndarray]:
     feats = {a: make_features(args.features, rules) for a in names}
     for i, a in enumerate(names):
         teachers[a].reset(seed=deal * 16 + i)
-    xs, masks, labels, seats = [], [], [], []
+    xs, masks, labels, seats, cands, values = [], [], [], [], [], []
     total = dict.fromkeys(names, 0.0)
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
@@ -162,12 +169,20 @@ def play_game(args: Args, rules, deal: int) -> dict[str, np.ndarray]:
             continue
         o, m = obs["observation"], obs["action_mask"]
         x = feats[name].augment(o, m) if feats[name] is not None else o
-        a = teachers[name].act(o, m)
+        teacher = teachers[name]
+        if hasattr(teacher, "last_search"):
+            teacher.last_search = None
+        a = teacher.act(o, m)
         if int(m.sum()) > 1:
             xs.append(x)
             masks.append(m.astype(bool))
             labels.append(a)
             seats.append(names.index(name))
+            # a searching teacher's candidates and their mean returns (-1 / NaN: not searched)
+            found = getattr(teacher, "last_search", None)
+            c, q = ([], []) if found is None else found
+            cands.append((list(c) + [-1] * MAX_CANDS)[:MAX_CANDS])
+            values.append((list(q) + [np.nan] * MAX_CANDS)[:MAX_CANDS])
         env.step(a)
         for k, r in env.rewards.items():
             total[k] += r
@@ -181,6 +196,8 @@ def play_game(args: Args, rules, deal: int) -> dict[str, np.ndarray]:
         "label": np.array(labels, np.int64),
         "ret": margin[seats_a].astype(np.float32),
         "seat": seats_a,
+        "cands": np.array(cands, np.int32).reshape(-1, MAX_CANDS),
+        "values": np.array(values, np.float32).reshape(-1, MAX_CANDS),
     }
 
 
@@ -214,6 +231,8 @@ def collect(args: Args) -> None:
             tmp,
             **part,
             seat=cat["seat"],
+            cands=cat["cands"],
+            values=cat["values"],
             game=game_of,
             shape=np.array(cat["x"].shape[1:] + cat["mask"].shape[1:]),
         )

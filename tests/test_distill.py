@@ -76,6 +76,13 @@ def test_collect_is_deterministic_and_resumes_at_the_missing_shard(tmp_path):
     assert before.keys() == after.keys()
     for k in before:
         np.testing.assert_array_equal(before[k], after[k])
+    z = np.load(second)
+    cands, values, labels = z["cands"], z["values"], z["labels"]
+    searched = cands[:, 0] >= 0
+    assert searched.any() and cands.shape == values.shape == (len(labels), distill.MAX_CANDS)
+    for c, v, a in zip(cands[searched], values[searched], labels[searched]):
+        assert a in c  # the teacher plays one of the candidates it compared
+        assert np.isfinite(v[c >= 0]).all() and np.isnan(v[c < 0]).all()
     buf, game = distill.load_data(args)
     assert buf.size == len(game) and sorted(set(game)) == [0, 1, 2, 3]
     obs, masks, labels, returns, _ = buf.batch(np.arange(buf.size))
