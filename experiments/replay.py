@@ -27,6 +27,7 @@ from typing import Any
 
 import rummy_env
 from experiments.tournament import UsageError, open_db, unpack_moves
+from rummy_env.engine import GameState
 from rummy_env.rules import RuleSet
 
 
@@ -129,15 +130,21 @@ def replay(game: StoredGame) -> list[Step]:
         ValueError: the game was stored without its moves (a store from before move lists).
         ReplayMismatch: a stored move is illegal, or the scores reached are not the stored ones.
     """
+    return replay_states(game)[1]
+
+
+def replay_states(game: StoredGame) -> tuple[list[GameState], list[Step]]:
+    """:func:`replay`, with the live states too: the deal, then the state after every move
+    (the last one holding the round's result, which ``to_dict`` leaves out)."""
     if game.moves is None:
         raise ValueError(
             f"game {game.id} was stored before tournaments kept move lists: it cannot be replayed"
         )
-    r = game.rules
     env = rummy_env.raw_env(
-        r.name, num_players=r.num_players, **_overrides(r)
-    )  # raises (ValueError) where the stored rules are not valid any more
+        game.rules
+    )  # raises (ValueError) where the rules are not valid any more
     env.reset(seed=game.seed)
+    states = [env.state.copy()]
     steps: list[Step] = []
     scores: list[list[int]] = []
     seen = None
@@ -157,6 +164,7 @@ def replay(game: StoredGame) -> list[Step]:
             env.step(a)
         except rummy_env.IllegalActionError as e:
             raise ReplayMismatch(f"game {game.id}, move {len(steps)}: {e}") from None
+        states.append(env.state.copy())
         steps.append(Step(len(steps), seat, game.agents[seat], a, text, env.state.to_dict()))
         res = env.state.last_result
         if res is not None and res is not seen:
@@ -168,7 +176,7 @@ def replay(game: StoredGame) -> list[Step]:
         raise ReplayMismatch(
             f"game {game.id}: the replay scores {scores}, the store holds {game.round_scores}"
         )
-    return steps
+    return states, steps
 
 
 def write_gif(game: StoredGame, path: str | Path, seconds_per_move: float = 0.8) -> Path:
@@ -176,14 +184,9 @@ def write_gif(game: StoredGame, path: str | Path, seconds_per_move: float = 0.8)
     (:func:`rummy_env.picture.draw_table`), the deal then one frame per move."""
     from PIL import Image
 
-    from rummy_env.engine import from_dict
     from rummy_env.picture import draw_table
 
-    steps = replay(game)
-    r = game.rules
-    env = rummy_env.raw_env(r.name, num_players=r.num_players, **_overrides(r))
-    env.reset(seed=game.seed)  # the deal as the tournament dealt it
-    states = [env.state] + [from_dict(s.state, r) for s in steps]
+    states, _ = replay_states(game)
     frames = [Image.fromarray(draw_table(st, omniscient=True)) for st in states]
     h = max(f.height for f in frames)
     frames = [f if f.height == h else _pad(f, h) for f in frames]
@@ -210,7 +213,7 @@ def _pad(img, height: int):
 
 
 def _overrides(r: RuleSet) -> dict[str, Any]:
-    """The fields of ``r`` that differ from its preset's defaults."""
+    """The fields of ``r`` that differ from its preset's defaults (for display)."""
     base = rummy_env.make_rules(r.name, r.num_players)
     return {
         k: getattr(r, k)

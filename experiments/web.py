@@ -58,7 +58,7 @@ from experiments.replay import (
     _overrides,
     list_games,
     load_game,
-    replay,
+    replay_states,
 )
 from experiments.stats import Summary
 from experiments.tournament import (
@@ -71,7 +71,7 @@ from experiments.tournament import (
     summary_rows,
     write_outputs,
 )
-from rummy_env.engine import GameState, Phase, apply_action, from_dict
+from rummy_env.engine import GameState, Phase
 from rummy_env.picture import draw_table
 from rummy_env.render import describe_result
 
@@ -383,15 +383,7 @@ class Web:
             if key in self.replays:
                 self.replays.move_to_end(key)
                 return self.replays[key]
-        steps = replay(game)
-        r = game.rules
-        env = rummy_env.raw_env(r.name, num_players=r.num_players, **_overrides(r))
-        env.reset(seed=game.seed)  # the deal, as the tournament dealt it
-        states = [env.state.copy()] + [from_dict(s.state, r) for s in steps[:-1]]
-        if steps:  # the last state as played, with the round's result (to_dict leaves it out)
-            for s in steps:
-                apply_action(env.state, s.action)
-            states.append(env.state)
+        states, steps = replay_states(game)
         with self._lock:
             self.replays[key] = (states, steps)
             while len(self.replays) > MAX_REPLAYS:

@@ -3,6 +3,7 @@ replays through the engine to its stored scores."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -55,7 +56,11 @@ def test_every_stored_game_replays_to_its_stored_scores(tmp_path, preset, player
         assert len(steps) == len(g.moves)
         last = steps[-1].state
         assert last["phase"] == "game_over"
-        assert [s.agent for s in steps[:1]] == [g.agents[steps[0].seat]]
+        # each seat made as many moves in the replay as the tournament counted for it
+        (stored,) = con.execute(
+            "SELECT decisions_per_seat FROM games WHERE rowid = ?", (g.id,)
+        ).fetchone()
+        assert [sum(s.seat == p for s in steps) for p in range(players)] == json.loads(stored)
     assert R.load_game(con, games[0].id).moves == games[0].moves
     with pytest.raises(KeyError, match="no game 999"):
         R.load_game(con, 999)
