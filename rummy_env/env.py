@@ -87,8 +87,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from rummy_env import engine
-from rummy_env.cards import NUM_NATURAL, NUM_RANKS, parse_card
-from rummy_env.moves import ActionCodec, LayOff, Move
+from rummy_env.moves import ActionCodec, Move
 from rummy_env.observation import OBS_BOUND, ObsLayout
 from rummy_env.observation import encode as encode_obs
 from rummy_env.render import render_text
@@ -158,29 +157,9 @@ class raw_env(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------- moves
     def encode(self, move: Move) -> int:
-        """Action id of a ``Move`` (``ValueError`` if it has none in this rule set). With wild
-        2s, a lay-off written with the 2 itself where it would not stand at its own place
-        is the wild lay-off (D-13: ``LayOff("2C", m)`` on a set of 7s is ``LayOff("JK", m)``)."""
-        a = self.codec.encode(move)
-        s = self.state
-        if (
-            isinstance(move, LayOff)
-            and s is not None
-            and self.rules.wild_deuces
-            and move.end is None
-            and 0 <= move.meld < len(s.table)
-        ):
-            f = parse_card(move.card)
-            m = s.table[move.meld]
-            if f % NUM_RANKS == self.rules.wild_rank and f not in m.accepts:
-                wild = [k for k in (NUM_NATURAL, NUM_NATURAL + 1) if k in m.accepts]
-                if len(wild) == 1:  # a set, or a run open at one end only
-                    a = (
-                        self.codec.layout.LAYOFF
-                        + move.meld * self.codec.layout.layoff_width
-                        + wild[0]
-                    )
-        return a
+        """Action id of a ``Move`` (``ValueError`` if it has none in this rule set), read in the
+        current state (``ActionCodec.encode``: a lay-off may name a wild 2 itself)."""
+        return self.codec.encode(move, self.state)
 
     def decode(self, action: int) -> Move:
         """The ``Move`` of an action id (runs show ``JK`` where a wild card would stand).

@@ -163,8 +163,11 @@ class ActionCodec:
         self.cat = catalogue_for(rules)
         self.num_actions = self.layout.size
 
-    def encode(self, move: Move) -> int:
-        """The action id of ``move``.
+    def encode(self, move: Move, state: GameState | None = None) -> int:
+        """The action id of ``move``. With ``state``, a lay-off written with a wild 2 and no
+        ``end`` where that 2 would not stand at its own place is the wild lay-off (D-13:
+        ``LayOff("2C", m)`` on a set of 7s is ``LayOff("JK", m)``), as ``decode`` reads
+        a run with the state.
 
         Raises:
             ValueError: the move does not exist in this rule set's action space.
@@ -205,13 +208,19 @@ class ActionCodec:
                         f"{move}: a swap needs a natural card and a rule set with wild cards"
                     )
                 return L.SWAP + move.meld * NUM_NATURAL + f
-            wild_2 = f % NUM_RANKS == self.rules.wild_rank and move.end is not None
-            if f == JOKER or wild_2:  # a wild 2 laid at a run's end counts as JK there
+            k = f
+            if f % NUM_RANKS == self.rules.wild_rank:  # a 2 laid as a wild card?
+                if move.end is not None:  # at a run's end: as JK there
+                    k = JOKER
+                elif state is not None and move.meld < len(state.table):
+                    m = state.table[move.meld]
+                    wild = [j for j in (NUM_NATURAL, NUM_NATURAL + 1) if j in m.accepts]
+                    if f not in m.accepts and len(wild) == 1:  # a set, or a run open at one end
+                        k = wild[0]
+            if k == JOKER:
                 if not self.rules.wilds:
                     raise ValueError(f"{move}: this rule set has no jokers")
                 k = NUM_NATURAL + (1 if move.end == "high" else 0)
-            else:
-                k = f
             return L.LAYOFF + move.meld * L.layoff_width + k
         if isinstance(move, Discard):
             f = parse_card(move.card)
