@@ -280,18 +280,26 @@ class TableMeld:
             self.wild_cards,
         )
 
+    def swap_index(self, face: int) -> int:
+        """Index in :attr:`wild_cards` of the wild card natural ``face`` would replace (a run:
+        the one at its place; a set: a joker before a 2)."""
+        wc = self.wild_cards
+        if self.is_run:
+            return (self.wild & ((1 << self._place(face)) - 1)).bit_count()  # wilds below it
+        return wc.index(JOKER) if JOKER in wc else len(wc) - 1
+
+    def _place(self, face: int) -> int:
+        """The run position where a wild card stands for natural ``face``."""
+        pos = face % NUM_RANKS
+        return pos if self.wild >> pos & 1 else ACE_HIGH_POS  # else an ace standing high
+
     def swapped(self, face: int, cat: Catalogue) -> tuple[TableMeld, int]:
         """The meld after natural ``face`` replaces the wild card standing for it, and that
-        wild card (a set gives up a joker before a 2)."""
+        wild card (:meth:`swap_index`)."""
         wc = list(self.wild_cards)
+        taken = wc.pop(self.swap_index(face))
         if self.is_run:
-            pos = next(
-                p
-                for p in range(self.lo, self.hi + 1)
-                if self.wild >> p & 1 and run_face(self.key, p) == face
-            )
-            i = (self.wild & ((1 << pos) - 1)).bit_count()  # wild cards below pos
-            taken = wc.pop(i)
+            pos = self._place(face)
             return TableMeld(
                 self.owner,
                 True,
@@ -304,8 +312,6 @@ class TableMeld:
                 cat,
                 tuple(wc),
             ), taken
-        i = wc.index(JOKER) if JOKER in wc else len(wc) - 1
-        taken = wc.pop(i)
         return TableMeld(
             self.owner,
             False,
@@ -996,15 +1002,6 @@ def _wild_for(s: GameState, hand: list[int], m: TableMeld, k: int) -> int:
     return -1
 
 
-def _swap_taken(m: TableMeld, f: int) -> int:
-    """The wild card a swap of natural ``f`` into meld ``m`` hands over (TableMeld.swapped)."""
-    wc = m.wild_cards
-    if m.is_run:
-        pos = next(p for p in range(m.lo, m.hi + 1) if m.wild >> p & 1 and run_face(m.key, p) == f)
-        return wc[(m.wild & ((1 << pos) - 1)).bit_count()]
-    return JOKER if JOKER in wc else wc[-1]
-
-
 def _legal_play(s: GameState) -> list[int]:
     """Legal actions of the play phase (melding during play)."""
     faces = discard_only(s)
@@ -1190,7 +1187,8 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                     for f in m.swaps:
                         # the swap gives f and takes a wild card: keep something discardable
                         if hand[f] and (
-                            forb < 0 or n > nforb + (forb == _swap_taken(m, f)) - (forb == f)
+                            forb < 0
+                            or n > nforb + (forb == m.wild_cards[m.swap_index(f)]) - (forb == f)
                         ):
                             acts.append(b + f)
         acts.sort()
