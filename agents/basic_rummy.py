@@ -144,19 +144,19 @@ class BasicExpertAgent(GreedyAgent):
             left = [f for f, c in enumerate(h) if c for _ in range(c)]
             pairs = []
             for i, a in enumerate(left):
-                for b in left[i + 1 :]:
+                for j in range(i + 1, len(left)):
+                    b = left[j]
                     ra, rb = a % NUM_RANKS, b % NUM_RANKS
                     if (
                         ra == rb
                         and a != b
                         or (a // NUM_RANKS == b // NUM_RANKS and 0 < abs(ra - rb) <= 2)
                     ):
-                        pairs.append((self.values[a] + self.values[b], i, a, b))
+                        pairs.append((self.values[a] + self.values[b], i, j))
             used: set[int] = set()
-            for v, i, _a, b in sorted(pairs, reverse=True):
+            for v, i, j in sorted(pairs, reverse=True):
                 if not w:
                     break
-                j = left.index(b, i + 1)
                 if i in used or j in used:
                     continue
                 used.update((i, j))
