@@ -328,6 +328,7 @@ def fit(args: Args) -> Path:
     if epoch0:
         model = load_ppo(run / "checkpoints" / f"step_{done[-1]}.zip", env=venv)
     policy = model.policy
+    assert policy.share_features_extractor  # losses() runs the shared extractor once
     opt = th.optim.Adam(policy.parameters(), lr=args.learning_rate)
     opt_path = run / "checkpoints" / "optimizer.pt"
     if epoch0 and opt_path.exists():
@@ -348,8 +349,12 @@ def fit(args: Args) -> Path:
         dev = th.as_tensor(expert != a)
         w = 1.0 + (args.deviation_weight - 1.0) * dev.float()
         with th.set_grad_enabled(train):
-            values, logp, _ = policy.evaluate_actions(o_t, a_t, action_masks=m)
-            dist = policy.get_distribution(o_t, action_masks=m)
+            # one forward pass for the values and the masked distribution (as evaluate_actions)
+            latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(o_t))
+            dist = policy.action_dist.proba_distribution(action_logits=policy.action_net(latent_pi))
+            dist.apply_masking(m)
+            values = policy.value_net(latent_vf)
+            logp = dist.log_prob(a_t)
             pol = -(w * logp).sum() / w.sum()
             val = ((values.flatten() - ret_t) ** 2).mean()
             if train:
