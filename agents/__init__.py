@@ -23,6 +23,7 @@ Registry names:
 | `rummy51-expert` | rule-based Rummy 51 agent: plans the opening (`rummy51`)       |
 | `search`       | determinized Monte Carlo search with fast rollouts             |
 | `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.npz`, or a `.npz`/`.zip` path; loading runs no code) |
+| `es:<model>`   | a variant agent with constants learned by evolution strategies (`agents/trained/es/<model>.npz`, `agents/tuned.py`) |
 | `variant`      | the rule-based agent of the preset (`VARIANT_AGENTS[rules.name]`) |
 | `trained:<preset>` | the strongest shipped model of the preset for two players (`TRAINED_MODELS`); bare `trained`: the rules' preset |
 
@@ -36,6 +37,7 @@ A variant's own agent lives in its own module and is added with one line to
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 from agents.base import Agent, Policy, View, read_observation
@@ -52,6 +54,11 @@ _AGENTS: dict[str, tuple[str, str, str]] = {
     "rummy51-expert": ("agents.rummy51", "Rummy51ExpertAgent", "rule-based Rummy 51 agent"),
     "search": ("agents.search", "SearchAgent", "determinized Monte Carlo search"),
     "ppo": ("agents.ppo_agent", "PPOAgent", "a trained MaskablePPO policy (ppo:<model>)"),
+    "es": (
+        "agents.tuned",
+        "TunedAgent",
+        "a variant agent with constants learned by ES (es:<model>)",
+    ),
 }
 
 #: preset name -> registry name of the rule-based agent written for it
@@ -66,18 +73,29 @@ VARIANT_AGENTS: dict[str, str] = {
 
 VARIANT = "variant"
 
-#: preset -> the shipped model (``agents/trained/<model>.npz``) that ``trained:<preset>`` plays:
-#: the strongest shipped model of that preset for two players (its card: agents/trained/README.md)
+#: preset -> the agent spec of the shipped model that ``trained:<preset>`` plays: the strongest
+#: shipped model of that preset for two players (the model cards: agents/trained/README.md)
 TRAINED_MODELS: dict[str, str] = {
-    "basic": "basic-2p",
+    "basic": "ppo:basic-2p",
 }
 
 TRAINED = "trained"
 
 
+def shipped_models() -> list[str]:
+    """The specs of the models shipped in ``agents/trained/`` (``ppo:basic-2p``, ``es:gin-2p``, ...)."""
+    trained = Path(__file__).resolve().parent / "trained"  # as agents.ppo_agent and agents.tuned
+    return [f"ppo:{p.stem}" for p in sorted(trained.glob("*.npz"))] + [
+        f"es:{p.stem}" for p in sorted((trained / "es").glob("*.npz"))
+    ]
+
+
 def available() -> list[str]:
-    """Every name :func:`make` accepts."""
-    return sorted([*_AGENTS, VARIANT, *(f"{TRAINED}:{p}" for p in TRAINED_MODELS)])
+    """Every name :func:`make` accepts: the registry, ``variant``, the ``trained:<preset>``
+    aliases and each shipped model under its own name."""
+    return sorted(
+        [*_AGENTS, VARIANT, *(f"{TRAINED}:{p}" for p in TRAINED_MODELS), *shipped_models()]
+    )
 
 
 def _trained(spec: str, parts: list[str], rules: RuleSet | None) -> tuple[str, dict[str, Any]]:
@@ -93,12 +111,17 @@ def _trained(spec: str, parts: list[str], rules: RuleSet | None) -> tuple[str, d
         )
     if rules is not None and rules.name != preset:
         raise ValueError(f"agent spec {spec!r}: a {preset} model cannot play {rules.name!r}")
-    _, opts = parse_spec(":".join(["ppo", *[p for p in parts if "=" in p]]), rules)
+    opts = {
+        k.strip(): parse_value(v.strip())
+        for k, _, v in (p.partition("=") for p in parts if "=" in p)
+    }
     if "model" in opts:
         raise ValueError(
-            f"agent spec {spec!r}: trained picks the model; use ppo:<model> for another"
+            f"agent spec {spec!r}: trained picks the model; use ppo:<model> or es:<model> "
+            "for another"
         )
-    return "ppo", {"model": TRAINED_MODELS[preset], **opts}
+    name, model_opts = parse_spec(TRAINED_MODELS[preset], rules)
+    return name, {**model_opts, **opts}
 
 
 def resolve(name: str, rules: RuleSet) -> str:

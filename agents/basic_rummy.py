@@ -83,6 +83,28 @@ class BasicExpertAgent(GreedyAgent):
 
     name = "basic-expert"
 
+    #: the constants of the strategy, as attributes so that a trained model (`es:<model>`,
+    #: :mod:`agents.tuned`) can set them; the class values are the hand-picked defaults.
+    #: Each name maps to the scale of one step in the search (experiments/train_es.py).
+    TUNABLE: dict[str, float] = {
+        "potential_weight": 0.25,
+        "danger_weight": 0.25,
+        "take_margin": 1.0,
+        "danger_fit": 2.0,
+        "danger_rank": 1.5,
+        "danger_adj": 1.0,
+        "danger_gap": 0.75,
+        "horizon_cap": 1.5,
+        "high_card": 0.15,
+    }
+    take_margin = 2.0  # the up-card is taken when it improves the hand score by more
+    danger_fit = 6.0  # danger of a discard that fits a table meld
+    danger_rank = 4.0  # ... of the rank of a card the next player took
+    danger_adj = 3.0  # ... a suit neighbour of one
+    danger_gap = 1.5  # ... two ranks from one in its suit
+    horizon_cap = 6.0  # most own draws the potential looks ahead
+    high_card = 0.0  # extra urge to discard high cards (points per point of card value)
+
     def __init__(
         self,
         rules: RuleSet,
@@ -232,7 +254,9 @@ class BasicExpertAgent(GreedyAgent):
         """Rough number of own draws left this round."""
         opp = [s for o, s in enumerate(v.hand_sizes) if o and v.active[o]]
         close = min(opp) if opp else 10
-        turns = min(6.0, max(0.5, close - 1.0), v.stock_size / max(1, len(opp) + 1) + 1)
+        turns = min(
+            self.horizon_cap, max(0.5, close - 1.0), v.stock_size / max(1, len(opp) + 1) + 1
+        )
         return turns
 
     def danger(self, v: View, f: int, fits: dict[int, int]) -> float:
@@ -240,7 +264,7 @@ class BasicExpertAgent(GreedyAgent):
             return 0.0
         d = 0.0
         if f in fits:
-            d += 6.0
+            d += self.danger_fit
         nxt = 1 % len(v.hand_sizes)
         if nxt and v.known:
             r, s = f % NUM_RANKS, f // NUM_RANKS
@@ -249,9 +273,9 @@ class BasicExpertAgent(GreedyAgent):
                     continue
                 rk, sk = k % NUM_RANKS, k // NUM_RANKS
                 if rk == r:
-                    d += 4.0
+                    d += self.danger_rank
                 elif sk == s and abs(rk - r) <= 2:
-                    d += 3.0 if abs(rk - r) == 1 else 1.5
+                    d += self.danger_adj if abs(rk - r) == 1 else self.danger_gap
         return d
 
     def score_hand(self, hand: list[int], unseen: list[int], horizon: float) -> float:
@@ -307,7 +331,7 @@ class BasicExpertAgent(GreedyAgent):
         hz = self.horizon(v)
         base = self.score_hand(list(v.hand), unseen, hz)
         best = self.score_taking(v.hand, t, unseen, hz)
-        if best is not None and best < base - 2.0:
+        if best is not None and best < base - self.take_margin:
             return a
         return by_kind[DRAW_STOCK][0]
 
@@ -425,7 +449,7 @@ class BasicExpertAgent(GreedyAgent):
             hand[f] -= 1
             s = self.score_hand(hand, unseen, hz)
             hand[f] += 1
-            s += self.danger_weight * self.danger(v, f, fits)
+            s += self.danger_weight * self.danger(v, f, fits) - self.high_card * self.values[f]
             keyed.append(((round(s, 6), -self.values[f], -f), a))
         keyed.sort()
         return [a for _, a in keyed]

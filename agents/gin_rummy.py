@@ -189,6 +189,24 @@ class GinExpertAgent(BasicExpertAgent):
     name = "gin-expert"
     version = 2  # 2: potential_weight 0.5 (was 1)
 
+    TUNABLE: dict[str, float] = {
+        **{k: v for k, v in BasicExpertAgent.TUNABLE.items() if k != "danger_fit"},
+        "potential_weight": 0.15,
+        "gin_hold": 1.0,
+        "knock_mid": 1.5,
+        "knock_late": 1.5,
+        "knock_stock_early": 3.0,
+        "knock_stock_late": 3.0,
+        "knock_per_pickup": 0.5,
+        "gin_outs_min": 1.0,
+    }
+    knock_mid = 7.0  # most deadwood it knocks with while the stock holds 10-19 cards
+    knock_late = 4.0  # ... below knock_stock_late cards
+    knock_stock_early = 20.0  # from this stock size on it knocks at the knock limit
+    knock_stock_late = 10.0
+    knock_per_pickup = 1.0  # the threshold falls this much per card the opponent took
+    gin_outs_min = 4.0  # unseen gin cards needed to hold a knock for gin
+
     def __init__(
         self,
         rules: RuleSet,
@@ -207,7 +225,7 @@ class GinExpertAgent(BasicExpertAgent):
             danger_weight=danger_weight,
         )
         self.take_margin = float(take_margin)
-        self.gin_hold = int(gin_hold)
+        self.gin_hold = float(gin_hold)
         if knock_schedule not in ("tight", "asap"):
             raise ValueError(
                 f"knock_schedule={knock_schedule!r} is not allowed (allowed: 'tight', 'asap')"
@@ -262,19 +280,19 @@ class GinExpertAgent(BasicExpertAgent):
         return other[0]
 
     # ------------------------------------------------------------- knocking
-    def knock_threshold(self, v: View) -> int:
+    def knock_threshold(self, v: View) -> float:
         """Most deadwood the agent knocks with now (see the module docstring)."""
         limit = v.knock_limit
         if self.knock_schedule == "asap":
             return limit
-        if v.stock_size >= 20:
+        if v.stock_size >= self.knock_stock_early:
             t = limit
-        elif v.stock_size >= 10:
-            t = min(limit, 7)
+        elif v.stock_size >= self.knock_stock_late:
+            t = min(limit, self.knock_mid)
         else:
-            t = min(limit, 4)
+            t = min(limit, self.knock_late)
         picked = sum(v.known[0][:NUM_NATURAL]) if v.known else 0
-        return max(min(1, limit), t - picked)
+        return max(min(1, limit), t - self.knock_per_pickup * picked)
 
     def gin_outs(self, hand: list[int], unseen: list[int]) -> int:
         """Unseen cards that would make the hand (10 cards) gin after one draw and discard."""
@@ -305,11 +323,14 @@ class GinExpertAgent(BasicExpertAgent):
             if k == 0 or not discards:
                 return best
             if k <= self.knock_threshold(v):
-                if self.gin_hold and k <= self.gin_hold and v.stock_size >= 20:
+                if self.gin_hold and k <= self.gin_hold and v.stock_size >= self.knock_stock_early:
                     rest = list(hand)
                     rest[self.moves[best][1]] -= 1
                     same = [a for a in discards if self.moves[a][1] == self.moves[best][1]]
-                    if same and self.gin_outs(rest, unseen_counts(v, self.rules)) >= 4:
+                    if (
+                        same
+                        and self.gin_outs(rest, unseen_counts(v, self.rules)) >= self.gin_outs_min
+                    ):
                         return same[0]
                 return best
         if not discards:

@@ -67,6 +67,24 @@ class Rummy500ExpertAgent(BasicExpertAgent):
 
     name = "rummy500-expert"
 
+    TUNABLE: dict[str, float] = {
+        **{k: v for k, v in BasicExpertAgent.TUNABLE.items() if k != "take_margin"},
+        "danger_rank": 1.0,
+        "danger_adj": 0.75,
+        "danger_gap": 0.5,
+        "risk_early": 0.2,
+        "risk_late": 0.2,
+        "opp_card_value": 2.0,
+        "dig_margin": 1.0,
+    }
+    danger_rank = 3.0  # danger of the rank of a card an opponent took
+    danger_adj = 2.0  # ... a suit neighbour of one
+    danger_gap = 1.0  # ... two ranks from one in its suit
+    risk_early = 0.6  # weight of the leftover a pick-up adds, while the round is young
+    risk_late = 1.0  # ... once an opponent is close to going out or the stock is short
+    opp_card_value = 7.0  # points an opponent's card in hand is guessed to be worth
+    dig_margin = 0.0  # the best pick-up is taken when its gain is above this
+
     def __init__(
         self,
         rules: RuleSet,
@@ -100,8 +118,8 @@ class Rummy500ExpertAgent(BasicExpertAgent):
     def risk(self, v: View) -> float:
         opp = [s for o, s in enumerate(v.hand_sizes) if o and v.active[o]]
         if (opp and min(opp) <= 3) or v.stock_size <= 2 * len(v.hand_sizes):
-            return 1.0
-        return 0.6
+            return self.risk_late
+        return self.risk_early
 
     def dig_gain(
         self, v: View, depth: int, fits: dict[int, int], base: tuple[int, int], risk: float
@@ -138,7 +156,7 @@ class Rummy500ExpertAgent(BasicExpertAgent):
             if self.ahead(v) or best is None:
                 return ends[0]
             return best
-        if best is not None and gain > 0:
+        if best is not None and gain > self.dig_margin:
             return best
         if by_kind.get(DRAW_STOCK):
             return by_kind[DRAW_STOCK][0]
@@ -148,7 +166,9 @@ class Rummy500ExpertAgent(BasicExpertAgent):
         credit = v.credit or [0] * len(v.hand_sizes)
         mine = credit[0] - sum(c * self.values[f] for f, c in enumerate(v.hand))
         others = [
-            credit[o] - 7 * v.hand_sizes[o] for o in range(1, len(v.hand_sizes)) if v.active[o]
+            credit[o] - self.opp_card_value * v.hand_sizes[o]
+            for o in range(1, len(v.hand_sizes))
+            if v.active[o]
         ]
         return not others or mine > max(others)
 
@@ -156,7 +176,7 @@ class Rummy500ExpertAgent(BasicExpertAgent):
     def danger(self, v: View, f: int, fits: dict[int, int]) -> float:
         if f >= NUM_NATURAL:
             return 0.0
-        d = 6.0 if f in fits else 0.0
+        d = self.danger_fit if f in fits else 0.0
         r, s = f % NUM_RANKS, f // NUM_RANKS
         for known in v.known:
             for k, c in enumerate(known[:NUM_NATURAL]):
@@ -164,9 +184,9 @@ class Rummy500ExpertAgent(BasicExpertAgent):
                     continue
                 rk, sk = k % NUM_RANKS, k // NUM_RANKS
                 if rk == r:
-                    d += 3.0
+                    d += self.danger_rank
                 elif sk == s and abs(rk - r) <= 2:
-                    d += 2.0 if abs(rk - r) == 1 else 1.0
+                    d += self.danger_adj if abs(rk - r) == 1 else self.danger_gap
         return d
 
     def expert_discard(self, v: View, discards: list[int], fits: dict[int, int]) -> int:

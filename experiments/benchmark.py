@@ -21,8 +21,14 @@ PettingZoo's gin_rummy_v4 (removed from PettingZoo 1.27) cannot be imported
 beside our dependencies; their scripts in ``../shared/peers`` run in their own
 venv (``--peers-python``) when it exists.
 
+``--agents A,B`` measures agents instead: A plays B on the same deals, seats
+swapped every deal, and each agent's own ``act`` time is counted, so both are
+timed side by side in one run on one core (the speed of a shipped model
+against its preset's variant agent: agents/trained/README.md).
+
     python -m experiments.benchmark                     # basic, 2 players
     python -m experiments.benchmark --preset basic --players 4 --seconds 5
+    python -m experiments.benchmark --preset gin --agents es:gin-2p,variant --seconds 5
 """
 
 from __future__ import annotations
@@ -278,6 +284,54 @@ def print_peer_table(ours: dict, peers: dict) -> None:
         )
 
 
+def bench_agents(
+    preset: str, overrides: dict, specs: list[str], seconds: float, repeats: int, seed: int
+) -> list[dict]:
+    """Decisions per second of each agent's own moves, A against B (module docs)."""
+    import agents
+    from experiments.tournament import play_out
+
+    env = rummy_env.raw_env(preset, num_players=2, **overrides)
+    bots = {(spec, seat): agents.make(spec, env.rules, seat) for spec in specs for seat in range(2)}
+    rows = []
+    deal = seed
+    for _ in range(repeats):
+        spent = {s: 0.0 for s in specs}
+        count = {s: 0 for s in specs}
+        t_end = time.perf_counter() + seconds
+        while time.perf_counter() < t_end:
+            order = specs if deal % 2 == 0 else specs[::-1]
+            seated = [bots[order[k], k] for k in range(2)]
+            for k, b in enumerate(seated):
+                b.reset(seed=deal * 1009 + k)
+
+            def timed(
+                k: int, obs, mask, seated=seated, order=order, spent=spent, count=count
+            ) -> int:
+                t0 = time.perf_counter()
+                a = seated[k].act(obs, mask)
+                spent[order[k]] += time.perf_counter() - t0
+                count[order[k]] += 1
+                return a
+
+            play_out(env, deal, timed)
+            deal += 1
+        rows.append({s: count[s] / max(spent[s], 1e-9) for s in specs})
+    return rows
+
+
+def print_agents(specs: list[str], rows: list[dict]) -> None:
+    a, b = specs
+    ratios = [r[a] / r[b] for r in rows]
+    print(f"{'agent':24s} {'decisions/s (median)':>21s}")
+    for s in specs:
+        print(f"{s:24s} {statistics.median(r[s] for r in rows):21,.0f}")
+    print(
+        f"{a} / {b}: median ratio {statistics.median(ratios):.2f} "
+        f"(per repeat {', '.join(f'{x:.2f}' for x in ratios)})"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="basic", help="preset name, or 'all' for every preset")
@@ -300,6 +354,9 @@ def main(argv: list[str] | None = None) -> None:
         "--peers-dir", default=str(Path(__file__).resolve().parents[1] / ".." / "shared" / "peers")
     )
     ap.add_argument("--json", default=None, help="write the results to this file")
+    ap.add_argument(
+        "--agents", default=None, metavar="A,B", help="time two agents playing each other instead"
+    )
     args = ap.parse_args(argv)
     if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})
@@ -307,6 +364,20 @@ def main(argv: list[str] | None = None) -> None:
         overrides = parse_overrides(args.set)
     except ValueError as e:
         ap.error(str(e))
+    if args.agents:
+        specs = [x.strip() for x in args.agents.split(",")]
+        if len(specs) != 2 or args.preset == "all":
+            ap.error("--agents takes two agent specs (A,B) and one --preset")
+        try:
+            rows = bench_agents(
+                args.preset, overrides, specs, args.seconds, args.repeats, args.seed
+            )
+        except (ValueError, FileNotFoundError) as e:
+            ap.error(str(e))
+        print_agents(specs, rows)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=2))
+        return
     presets = sorted(rummy_env.PRESETS) if args.preset == "all" else [args.preset]
     results = []
     print(

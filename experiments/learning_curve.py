@@ -177,7 +177,7 @@ def plot(res: dict[str, Any], path: Path) -> None:
         ]
         ax.errorbar(x, y, yerr=err, fmt="o-", capsize=3, label=f"vs {o}", color=f"C{i}")
     ax.axhline(0, color="grey", lw=0.8)
-    ax.set_xlabel("PPO steps (0 = after the imitation warm start)")
+    ax.set_xlabel(res.get("x_label", "PPO steps (0 = after the imitation warm start)"))
     ax.set_ylabel("margin per deal (95% CI)")
     ax.set_title(f"{Path(res['run']).name}: {res['deals']} held-out duplicate deals", fontsize=9)
     ax.legend()

@@ -54,6 +54,7 @@ import sqlite3
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -241,6 +242,35 @@ def _worker_init(
     _WORKER["agents"] = {}
 
 
+def play_out(
+    env: Any, seed: int, choose: Callable[[int, Any, Any], int]
+) -> tuple[list[dict[str, Any]], list[int], list[int]]:
+    """Play deal ``seed`` of the AEC ``env`` to the end, ``choose(seat, observation, mask)``
+    picking each move (the agents are reset by the caller): ``(rounds, moves, decisions)``,
+    the referee's result of each round, every action id in order (the game replays from
+    ``(seed, moves)``) and the decisions of each seat."""
+    env.reset(seed=seed)
+    decisions = [0] * env.rules.num_players
+    moves: list[int] = []
+    rounds: list[dict[str, Any]] = []
+    seen = None
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[name]
+        a = choose(seat, obs["observation"], obs["action_mask"])
+        decisions[seat] += 1
+        moves.append(int(a))
+        env.step(a)
+        res = env.unwrapped.state.last_result  # the referee's view: round results
+        if res is not None and res is not seen:
+            seen = res
+            rounds.append(res)
+    return rounds, moves, decisions
+
+
 def play_game(seed: int, seating: tuple[AgentSpec, ...]) -> dict[str, Any]:
     """Play deal ``seed`` with ``seating`` (worker side); the game's record."""
     env = _WORKER["env"]
@@ -255,25 +285,7 @@ def play_game(seed: int, seating: tuple[AgentSpec, ...]) -> dict[str, Any]:
     for seat, b in enumerate(bots):
         b.reset(seed=seed * 1009 + seat)
     t0 = time.perf_counter()
-    env.reset(seed=seed)
-    decisions = [0] * rules.num_players
-    moves: list[int] = []  # every action id in order: the game replays from (seed, moves)
-    rounds: list[dict[str, Any]] = []
-    seen = None
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        seat = env.agent_name_mapping[name]
-        a = bots[seat].act(obs["observation"], obs["action_mask"])
-        decisions[seat] += 1
-        moves.append(int(a))
-        env.step(a)
-        res = env.unwrapped.state.last_result  # the referee's view: round results
-        if res is not None and res is not seen:
-            seen = res
-            rounds.append(res)
+    rounds, moves, decisions = play_out(env, seed, lambda k, o, m: bots[k].act(o, m))
     last = rounds[-1]
     winner = last["match_winner"] if rules.match else last["winner"]
     rewards = [sum(r["rewards"][p] for r in rounds) for p in range(rules.num_players)]

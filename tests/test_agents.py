@@ -300,12 +300,12 @@ def test_trained_alias_plays_the_shipped_model_of_the_preset():
     for preset, model in agents.TRAINED_MODELS.items():
         assert f"trained:{preset}" in agents.available()
         r = rummy_env.make_rules(preset, num_players=2)
-        assert agents.parse_spec(f"trained:{preset}", r) == ("ppo", {"model": model})
-        assert agents.parse_spec("trained", r) == ("ppo", {"model": model})
-        assert agents.make(f"trained:{preset}", r, 1).path.name == f"{model}.npz"
-    assert (
-        agents.parse_spec("trained:basic:deterministic=false", rules)[1]["deterministic"] is False
-    )
+        kind, name = model.split(":")
+        assert model in agents.available()  # the model under its own name too
+        assert agents.parse_spec(f"trained:{preset}", r) == (kind, {"model": name})
+        assert agents.parse_spec("trained", r) == (kind, {"model": name})
+        assert agents.make(f"trained:{preset}", r, 1).path.name == f"{name}.npz"
+    assert agents.parse_spec("ppo:basic-2p:deterministic=false", rules)[1]["deterministic"] is False
     missing = sorted({"gin", "rummy500", "rummy51", "persian"} - set(agents.TRAINED_MODELS))
     for preset in missing:
         with pytest.raises(ValueError, match="no trained model for preset"):

@@ -19,3 +19,18 @@ def test_openspiel_is_measured_in_process_interleaved_with_ours():
     for r in rows:
         assert len(r["ratios"]) == 2 and r["ours_per_s"] > 0 and r["peer_per_s"] > 0
         assert min(r["ratios"]) <= r["ratio_median"] <= max(r["ratios"])
+
+
+def test_agents_are_timed_side_by_side(capsys):
+    rows = benchmark.bench_agents(
+        "basic", {}, ["greedy", "variant"], seconds=0.05, repeats=2, seed=0
+    )
+    assert len(rows) == 2 and all(r["greedy"] > 0 and r["variant"] > 0 for r in rows)
+    benchmark.main(
+        ["--agents", "greedy,random", "--seconds", "0.05", "--repeats", "1", "--cpu", "-1"]
+    )
+    assert "greedy / random: median ratio" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        benchmark.main(["--agents", "greedy", "--cpu", "-1"])
+    with pytest.raises(SystemExit):
+        benchmark.main(["--agents", "greedy,nope", "--seconds", "0.01", "--cpu", "-1"])
