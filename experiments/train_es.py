@@ -70,7 +70,10 @@ class Args:
     run_dir: str = "runs"
     """parent directory of the run"""
     stage: str = "train"
-    """train (resumes a run) or curve (the learning curve of its checkpoints)"""
+    """train (resumes a run), curve (the learning curve of its checkpoints) or ship (copy
+    the final model to agents/trained/es/<ship_name>.npz)"""
+    ship_name: str = ""
+    """name of the shipped model (default <preset>-<players>p: es:<preset>-<players>p)"""
 
     # ---- game
     preset: str = "basic"
@@ -123,8 +126,8 @@ def parse_args(argv: list[str] | None = None) -> Args:
     from experiments.train_ppo import parse_cli
 
     args = parse_cli(Args, argv, __doc__.splitlines()[0].replace("``", ""))
-    if args.stage not in ("train", "curve"):
-        raise ValueError(f"stage={args.stage!r} is not allowed (allowed: train, curve)")
+    if args.stage not in ("train", "curve", "ship"):
+        raise ValueError(f"stage={args.stage!r} is not allowed (allowed: train, curve, ship)")
     for name in ("iterations", "directions", "deals", "workers", "checkpoint_every"):
         if getattr(args, name) < 1:
             raise ValueError(f"{name}={getattr(args, name)} is not allowed (allowed: 1 or more)")
@@ -494,6 +497,19 @@ def curve(args: Args) -> dict[str, Any]:
     }
 
 
+def ship(args: Args, to: Path | None = None) -> Path:
+    """Copy the run's final model to ``agents/trained/es/<ship_name>.npz`` (or ``to``)."""
+    from agents.tuned import ES_DIR, read_model, write_model
+
+    final = args.run / "final_model.npz"
+    if not final.exists():
+        raise FileNotFoundError(f"{final}: no final model (train the run first)")
+    values, meta = read_model(final)
+    meta["run"] = args.run.name
+    name = args.ship_name or f"{args.preset}-{args.num_players}p"
+    return write_model(to or ES_DIR / f"{name}.npz", values, meta)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if args.stage == "train":
@@ -502,6 +518,9 @@ def main(argv: list[str] | None = None) -> None:
             print(
                 f"[es] done: {state['iteration']} iterations, model {args.run / 'final_model.npz'}"
             )
+        return
+    if args.stage == "ship":
+        print(f"[es] shipped {ship(args)}")
         return
     from experiments.learning_curve import plot, table
 

@@ -153,3 +153,12 @@ def test_smoke_recipe_trains_resumes_after_a_kill_and_draws_its_curve(tmp_path):
     assert first["mean"] == 0.0 and first["n"] == 4  # iteration 0 is the variant agent itself
     assert set(res["last_minus_first"]) == {"greedy", "variant"}
     assert (run / "curve" / "curve.png").stat().st_size > 0
+
+    args = train_es.parse_args(
+        ["--config", str(SMOKE), "--run-dir", str(tmp_path), "--exp-name", "whole"]
+    )
+    shipped = train_es.ship(args, to=tmp_path / "shipped.npz")
+    values, meta = read_model(shipped)
+    assert values == read_model(run / "final_model.npz")[0] and meta["run"] == "whole__s1"
+    rules = rummy_env.make_rules("basic", num_players=2)
+    assert agents.make(f"es:{shipped}", rules, 0).inner.take_margin == values["take_margin"]
