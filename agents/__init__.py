@@ -76,7 +76,10 @@ VARIANT = "variant"
 #: preset -> the agent spec of the shipped model that ``trained:<preset>`` plays: the strongest
 #: shipped model of that preset for two players (the model cards: agents/trained/README.md)
 TRAINED_MODELS: dict[str, str] = {
-    "basic": "ppo:basic-2p",
+    "basic": "es:basic-2p",
+    "gin": "es:gin-2p",
+    "rummy500": "es:rummy500-2p",
+    "rummy51": "es:rummy51-2p",
 }
 
 TRAINED = "trained"

@@ -162,3 +162,18 @@ def test_smoke_recipe_trains_resumes_after_a_kill_and_draws_its_curve(tmp_path):
     assert values == read_model(run / "final_model.npz")[0] and meta["run"] == "whole__s1"
     rules = rummy_env.make_rules("basic", num_players=2)
     assert agents.make(f"es:{shipped}", rules, 0).inner.take_margin == values["take_margin"]
+
+
+@pytest.mark.parametrize("preset", ["basic", "gin", "rummy500", "rummy51"])
+def test_shipped_models_play_their_preset_under_trained_alias(preset):
+    """trained:<preset> is the shipped es model, which learned something (issue 11)."""
+    rules = rummy_env.make_rules(preset, num_players=2)
+    bot = agents.make(f"trained:{preset}", rules, 1)
+    assert bot.path.name == f"{preset}-2p.npz" and bot.meta["preset"] == preset
+    assert f"es:{preset}-2p" in agents.available()
+    default = agents.make("variant", rules, 1)
+    assert type(bot.inner) is type(default)
+    moved = [k for k, x in bot.values_used.items() if abs(x - getattr(default, k)) > 1e-6]
+    assert moved, "the shipped constants are the defaults"
+    moves = _moves(lambda r, s: agents.make(f"trained:{preset}", r, s), preset, range(2))
+    assert moves  # plays whole games through the env
