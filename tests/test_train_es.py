@@ -177,3 +177,17 @@ def test_shipped_models_play_their_preset_under_trained_alias(preset):
     assert moved, "the shipped constants are the defaults"
     moves = _moves(lambda r, s: agents.make(f"trained:{preset}", r, s), preset, range(2))
     assert moves  # plays whole games through the env
+
+
+def test_a_process_pool_gives_the_same_run(tmp_path):
+    """workers only spreads the games: the same directions, deals and result."""
+    base = ["--config", str(SMOKE), "--iterations", "2", "--verbose", "0"]
+    one = train_es.train(train_es.parse_args([*base, "--run-dir", str(tmp_path / "a")]))
+    two = train_es.train(
+        train_es.parse_args([*base, "--run-dir", str(tmp_path / "b"), "--workers", "2"])
+    )
+    assert one["z"] == two["z"] and one["iteration"] == two["iteration"] == 2
+    with pytest.raises(ValueError, match="stage='fit' is not allowed"):
+        train_es.parse_args([*base, "--stage", "fit"])
+    with pytest.raises(ValueError, match="tune: bogus not allowed"):
+        train_es.space(train_es.Args(tune=["bogus"]))
