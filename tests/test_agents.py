@@ -314,3 +314,24 @@ def test_trained_alias_plays_the_shipped_model_of_the_preset():
         agents.make("trained:basic", rummy_env.make_rules("gin", num_players=2))
     with pytest.raises(ValueError, match="trained picks the model"):
         agents.make("trained:basic:model=x", rules)
+
+
+def test_expert_searches_each_hand_once_for_deadwood_and_arrangement(monkeypatch):
+    """basic-expert (and the agents built on it) asked the meld search twice per hand,
+    once for the deadwood and once for the arrangement; one search serves both."""
+    import agents.basic_rummy as br
+    import agents.greedy as gr
+
+    calls = []
+    real = br.best_arrangement
+    for mod in (br, gr):
+        monkeypatch.setattr(mod, "best_arrangement", lambda *a: calls.append(1) or real(*a))
+    rules = rummy_env.make_rules("gin", num_players=2)
+    bot = agents.make("gin-expert", rules)
+    hand = [0] * len(bot.values)
+    for f in (0, 1, 2, 16, 29, 42, 7, 8, 33, 51):
+        hand[f] += 1
+    assert bot.deadwood(hand) == bot.arrangement(hand)[0]
+    bot.leftovers(hand)
+    bot.deadwood_without(hand, [])
+    assert len(calls) == 1
