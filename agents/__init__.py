@@ -23,6 +23,7 @@ Registry names:
 | `rummy51-expert` | rule-based Rummy 51 agent: plans the opening (`rummy51`)       |
 | `search`       | determinized Monte Carlo search with fast rollouts             |
 | `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.npz`, or a `.npz`/`.zip` path; loading runs no code) |
+| `rllib:<path>` | a self-play PPO policy trained on RLlib (`experiments/train_rllib.py`), played in numpy |
 | `es:<model>`   | a variant agent with constants learned by evolution strategies (`agents/trained/es/<model>.npz`, `agents/tuned.py`) |
 | `variant`      | the rule-based agent of the preset (`VARIANT_AGENTS[rules.name]`) |
 | `trained:<preset>` | the strongest shipped model of the preset for two players (`TRAINED_MODELS`); bare `trained`: the rules' preset |
@@ -54,6 +55,7 @@ _AGENTS: dict[str, tuple[str, str, str]] = {
     "rummy51-expert": ("agents.rummy51", "Rummy51ExpertAgent", "rule-based Rummy 51 agent"),
     "search": ("agents.search", "SearchAgent", "determinized Monte Carlo search"),
     "ppo": ("agents.ppo_agent", "PPOAgent", "a trained MaskablePPO policy (ppo:<model>)"),
+    "rllib": ("agents.rllib_agent", "RLlibAgent", "a policy exported by rummy-train-rllib"),
     "es": (
         "agents.tuned",
         "TunedAgent",

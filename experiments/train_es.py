@@ -58,17 +58,35 @@ if str(ROOT) not in sys.path:
 
 
 @dataclass
-class Args:
-    """Evolution strategies on a variant agent's constants (module docs)."""
+class RunArgs:
+    """What every training run of experiments/ names: its config, directory, seed and game."""
 
     config: str | None = None
     """TOML file whose keys set these options (flags override it)"""
-    exp_name: str = "es"
+    exp_name: str = "run"
     """run name: the run directory is <run_dir>/<exp_name>__s<seed>"""
     seed: int = 1
-    """seed of the directions"""
+    """seed of the run"""
     run_dir: str = "runs"
     """parent directory of the run"""
+    preset: str = "basic"
+    """rule preset (rummy_env.PRESETS)"""
+    num_players: int = 2
+    """players at the table"""
+    rules: list[str] = field(default_factory=list)
+    """RuleSet overrides as key=value"""
+
+    @property
+    def run(self) -> Path:
+        return Path(self.run_dir) / f"{self.exp_name}__s{self.seed}"
+
+
+@dataclass
+class Args(RunArgs):
+    """Evolution strategies on a variant agent's constants (module docs)."""
+
+    exp_name: str = "es"
+    """run name: the run directory is <run_dir>/<exp_name>__s<seed>"""
     stage: str = "train"
     """train (resumes a run), curve (the learning curve of its checkpoints) or ship (copy
     the final model to agents/trained/es/<ship_name>.npz)"""
@@ -76,12 +94,6 @@ class Args:
     """name of the shipped model (default <preset>-<players>p: es:<preset>-<players>p)"""
 
     # ---- game
-    preset: str = "basic"
-    """rule preset (rummy_env.PRESETS)"""
-    num_players: int = 2
-    """players at the table"""
-    rules: list[str] = field(default_factory=list)
-    """RuleSet overrides as key=value"""
     base: str = "variant"
     """the agent whose constants are learned (a registry name with TUNABLE constants)"""
     tune: list[str] = field(default_factory=list)
@@ -116,10 +128,6 @@ class Args:
     """seed of the first held-out deal"""
     verbose: int = 1
     """print progress lines"""
-
-    @property
-    def run(self) -> Path:
-        return Path(self.run_dir) / f"{self.exp_name}__s{self.seed}"
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
