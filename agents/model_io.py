@@ -33,6 +33,7 @@ A broken file (not a zip, no ``data``, bad JSON, wrong sizes) raises
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import zipfile
@@ -59,6 +60,20 @@ _RESET = (
     "ep_success_buffer",
 )
 _CONSTANT = re.compile(r"^ConstantSchedule\(val=([-+0-9.eE]+|inf|nan)\)$")
+
+
+def file_digest(path: str | Path) -> str:
+    """``sha256:`` and the first 16 hex digits of the file's SHA-256 (a model file's
+    ``content_id``: a tournament store never reuses games of other weights at one path);
+    ``""`` when there is no such file (the agent's constructor reports it)."""
+    path = Path(path)
+    if not path.is_file():
+        return ""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return "sha256:" + h.hexdigest()[:16]
 
 
 def read_sb3_data(path: str | Path) -> dict[str, Any]:

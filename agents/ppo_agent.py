@@ -29,7 +29,6 @@ snapshots are ``.npz`` files (:func:`save_numpy_policy`, :class:`PolicySnapshot`
 
 from __future__ import annotations
 
-import hashlib
 import json
 import zipfile
 from pathlib import Path
@@ -325,13 +324,10 @@ class PPOAgent(Agent):
 
     @classmethod
     def content_id(cls, **options: Any) -> str:
-        """``sha256:`` and the first 16 hex digits of the model file's SHA-256."""
-        path = model_path(options.get("model", "basic-2p"))
-        h = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-        return "sha256:" + h.hexdigest()[:16]
+        """The model file's digest (:func:`agents.model_io.file_digest`)."""
+        from agents.model_io import file_digest
+
+        return file_digest(model_path(options.get("model", "basic-2p")))
 
     def _sizes(self) -> tuple[int, int]:
         if self.model is not None:

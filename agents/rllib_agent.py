@@ -13,7 +13,6 @@ move (``deterministic=False``: samples the masked distribution).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -69,8 +68,9 @@ class RLlibAgent(Agent):
 
     @classmethod
     def content_id(cls, **options: Any) -> str:
-        p = Path(options.get("model", ""))
-        return hashlib.sha256(p.read_bytes()).hexdigest()[:16] if p.is_file() else ""
+        from agents.model_io import file_digest
+
+        return file_digest(Path(options.get("model", "")))
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         x = np.asarray(observation, np.float32)

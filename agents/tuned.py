@@ -25,7 +25,6 @@ fails with a message naming what was wrong.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from pathlib import Path
@@ -155,8 +154,9 @@ class TunedAgent(Agent):
 
     @classmethod
     def content_id(cls, **options: Any) -> str:
-        p = model_path(options.get("model", ""))
-        return hashlib.sha256(p.read_bytes()).hexdigest()[:16] if p.is_file() else ""
+        from agents.model_io import file_digest
+
+        return file_digest(model_path(options.get("model", "")))
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

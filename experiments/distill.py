@@ -45,31 +45,20 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from experiments.runs import RunArgs
+
 
 @dataclass
-class Args:
-    config: str | None = None
-    """TOML file whose keys set the defaults of these fields (flags override it)"""
+class Args(RunArgs):
     exp_name: str = "distill"
     """name of this experiment; the run directory is <run_dir>/<exp_name>__s<seed>"""
-    seed: int = 1
-    """seed of the teacher, numpy and torch"""
-    run_dir: str = "runs"
-    """parent directory of the run"""
     stage: str = "all"
     """collect, fit or all (collect then fit)"""
 
     # ---- game
-    preset: str = "basic"
-    """rule preset (rummy_env.PRESETS)"""
-    num_players: int = 2
-    """players at the table"""
-    rules: list[str] = field(default_factory=list)
-    """RuleSet overrides as key=value"""
     reward_scale: float = 100.0
     """divisor of the margin for the value targets"""
 
@@ -114,10 +103,6 @@ class Args:
     verbose: int = 1
     """print progress lines"""
 
-    @property
-    def run(self) -> Path:
-        return Path(self.run_dir) / f"{self.exp_name}__s{self.seed}"
-
 
 def parse_args(argv: list[str] | None = None) -> Args:
     """CLI flags over the ``--config`` file over the defaults."""
@@ -127,12 +112,6 @@ def parse_args(argv: list[str] | None = None) -> Args:
     if args.stage not in ("collect", "fit", "all"):
         raise ValueError(f"stage={args.stage!r} is not allowed (allowed: collect, fit, all)")
     return args
-
-
-def _rules(args: Args):
-    from rummy_env.rules import make_rules, parse_overrides
-
-    return make_rules(args.preset, args.num_players, **parse_overrides(args.rules))
 
 
 def _eta(done: int, total: int, elapsed: float) -> str:
@@ -153,7 +132,7 @@ def play_game(args: Args, rules, deal: int) -> dict[str, np.ndarray]:
     import rummy_env
     from agents.features import make_features
 
-    env = rummy_env.env(args.preset, args.num_players, **_overrides(args))
+    env = rummy_env.env(args.preset, args.num_players, **args.overrides())
     env.reset(seed=deal)
     names = list(env.possible_agents)
     teachers = {a: agents.make(args.teacher, rules, i) for i, a in enumerate(names)}
@@ -201,12 +180,6 @@ def play_game(args: Args, rules, deal: int) -> dict[str, np.ndarray]:
     }
 
 
-def _overrides(args: Args) -> dict[str, Any]:
-    from rummy_env.rules import parse_overrides
-
-    return parse_overrides(args.rules)
-
-
 def shard_path(args: Args, k: int) -> Path:
     return args.run / "data" / f"shard_{k:05d}.npz"
 
@@ -215,7 +188,7 @@ def collect(args: Args) -> None:
     """Write the missing shards (module docs)."""
     from experiments.train_ppo import _SparseBuffer
 
-    rules = _rules(args)
+    rules = args.make_rules()
     n_shards = -(-args.games // args.shard_games)
     todo = [k for k in range(n_shards) if not shard_path(args, k).exists()]
     shard_path(args, 0).parent.mkdir(parents=True, exist_ok=True)
@@ -311,7 +284,7 @@ def fit(args: Args) -> Path:
     th.manual_seed(args.seed)
     th.set_num_threads(args.torch_threads)
     th.distributions.Distribution.set_default_validate_args(False)
-    rules = _rules(args)
+    rules = args.make_rules()
     run = args.run
     (run / "checkpoints").mkdir(parents=True, exist_ok=True)
     buf, game = load_data(args)
@@ -448,7 +421,7 @@ def fit(args: Args) -> Path:
     card = {
         "preset": args.preset,
         "num_players": args.num_players,
-        "rules": _overrides(args),
+        "rules": args.overrides(),
         "method": f"distillation of {args.teacher}",
         "decisions": int(per_epoch),
         "games": args.games,

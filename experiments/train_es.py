@@ -56,29 +56,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-
-@dataclass
-class RunArgs:
-    """What every training run of experiments/ names: its config, directory, seed and game."""
-
-    config: str | None = None
-    """TOML file whose keys set these options (flags override it)"""
-    exp_name: str = "run"
-    """run name: the run directory is <run_dir>/<exp_name>__s<seed>"""
-    seed: int = 1
-    """seed of the run"""
-    run_dir: str = "runs"
-    """parent directory of the run"""
-    preset: str = "basic"
-    """rule preset (rummy_env.PRESETS)"""
-    num_players: int = 2
-    """players at the table"""
-    rules: list[str] = field(default_factory=list)
-    """RuleSet overrides as key=value"""
-
-    @property
-    def run(self) -> Path:
-        return Path(self.run_dir) / f"{self.exp_name}__s{self.seed}"
+from experiments.runs import RunArgs  # noqa: E402
 
 
 @dataclass
@@ -144,17 +122,11 @@ def parse_args(argv: list[str] | None = None) -> Args:
     return args
 
 
-def _rules(args: Args):
-    from rummy_env.rules import make_rules, parse_overrides
-
-    return make_rules(args.preset, args.num_players, **parse_overrides(args.rules))
-
-
 def space(args: Args) -> tuple[type, list[str], np.ndarray, np.ndarray]:
     """``(base class, names, defaults, scales)`` of the learned constants."""
     import agents
 
-    rules = _rules(args)
+    rules = args.make_rules()
     cls = agents.agent_class(agents.resolve(args.base, rules))
     tunable = getattr(cls, "TUNABLE", {})
     if not tunable:
@@ -181,16 +153,10 @@ def _init(args_dict: dict[str, Any]) -> None:
     args = Args(**args_dict)
     _W.clear()
     _W["args"] = args
-    _W["rules"] = _rules(args)
-    _W["env"] = rummy_env.raw_env(args.preset, num_players=args.num_players, **_rules_kwargs(args))
+    _W["rules"] = args.make_rules()
+    _W["env"] = rummy_env.raw_env(args.preset, num_players=args.num_players, **args.overrides())
     _W["space"] = space(args)
     _W["opp"] = {}
-
-
-def _rules_kwargs(args: Args) -> dict[str, Any]:
-    from rummy_env.rules import parse_overrides
-
-    return parse_overrides(args.rules)
 
 
 def _opponent(spec: str, seat: int):
@@ -220,34 +186,24 @@ def play_deal(candidate_at, opponent: str, deal: int) -> float:
     return total / n
 
 
-def _evaluate(task: tuple[list[float], str, list[int]]) -> list[float]:
-    """Per-deal margins of the constants ``values`` against ``opponent`` (worker side)."""
+def _evaluate(task: tuple[list[float] | str, str, list[int]]) -> list[float]:
+    """Per-deal margins against ``opponent`` (worker side) of the candidate: a list of
+    constants (the base agent with those values) or an agent spec (a checkpoint)."""
+    import agents
     from agents.tuned import build
 
-    values, opponent, deals = task
+    candidate, opponent, deals = task
     cls, names, _, _ = _W["space"]
     rules = _W["rules"]
     made: dict[int, Any] = {}
 
     def candidate_at(seat: int):
         if seat not in made:
-            made[seat] = build(cls, rules, seat, dict(zip(names, values)))
-        return made[seat]
-
-    return [play_deal(candidate_at, opponent, d) for d in deals]
-
-
-def _evaluate_model(task: tuple[str, str, list[int]]) -> list[float]:
-    """Per-deal margins of the agent spec ``spec`` against ``opponent`` (worker side)."""
-    import agents
-
-    spec, opponent, deals = task
-    rules = _W["rules"]
-    made: dict[int, Any] = {}
-
-    def candidate_at(seat: int):
-        if seat not in made:
-            made[seat] = agents.make(spec, rules, seat)
+            made[seat] = (
+                agents.make(candidate, rules, seat)
+                if isinstance(candidate, str)
+                else build(cls, rules, seat, dict(zip(names, candidate)))
+            )
         return made[seat]
 
     return [play_deal(candidate_at, opponent, d) for d in deals]
@@ -285,7 +241,7 @@ def _split(deals: list[int], parts: int) -> list[list[int]]:
 def model_meta(args: Args, names: list[str], it: int, elapsed: float) -> dict[str, Any]:
     import agents
 
-    rules = _rules(args)
+    rules = args.make_rules()
     return {
         "preset": args.preset,
         "num_players": args.num_players,
@@ -472,7 +428,7 @@ def curve(args: Args) -> dict[str, Any]:
                     tasks = [
                         (f"es:{path.resolve()}", opp, c) for c in _split(deals, args.workers * 4)
                     ]
-                    per = [x for part in players.map(_evaluate_model, tasks) for x in part]
+                    per = [x for part in players.map(_evaluate, tasks) for x in part]
                     f.write_text(json.dumps(per))
                 margins[opp].append(per)
                 row[opp] = interval(per)

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from experiments.train_es import RunArgs  # noqa: E402
+from experiments.runs import RunArgs  # noqa: E402
 
 
 @dataclass
@@ -83,12 +83,6 @@ def parse_args(argv: list[str] | None = None) -> Args:
     if args.iterations < 1 or args.checkpoint_every < 1:
         raise ValueError("iterations and checkpoint_every must be 1 or more")
     return args
-
-
-def _overrides(args: Args) -> dict[str, Any]:
-    from rummy_env.rules import parse_overrides
-
-    return parse_overrides(args.rules)
 
 
 def masked_env_class():
@@ -148,7 +142,7 @@ def build_config(args: Args):
 
     cls = masked_env_class()
     register_env("rummy-masked", lambda cfg: cls(cfg))
-    env_config = {"preset": args.preset, "num_players": args.num_players, **_overrides(args)}
+    env_config = {"preset": args.preset, "num_players": args.num_players, **args.overrides()}
     probe = cls(env_config)
     aid = sorted(probe._agent_ids)[0]
     spec = {

@@ -50,7 +50,7 @@ def test_distill_configs_parse(path):
     args = distill.parse_args(["--config", str(path), "--seed", "3"])
     assert args.seed == 3 and args.run.name.endswith("__s3")
     rummy_env.make_rules(args.preset, args.num_players)
-    agents.parse_spec(args.teacher, distill._rules(args))
+    agents.parse_spec(args.teacher, args.make_rules())
 
 
 def test_bad_config_and_stage_are_clear_errors(tmp_path):
@@ -132,7 +132,7 @@ def test_the_untrained_distilled_policy_plays_the_variant_agents_moves(tmp_path)
     args = distill.parse_args(smoke(tmp_path, "--games", "2", "--epochs", "0"))
     distill.collect(args)
     distill.fit(args)
-    bot = agents.make(f"ppo:{args.run / 'model.npz'}", distill._rules(args), 0)
+    bot = agents.make(f"ppo:{args.run / 'model.npz'}", args.make_rules(), 0)
     buf, _ = distill.load_data(args)
     obs, masks, *_ = buf.batch(np.arange(buf.size))
     expert_moves = obs[:, -masks.shape[1] :].argmax(1)

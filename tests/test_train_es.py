@@ -16,30 +16,29 @@ import agents
 import rummy_env
 from agents.tuned import build, read_model, write_model
 from experiments import train_es
+from experiments.tournament import play_out
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = ROOT / "experiments" / "configs" / "es" / "smoke.toml"
 
 
-def _moves(make_bot, preset: str, deals: range) -> list[int]:
-    """Every action of games where seat 0 is ``make_bot(rules, 0)`` and seat 1 the variant."""
+def _games(make_bot, preset: str, deals: range) -> list[tuple[list[dict], list[int]]]:
+    """``(round results, moves)`` of each deal, seat 0 ``make_bot(rules, 0)``, seat 1 the variant."""
     rules = rummy_env.make_rules(preset, num_players=2)
     env = rummy_env.raw_env(preset, num_players=2)
     bots = [make_bot(rules, 0), agents.make("variant", rules, 1)]
     out = []
     for d in deals:
-        env.reset(seed=d)
         for b in bots:
             b.reset(seed=d)
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            a = bots[env.agent_name_mapping[name]].act(obs["observation"], obs["action_mask"])
-            out.append(int(a))
-            env.step(a)
+        rounds, moves, _ = play_out(env, d, lambda k, o, m: bots[k].act(o, m))
+        out.append((rounds, moves))
     return out
+
+
+def _moves(make_bot, preset: str, deals: range) -> list[int]:
+    """Every action of those games, in order."""
+    return [a for _, moves in _games(make_bot, preset, deals) for a in moves]
 
 
 @pytest.mark.parametrize("preset", ["basic", "gin", "rummy500", "rummy51"])
@@ -175,8 +174,10 @@ def test_shipped_models_play_their_preset_under_trained_alias(preset):
     assert type(bot.inner) is type(default)
     moved = [k for k, x in bot.values_used.items() if abs(x - getattr(default, k)) > 1e-6]
     assert moved, "the shipped constants are the defaults"
-    moves = _moves(lambda r, s: agents.make(f"trained:{preset}", r, s), preset, range(2))
-    assert moves  # plays whole games through the env
+    games = _games(lambda r, s: agents.make(f"trained:{preset}", r, s), preset, range(8))
+    assert all(rounds for rounds, _ in games)  # every game reaches the referee's result
+    plain = _games(lambda r, s: agents.make("variant", r, s), preset, range(8))
+    assert [m for _, m in games] != [m for _, m in plain], "plays exactly the variant's moves"
 
 
 def test_a_process_pool_gives_the_same_run(tmp_path):
