@@ -264,8 +264,8 @@ def mutate(d: dict[str, Any], n: int, draw) -> str:
     hand = (
         d["hands"][cur]
         if type(cur) is int
-        and 0 <= cur < n
         and isinstance(d.get("hands"), list)
+        and 0 <= cur < len(d["hands"])  # an earlier mutation may have emptied the list
         and isinstance(d["hands"][cur], list)
         else []
     )
