@@ -1,0 +1,558 @@
+"""rummy_env.cover (the Rummikub table's exact-cover check) against a brute-force oracle.
+
+The oracle below is independent of cover.py: it lists every valid meld that can be
+formed from the tiles (jokers standing for every possible tile), then searches exact
+covers recursively. It is only fast for small multisets, so the random cases keep to
+a window of a few numbers and at most 10 tiles, or to long runs of one or two colours
+(at most 15 tiles). Every search is also run with the numbers taken from 13 down
+(``reversed_first``). Bigger tables are checked against the breadth-first passes of
+cover.py, which share the programme's transitions but not the search.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from contextlib import contextmanager
+from functools import cache
+from itertools import combinations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rummy_env import cover
+from rummy_env.cards import JOKER, parse_cards
+
+N = 53
+
+# ------------------------------------------------------------------ the oracle
+
+
+def face(colour: int, number: int) -> int:
+    return colour * 13 + number - 1
+
+
+def vec(text: str = "") -> list[int]:
+    c = [0] * N
+    for f in parse_cards(text):
+        c[f] += 1
+    return c
+
+
+def tiles_of(counts) -> list[int]:
+    return [f for f in range(N) for _ in range(counts[f])]
+
+
+def oracle_melds(total: tuple[int, ...]) -> dict[tuple[int, ...], int]:
+    """Every valid meld formable from ``total`` (as a sorted tuple of faces) with
+    the best value it can have (jokers counted as what they stand for)."""
+    jokers = total[JOKER]
+    melds: dict[tuple[int, ...], int] = {}
+
+    def put(tiles: list[int], value: int) -> None:
+        key = tuple(sorted(tiles))
+        if melds.get(key, -1) < value:
+            melds[key] = value
+
+    for number in range(1, 14):
+        cols = [c for c in range(4) if total[face(c, number)]]
+        for r in range(2, len(cols) + 1):
+            for sub in combinations(cols, r):
+                for j in range(0, jokers + 1):
+                    if 3 <= r + j <= 4 and j <= r:
+                        put([face(c, number) for c in sub] + [JOKER] * j, number * (r + j))
+    for colour in range(4):
+        for lo in range(1, 14):
+            for hi in range(lo + 2, 14):
+                span = list(range(lo, hi + 1))
+                for j in range(0, jokers + 1):
+                    for wild in combinations(span, j):
+                        nat = [n for n in span if n not in wild]
+                        if len(nat) < 2 or j > len(nat):
+                            continue
+                        if all(total[face(colour, n)] for n in nat):
+                            put([face(colour, n) for n in nat] + [JOKER] * j, sum(span))
+    return melds
+
+
+def oracle_best(mand, opt) -> int | None:
+    """Brute force: the best exact cover of mand + some part of opt."""
+    mand = tuple(mand)
+    opt = tuple(opt)
+    total = tuple(a + b for a, b in zip(mand, opt))
+    melds = oracle_melds(total)
+    by_face: dict[int, list[tuple[tuple[int, ...], int]]] = {}
+    for tiles, value in melds.items():
+        for f in set(tiles):
+            by_face.setdefault(f, []).append((tiles, value))
+
+    @cache
+    def go(m: tuple[int, ...], o: tuple[int, ...]) -> int | None:
+        f = next((i for i in range(N) if m[i] or o[i]), None)
+        if f is None:
+            return 0
+        best = None
+        if not m[f]:  # leave one optional copy out
+            o2 = list(o)
+            o2[f] -= 1
+            best = go(m, tuple(o2))
+        for tiles, value in by_face.get(f, ()):
+            m2, o2 = list(m), list(o)
+            ok = True
+            for t in tiles:
+                if m2[t]:
+                    m2[t] -= 1
+                elif o2[t]:
+                    o2[t] -= 1
+                else:
+                    ok = False
+                    break
+            if not ok:
+                continue
+            rest = go(tuple(m2), tuple(o2))
+            if rest is not None and (best is None or rest + value > best):
+                best = rest + value
+        return best
+
+    return go(mand, opt)
+
+
+def meld_value(meld: list[int]) -> int | None:
+    """The value of one meld as split() writes it, None if it is not valid or not
+    in that form (runs in number order with JK where a joker stands; groups by
+    colour, jokers last)."""
+    nats = [f for f in meld if f != JOKER]
+    j = len(meld) - len(nats)
+    if len(nats) < 2 or j > len(nats) or len(meld) < 3:
+        return None
+    numbers = {f % 13 for f in nats}
+    colours = [f // 13 for f in nats]
+    if len(numbers) == 1 and len(set(colours)) == len(colours):
+        if len(meld) > 4 or meld[len(nats) :] != [JOKER] * j or colours != sorted(colours):
+            return None
+        return (nats[0] % 13 + 1) * len(meld)
+    if len(set(colours)) != 1 or len(meld) > 13:
+        return None
+    first = next(i for i, f in enumerate(meld) if f != JOKER)
+    start = meld[first] % 13 - first  # rank of position 0
+    if start < 0 or start + len(meld) - 1 > 12:
+        return None
+    for i, f in enumerate(meld):
+        if f != JOKER and f % 13 != start + i:
+            return None
+    return sum(start + 1 + i for i in range(len(meld)))
+
+
+def check_split(counts: list[int], melds: list[list[int]]) -> int:
+    """Assert ``melds`` is a valid split of exactly ``counts``; return its value."""
+    used = [0] * N
+    total = 0
+    for meld in melds:
+        v = meld_value(meld)
+        assert v is not None, f"not a valid meld: {meld}"
+        total += v
+        for f in meld:
+            used[f] += 1
+    assert used == list(counts), "the melds do not use exactly the tiles"
+    return total
+
+
+@contextmanager
+def reversed_first():
+    """Make the searches try the numbers from 13 down first (the mirror image)."""
+    old = cover._Solver.first
+    cover._Solver.first = 1
+    cover._RESULTS.clear()  # answers remembered from the other order
+    try:
+        yield
+    finally:
+        cover._Solver.first = old
+        cover._RESULTS.clear()
+
+
+# ------------------------------------------------------------ random cases
+
+
+@st.composite
+def small_cases(draw, max_tiles: int = 10):
+    """(mandatory, optional) in a window of numbers and colours, built from a few
+    random valid melds plus noise, at most ``max_tiles`` tiles in all."""
+    lo = draw(st.integers(1, 10))
+    width = draw(st.integers(3, min(6, 14 - lo)))
+    numbers = list(range(lo, lo + width))
+    colours = draw(st.lists(st.integers(0, 3), min_size=1, max_size=4, unique=True))
+    tiles: list[int] = []
+    for _ in range(draw(st.integers(0, 3))):
+        if draw(st.booleans()) and len(colours) >= 2:  # group
+            number = draw(st.sampled_from(numbers))
+            sub = draw(st.lists(st.sampled_from(colours), min_size=2, max_size=4, unique=True))
+            tiles += [face(c, number) for c in sub]
+            tiles += [JOKER] * draw(st.integers(0, min(4 - len(sub), len(sub))))
+        else:  # run, some positions turned into jokers
+            colour = draw(st.sampled_from(colours))
+            length = draw(st.integers(3, width))
+            start = draw(st.integers(lo, lo + width - length))
+            for n in range(start, start + length):
+                tiles.append(JOKER if draw(st.integers(0, 5)) == 0 else face(colour, n))
+    noise = draw(
+        st.lists(
+            st.sampled_from([JOKER] + [face(c, n) for c in colours for n in numbers]), max_size=4
+        )
+    )
+    tiles += noise
+    draw(st.randoms(use_true_random=False)).shuffle(tiles)
+    mand, opt = [0] * N, [0] * N
+    n_opt_bias = draw(st.integers(0, 3))  # 0: no optional part at all
+    kept = 0
+    for f in tiles:
+        cap = 2
+        if f == JOKER and mand[JOKER] + opt[JOKER] >= 2:
+            continue
+        if f != JOKER and mand[f] + opt[f] >= cap:
+            continue
+        if kept >= max_tiles:
+            break
+        kept += 1
+        if n_opt_bias and draw(st.integers(0, 3)) < n_opt_bias:
+            opt[f] += 1
+        else:
+            mand[f] += 1
+    return mand, opt
+
+
+@st.composite
+def long_cases(draw):
+    """(mandatory, optional): long runs (8 to 13 numbers, near the ends) with
+    tiles left out and jokers, at most 14 tiles: the room left for a joker at a
+    run's ends matters."""
+    colours = draw(st.lists(st.integers(0, 3), min_size=1, max_size=2, unique=True))
+    tiles: list[int] = []
+    for colour in colours:
+        length = draw(st.integers(8, 13))
+        start = draw(st.sampled_from(sorted({1, 14 - length, draw(st.integers(1, 14 - length))})))
+        holes = draw(st.booleans())
+        for n in range(start, start + length):
+            if not holes or draw(st.integers(0, 6)):
+                tiles.append(face(colour, n))
+    tiles = tiles[:13] + [JOKER] * draw(st.integers(0, 2))
+    mand, opt = [0] * N, [0] * N
+    with_opt = draw(st.booleans())
+    for f in tiles:
+        if with_opt and draw(st.integers(0, 4)) == 0:
+            opt[f] += 1
+        else:
+            mand[f] += 1
+    return mand, opt
+
+
+def random_meld(rng: random.Random, pool: list[int]) -> list[int] | None:
+    """A random valid meld drawn from ``pool`` (a count vector, updated), or None."""
+    for _ in range(50):
+        jokers = rng.choice([0, 0, 0, 1, 1, 2])
+        jokers = min(jokers, pool[JOKER])
+        if rng.random() < 0.4:
+            number = rng.randint(1, 13)
+            cols = [c for c in range(4) if pool[face(c, number)]]
+            if len(cols) < max(2, 3 - jokers):
+                continue
+            size = rng.randint(max(2, 3 - jokers), len(cols))
+            sub = rng.sample(cols, size)
+            j = min(jokers, 4 - size, size)
+            if size + j < 3:
+                continue
+            meld = [face(c, number) for c in sub] + [JOKER] * j
+        else:
+            colour = rng.randrange(4)
+            length = rng.randint(3, 6)
+            start = rng.randint(1, 14 - length)
+            meld = []
+            j = 0
+            for n in range(start, start + length):
+                if pool[face(colour, n)] and not (j < jokers and rng.random() < 0.3):
+                    meld.append(face(colour, n))
+                elif j < jokers:
+                    meld.append(JOKER)
+                    j += 1
+                else:
+                    meld = None
+                    break
+            if meld is None or meld_value(meld) is None:
+                continue
+        for f in meld:
+            pool[f] -= 1
+        return meld
+    return None
+
+
+def random_table(rng: random.Random, size: int) -> list[int]:
+    """A count vector of about ``size`` tiles made of random valid melds from one
+    106-tile pack."""
+    pool = [2] * 52 + [2]
+    counts = [0] * N
+    n = 0
+    while n < size:
+        meld = random_meld(rng, pool)
+        if meld is None:
+            break
+        for f in meld:
+            counts[f] += 1
+        n += len(meld)
+    return counts
+
+
+# ------------------------------------------------------------ hand-written cases
+
+
+def test_simple_melds():
+    assert cover.best_cover(vec("AH 2H 3H")) == 6
+    assert cover.best_cover(vec("AS AH AD AC")) == 4
+    assert cover.best_cover(vec("TS TH TD")) == 30
+    assert cover.best_cover(vec("AH 2H")) is None
+    assert cover.best_cover(vec("AH AH AS")) is None  # a group's colours differ
+    assert cover.best_cover(vec("5S 5H 5D 5C 5S")) is None  # 5 tiles of one number
+    assert cover.best_cover(vec("AS AH AD AC AS AH AD")) == 7  # 4 + 3
+    assert cover.best_cover(vec("AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS")) == 91
+
+
+def test_wild_limit_d3():
+    assert not cover.can_cover(vec("JK JK 5H"))
+    assert cover.best_cover(vec("JK JK 5H")) is None
+    # 4-5-6 or 5-6-7: the best value counts the joker as 7
+    assert cover.best_cover(vec("JK 5H 6H")) == 18
+    assert cover.split(vec("JK 5H 6H")) == [[17, 18, JOKER]]
+    assert cover.best_cover(vec("JK 5H 7H")) == 18  # the joker is the 6
+    assert cover.best_cover(vec("JK 5H 5S")) == 15  # a group
+    assert cover.best_cover(vec("JK JK 5H 5S")) == 20  # group of 4, two jokers
+    assert cover.best_cover(vec("JK JK 5H 6H")) == 26  # 5-6-7-8
+    assert cover.best_cover(vec("JK JK 5H 7H")) == 26  # 5-6-7-8 again
+    assert cover.best_cover(vec("JK JK 5H 6H 7H")) == 35
+
+
+def test_a_joker_needs_a_place():
+    assert cover.best_cover(vec("5S 5H 5D 5C JK")) is None  # a group holds at most 4
+    assert not cover.can_cover(vec("5S 5H 5D 5C JK"))
+    assert cover.split(vec("5S 5H 5D 5C JK")) is None
+    assert cover.can_cover(vec("5S 5H 5D 5C JK 6S 7S"))
+    thirteen = "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"
+    assert cover.best_cover(vec(thirteen)) == 91
+    # a run of 13 has no room left: the joker goes where the run splits
+    assert cover.best_cover(vec(thirteen + " JK")) == 91 - 11 + 11 + 11
+    assert cover.best_cover(vec("2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH JK")) == 90 + 11
+    assert cover.best_cover(vec("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH JK")) == 91
+    both = "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS"
+    for text in (
+        thirteen + " JK",
+        thirteen + " JK JK",
+        "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH JK JK",
+        "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH JK JK",
+        both + " JK JK",
+        "AH 3H 4H 5H 6H 7H 8H 9H TH JH QH JK JK",
+        "AH 2H 3H 4H 5H 6H JK 8H 9H TH JH QH KH JK",
+        "AH 2H 3H 4H 5H 6H 7H JK 9H TH JH QH KH JK",
+    ):
+        for rev in (False, True):
+            if rev:
+                with reversed_first():
+                    melds = cover.split(vec(text))
+            else:
+                melds = cover.split(vec(text))
+            assert melds is not None, text
+            assert check_split(vec(text), melds) <= cover.best_cover(vec(text))
+
+
+def test_two_jokers_at_the_end_of_a_run():
+    assert cover.best_cover(vec("JK JK JH QH")) == 11 + 12 + 13 + 10  # 10-J-Q-K
+    assert cover.split(vec("JK JK 2H 3H")) == [[14, 15, JOKER, JOKER]]
+    assert cover.best_cover(vec("JK JK 2H 3H")) == 2 + 3 + 4 + 5
+
+
+def test_no_wrap_and_no_fourteen():
+    assert cover.best_cover(vec("QH KH JK")) == 11 + 12 + 13  # JK-12-13
+    assert cover.split(vec("QH KH JK")) == [[JOKER, 24, 25]]
+    assert not cover.can_cover(vec("KH AH 2H"))
+    assert not cover.can_cover(vec("QH KH AH"))
+    assert cover.best_cover(vec("AH 2H JK")) == 6  # 1-2-3 only, no 13
+    assert not cover.can_cover(vec("KH AH JK"))
+
+
+def test_two_identical_runs():
+    t = vec("3D 4D 5D 3D 4D 5D")
+    assert cover.best_cover(t) == 24
+    assert cover.split(t) == [[28, 29, 30], [28, 29, 30]]
+    t = vec("3D 4D 5D 3D 4D 5D 6D")
+    assert cover.best_cover(t) == 30
+
+
+def test_optional_part():
+    zero = vec()
+    assert cover.best_cover(zero, vec("AH 2H 3H 9S")) == 6
+    assert cover.best_cover(zero, vec("9S")) == 0
+    assert cover.best_cover(zero) == 0
+    assert cover.can_cover(zero, vec("JK JK"))
+    assert cover.best_cover(vec("JK")) is None  # a mandatory joker must be used
+    assert cover.best_cover(vec("JK"), vec("5H 6H")) == 18
+    assert cover.best_cover(vec("5H 6H"), vec("7H 4H JK 5S 5D")) == 37  # 4-5-6-7, 5 5 JK
+    assert cover.playable(vec("5H 6H"), vec("7H 9S")) == {parse_cards("7H")[0]}
+    assert cover.playable_values(vec("5H 6H"), vec("7H 4H 9S")) == {
+        parse_cards("7H")[0]: 22,
+        parse_cards("4H")[0]: 22,
+    }
+    assert cover.playable(zero, vec("9S 9H")) == set()
+    assert cover.playable(zero, vec("9S 9H 9D")) == set(parse_cards("9S 9H 9D"))
+    jk = cover.playable_values(vec("5H 6H"), vec("JK"))
+    assert jk == {JOKER: 18}
+
+
+def test_bad_input():
+    with pytest.raises(ValueError):
+        cover.can_cover([0] * 52)
+    with pytest.raises(ValueError):
+        cover.can_cover(vec("JK JK"), vec("JK"))
+
+
+def test_big_tables_are_quick():
+    rng = random.Random(7)
+    for _ in range(20):
+        table = random_table(rng, 90)
+        assert sum(table) >= 80
+        t0 = time.perf_counter()
+        assert cover.can_cover(table)
+        melds = cover.split(table)
+        assert melds is not None
+        check_split(table, melds)
+        rest = [f for f in range(N) for _ in range(2 - table[f])]
+        rack = [0] * N
+        for f in rng.sample(rest, min(14, len(rest))):
+            rack[f] += 1
+        assert cover.can_cover(table, rack)
+        cover.playable(table, rack)
+        assert time.perf_counter() - t0 < 2.0
+
+
+def test_big_tables_one_tile_more():
+    """A table with one more tile: the search, split and the valued search agree."""
+    rng = random.Random(3)
+    for _ in range(10):
+        table = random_table(rng, 40)
+        table[JOKER] = 0  # the valued search is slow on big tables with jokers
+        extra = [f for f in range(52) if table[f] < 2]
+        f = rng.choice(extra)
+        table[f] += 1
+        ok = cover.can_cover(table)
+        assert ok == (cover.split(table) is not None)
+        assert ok == (cover.best_cover(table) is not None)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_search_matches_the_full_pass(seed):
+    """On tables too big for the oracle, the depth-first search (can_cover,
+    playable) agrees with the breadth-first pass over every reachable state."""
+    rng = random.Random(seed)
+    for size in (8, 12, 16, 20, 24, 28, 32):
+        table = random_table(rng, size)
+        if rng.random() < 0.5:
+            table[JOKER] = 0
+        free = [f for f in range(52) for _ in range(2 - table[f])]
+        rack = [0] * N
+        for f in rng.sample(free, 10):
+            rack[f] += 1
+        if table[JOKER] + 1 <= 2 and rng.random() < 0.5:
+            rack[JOKER] = 1
+        # take a few tiles off the table so that it does not always split
+        for f in rng.sample(tiles_of(table), 2):
+            table[f] -= 1
+        assert cover.can_cover(table) == cover._can_cover_bfs(table)
+        assert cover.can_cover(table, rack) == cover._can_cover_bfs(table, rack)
+        assert cover.playable(table, rack) == cover._playable_bfs(table, rack)
+        with reversed_first():
+            assert cover.can_cover(table, rack) == cover._can_cover_bfs(table, rack)
+            assert cover.playable(table, rack) == cover._playable_bfs(table, rack)
+            melds = cover.split(table)
+            assert (melds is not None) == cover._can_cover_bfs(table)
+            if melds is not None:
+                check_split(table, melds)
+
+
+# ------------------------------------------------------------ against the oracle
+
+FAST = settings(
+    max_examples=1000,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+
+
+@FAST
+@given(small_cases())
+def test_best_and_can_cover_match_the_oracle(case):
+    mand, opt = case
+    want = oracle_best(mand, opt)
+    assert cover.best_cover(mand, opt) == want
+    assert cover.can_cover(mand, opt) == (want is not None)
+    with reversed_first():
+        assert cover.can_cover(mand, opt) == (want is not None)
+
+
+@settings(FAST, max_examples=120)
+@given(long_cases())
+def test_long_runs_match_the_oracle(case):
+    mand, opt = case
+    want = oracle_best(mand, opt)
+    assert cover.best_cover(mand, opt) == want
+    assert cover.can_cover(mand, opt) == (want is not None)
+    counts = [a + b for a, b in zip(mand, opt)]
+    melds = cover.split(counts)
+    whole = oracle_best(counts, [0] * N)
+    assert (melds is not None) == (whole is not None)
+    if melds is not None:
+        assert check_split(counts, melds) <= whole
+    if any(opt):
+        want_p = set()
+        for t in range(N):
+            if opt[t]:
+                m2, o2 = list(mand), list(opt)
+                m2[t] += 1
+                o2[t] -= 1
+                if oracle_best(m2, o2) is not None:
+                    want_p.add(t)
+        assert cover.playable(mand, opt) == want_p
+
+
+@settings(FAST, max_examples=600)
+@given(small_cases())
+def test_split_matches_the_oracle(case):
+    mand, opt = case
+    counts = [a + b for a, b in zip(mand, opt)]  # every tile mandatory
+    want = oracle_best(counts, [0] * N)
+    for rev in (False, True):
+        if rev:
+            with reversed_first():
+                melds = cover.split(counts)
+        else:
+            melds = cover.split(counts)
+        if want is None:
+            assert melds is None
+        else:
+            assert melds is not None
+            assert check_split(counts, melds) <= want
+
+
+@settings(FAST, max_examples=500)
+@given(small_cases(max_tiles=9))
+def test_playable_matches_the_oracle(case):
+    mand, opt = case
+    want = {}
+    for t in range(N):
+        if opt[t]:
+            m2, o2 = list(mand), list(opt)
+            m2[t] += 1
+            o2[t] -= 1
+            v = oracle_best(m2, o2)
+            if v is not None:
+                want[t] = v
+    assert cover.playable_values(mand, opt) == want
+    assert cover.playable(mand, opt) == set(want)
+    with reversed_first():
+        assert cover.playable(mand, opt) == set(want)
