@@ -21,6 +21,7 @@ Registry names:
 | `gin-expert`   | rule-based gin agent: knock timing, undercut awareness (`gin`)  |
 | `rummy500-expert` | rule-based Rummy 500 agent: digging, lay-offs (`rummy500`, `persian`) |
 | `rummy51-expert` | rule-based Rummy 51 agent: plans the opening (`rummy51`)       |
+| `indian-expert` | rule-based Indian rummy agent: counts its hand as a show would, drops bad hands (`indian`) |
 | `search`       | determinized Monte Carlo search with fast rollouts             |
 | `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.npz`, or a `.npz`/`.zip` path; loading runs no code) |
 | `rllib:<path>` | a self-play PPO policy trained on RLlib (`experiments/train_rllib.py`), played in numpy |
@@ -53,6 +54,7 @@ _AGENTS: dict[str, tuple[str, str, str]] = {
     "gin-expert": ("agents.gin_rummy", "GinExpertAgent", "rule-based gin rummy agent"),
     "rummy500-expert": ("agents.rummy500", "Rummy500ExpertAgent", "rule-based Rummy 500 agent"),
     "rummy51-expert": ("agents.rummy51", "Rummy51ExpertAgent", "rule-based Rummy 51 agent"),
+    "indian-expert": ("agents.indian", "IndianExpertAgent", "rule-based Indian rummy agent"),
     "search": ("agents.search", "SearchAgent", "determinized Monte Carlo search"),
     "ppo": ("agents.ppo_agent", "PPOAgent", "a trained MaskablePPO policy (ppo:<model>)"),
     "rllib": ("agents.rllib_agent", "RLlibAgent", "a policy exported by rummy-train-rllib"),
@@ -71,6 +73,7 @@ VARIANT_AGENTS: dict[str, str] = {
     "rummy500": "rummy500-expert",
     "persian": "rummy500-expert",
     "rummy51": "rummy51-expert",
+    "indian": "indian-expert",
 }
 
 VARIANT = "variant"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections import defaultdict
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
@@ -34,9 +35,11 @@ from rummy_env.engine import card_values
 from rummy_env.melds import ACE_HIGH_POS, run_face
 from rummy_env.moves import (
     ActionCodec,
+    Declare,
     Discard,
     DrawDiscard,
     DrawStock,
+    Drop,
     EndRound,
     Knock,
     LayOff,
@@ -140,6 +143,7 @@ read_observation = read
 # ------------------------------------------------------------------ moves
 # move kinds (a MoveTable entry is (kind, card, extra))
 DRAW_STOCK, DRAW_DISCARD, MELD, LAYOFF, SWAP, DISCARD, KNOCK, PASS, END_ROUND, OTHER = range(10)
+DECLARE, DROP = 10, 11  # Indian rummy
 
 
 class MoveTable:
@@ -191,6 +195,10 @@ class MoveTable:
             return (PASS, -1, None)
         if isinstance(m, EndRound):
             return (END_ROUND, -1, None)
+        if isinstance(m, Declare):
+            return (DECLARE, parse_card(m.card), None)
+        if isinstance(m, Drop):
+            return (DROP, -1, None)
         return (OTHER, -1, None)
 
 
@@ -205,7 +213,7 @@ def move_cards(entry: tuple[int, int, Any], hand: list[int]) -> list[int]:
         for f in extra:
             out.append(f if f != JOKER and hand[f] else JOKER)
         return out
-    if kind in (LAYOFF, DISCARD) or (kind == KNOCK and card >= 0):
+    if kind in (LAYOFF, DISCARD, DECLARE) or (kind == KNOCK and card >= 0):
         return [card]
     if kind == SWAP:
         return [card]  # the joker comes back
@@ -260,3 +268,19 @@ def unseen_counts(view: View, rules: RuleSet) -> list[int]:
 
 def legal_ids(action_mask: np.ndarray) -> list[int]:
     return [int(a) for a in np.flatnonzero(action_mask)]
+
+
+def legal_to_act(action_mask: np.ndarray) -> list[int]:
+    """The legal ids of a seat asked to act (a ValueError for an empty mask)."""
+    legal = legal_ids(action_mask)
+    if not legal:
+        raise ValueError("act() called with an empty action mask (this seat is not to act)")
+    return legal
+
+
+def by_kind(moves: MoveTable, legal: list[int]) -> dict[int, list[int]]:
+    """The legal ids grouped by move kind (``DISCARD``, ``MELD``, ...), ascending."""
+    out: dict[int, list[int]] = defaultdict(list)
+    for a in legal:
+        out[moves[a][0]].append(a)
+    return out

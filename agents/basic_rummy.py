@@ -56,7 +56,8 @@ from agents.base import (
     MELD,
     SWAP,
     View,
-    legal_ids,
+    by_kind,
+    legal_to_act,
     move_cards,
     split_obs,
     table_fits,
@@ -293,22 +294,18 @@ class BasicExpertAgent(GreedyAgent):
     # ------------------------------------------------------------------- act
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
         observation, action_mask = split_obs(observation, action_mask)
-        legal = legal_ids(action_mask)
-        if not legal:
-            raise ValueError("act() called with an empty action mask (this seat is not to act)")
+        legal = legal_to_act(action_mask)
         v = self.view(observation)
         if v.phase != Phase.PLAY:
             self._played_this_turn = False
         if len(legal) == 1:
             a = legal[0]
         else:
-            by_kind: dict[int, list[int]] = defaultdict(list)
-            for x in legal:
-                by_kind[self.moves[x][0]].append(x)
+            kinds = by_kind(self.moves, legal)
             if v.phase in (Phase.DRAW, Phase.UPCARD):
-                a = self.expert_draw(v, by_kind, legal)
+                a = self.expert_draw(v, kinds, legal)
             else:
-                a = self.expert_play(v, by_kind, legal)
+                a = self.expert_play(v, kinds, legal)
         if self.moves[a][0] in (MELD, LAYOFF, SWAP):
             self._played_this_turn = True
         return a

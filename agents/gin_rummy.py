@@ -62,8 +62,6 @@ the opponent's deadwood; undercut: 25 + the difference to the defender):
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 import numpy as np
 
 from agents.base import (
@@ -74,7 +72,8 @@ from agents.base import (
     PASS,
     Agent,
     View,
-    legal_ids,
+    by_kind,
+    legal_to_act,
     split_obs,
     unseen_counts,
 )
@@ -89,13 +88,6 @@ from rummy_env.rules import RuleSet
 def _rank_key(f: int) -> tuple[int, int]:
     """OpenSpiel's ``RankComparator``: by rank (A low .. K high), then suit."""
     return (f % NUM_RANKS, f // NUM_RANKS)
-
-
-def _by_kind(moves, legal: list[int]) -> dict[int, list[int]]:
-    out: dict[int, list[int]] = defaultdict(list)
-    for a in legal:
-        out[moves[a][0]].append(a)
-    return out
 
 
 class GinSimpleAgent(DeadwoodMixin, Agent):
@@ -132,16 +124,14 @@ class GinSimpleAgent(DeadwoodMixin, Agent):
     # ------------------------------------------------------------------ act
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
         observation, action_mask = split_obs(observation, action_mask)
-        legal = legal_ids(action_mask)
-        if not legal:
-            raise ValueError("act() called with an empty action mask (this seat is not to act)")
+        legal = legal_to_act(action_mask)
         if len(legal) == 1:
             return legal[0]
         v = self.view(observation)
-        by_kind = _by_kind(self.moves, legal)
+        kinds = by_kind(self.moves, legal)
         if v.phase in (Phase.DRAW, Phase.UPCARD):
-            return self.simple_draw(v, by_kind, legal)
-        return self.simple_play(v, by_kind, legal)
+            return self.simple_draw(v, kinds, legal)
+        return self.simple_play(v, kinds, legal)
 
     def simple_draw(self, v: View, by_kind: dict[int, list[int]], legal: list[int]) -> int:
         takes = by_kind.get(DRAW_DISCARD)
@@ -238,16 +228,14 @@ class GinExpertAgent(BasicExpertAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
         observation, action_mask = split_obs(observation, action_mask)
-        legal = legal_ids(action_mask)
-        if not legal:
-            raise ValueError("act() called with an empty action mask (this seat is not to act)")
+        legal = legal_to_act(action_mask)
         if len(legal) == 1:
             return legal[0]
         v = self.view(observation)
-        by_kind = _by_kind(self.moves, legal)
+        kinds = by_kind(self.moves, legal)
         if v.phase in (Phase.DRAW, Phase.UPCARD):
-            return self.gin_draw(v, by_kind, legal)
-        return self.gin_play(v, by_kind, legal)
+            return self.gin_draw(v, kinds, legal)
+        return self.gin_play(v, kinds, legal)
 
     # ---------------------------------------------------------------- draw
     def gin_draw(self, v: View, by_kind: dict[int, list[int]], legal: list[int]) -> int:

@@ -7,7 +7,8 @@ arrangement of the hand into sets and runs, :func:`rummy_env.melds.best_arrangem
   use completes or extends a meld: it can be laid off on the table, or the
   hand with it (less the best other card to discard) has lower deadwood than
   the hand now. Otherwise draw from the stock (or pass the up-card).
-* **Play**: knock as soon as a knock is legal (gin; the knock that leaves the
+* **Play**: declare as soon as it may (Indian rummy: a declaration wins the round
+  whatever the discard); knock as soon as a knock is legal (gin; the knock that leaves the
   least deadwood, big gin first); lay every meld it can, each time the one
   that leaves the least deadwood (larger melds on ties); lay off every card it
   can, highest value first. Joker swaps are not used.
@@ -17,11 +18,10 @@ arrangement of the hand into sets and runs, :func:`rummy_env.melds.best_arrangem
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 import numpy as np
 
 from agents.base import (
+    DECLARE,
     DISCARD,
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -32,7 +32,8 @@ from agents.base import (
     PASS,
     Agent,
     View,
-    legal_ids,
+    by_kind,
+    legal_to_act,
     move_cards,
     split_obs,
     table_fits,
@@ -83,18 +84,14 @@ class GreedyAgent(DeadwoodMixin, Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
         observation, action_mask = split_obs(observation, action_mask)
-        legal = legal_ids(action_mask)
-        if not legal:
-            raise ValueError("act() called with an empty action mask (this seat is not to act)")
+        legal = legal_to_act(action_mask)
         if len(legal) == 1:
             return legal[0]
         v = self.view(observation)
-        by_kind: dict[int, list[int]] = defaultdict(list)
-        for a in legal:
-            by_kind[self.moves[a][0]].append(a)
+        kinds = by_kind(self.moves, legal)
         if v.phase in (Phase.DRAW, Phase.UPCARD):
-            return self.choose_draw(v, by_kind, legal)
-        return self.choose_play(v, by_kind, legal)
+            return self.choose_draw(v, kinds, legal)
+        return self.choose_play(v, kinds, legal)
 
     # ---------------------------------------------------------------- draw
     def choose_draw(self, v: View, by_kind: dict[int, list[int]], legal: list[int]) -> int:
@@ -123,6 +120,8 @@ class GreedyAgent(DeadwoodMixin, Agent):
     # ---------------------------------------------------------------- play
     def choose_play(self, v: View, by_kind: dict[int, list[int]], legal: list[int]) -> int:
         hand = v.hand
+        if by_kind.get(DECLARE):
+            return by_kind[DECLARE][0]
         if by_kind.get(KNOCK):
             return min(
                 by_kind[KNOCK],

@@ -79,10 +79,17 @@ def observed(
     left = [0] * NUM_FACES
     for f in deck_faces(rules.decks, rules.jokers):
         left[f] += 1
+    # Indian rummy: the cut card lies face up at the bottom of the stock until drawn
+    bottom = (
+        [v["cut"]]
+        if rules.wild_rank == "cut" and v["cut"] and v["rebuilds"] == 0 and v["stock_size"]
+        else []
+    )
     seen = (
         [c for h in hands for c in h]
         + list(v["discard"])
         + [c for m in v["table"] for c in m["cards"]]
+        + bottom
     )
     for c in seen:
         left[parse_card(c)] -= 1
@@ -92,10 +99,11 @@ def observed(
             f"observation is inconsistent: more copies seen than the pack holds ({', '.join(over)})"
         )
     hidden = [f for f in range(NUM_FACES) for _ in range(left[f])]
-    if len(hidden) != sum(need) + v["stock_size"]:
+    if len(hidden) != sum(need) + v["stock_size"] - len(bottom):
         raise ValueError(
             f"observation is inconsistent: {len(hidden)} hidden cards, but hands need "
-            f"{sum(need)} and the stock holds {v['stock_size']}"
+            f"{sum(need)} and the stock holds {v['stock_size']} (a seen cut card among them: "
+            f"{len(bottom)})"
         )
     phase = v["phase"]
     current = absolute(v["to_act"])
@@ -120,7 +128,7 @@ def observed(
             upcard_stage = -1
     template = {
         "hands": hands,
-        "stock": [],
+        "stock": bottom,  # the stock's seen cards, bottom last (the hidden ones go on top)
         "discard": list(v["discard"]),
         "table": [
             {"owner": absolute(m["owner"]), "kind": m["kind"], "cards": list(m["cards"])}
@@ -154,6 +162,15 @@ def observed(
     for key in ("must_use", "turn_value"):
         if key in v:
             template[key] = v[key]
+    if rules.scoring == "indian":
+        first, middle = rules.drop_penalties
+        drew = by_seat(v["drew"])
+        template["drew"] = drew
+        template["dropped"] = [
+            (middle if drew[q] else first) if out else None
+            for q, out in enumerate(by_seat(v["dropped"]))
+        ]
+        template["cut"] = v["cut"]
     if template.get("must_use") and current == seat:
         # the observer took it from the discard pile this turn, in view of all: a card
         # known to be in his hand (his own known cards are not in his observation)
@@ -205,7 +222,8 @@ def _dealt(
         hands[q].extend(card_str(f) for f in cards[i : i + k])
         i += k
     d["hands"] = hands
-    d["stock"] = [card_str(f) for f in cards[i:]]  # top first; the order is random anyway
+    # top first; the order is random anyway, below it the seen cards (the cut card)
+    d["stock"] = [card_str(f) for f in cards[i:]] + list(template["stock"])
     d["seed"] = seed
     d["turn_played"] = bool(turn_played)
     if hands_won is not None:
@@ -221,7 +239,7 @@ def _fix_table(s: engine.GameState, template: dict[str, Any]) -> None:
         if (m["kind"] == "run") == s.table[i].is_run:
             continue
         cards = [parse_card(c) for c in m["cards"]]
-        (_, suit, lo, hi), wild_at = classify_wild(cards, s.cat, s.rules.wild_rank, "run")
+        (_, suit, lo, hi), wild_at = classify_wild(cards, s.cat, s.rules.fixed_wild_rank, "run")
         wild = sum(1 << (lo + j) for j in wild_at)
         wild_cards = tuple(cards[j] for j in wild_at)
         s.table[i] = engine.TableMeld.run(m["owner"], suit, lo, hi, wild, s.cat, wild_cards)
@@ -249,6 +267,7 @@ class Determinizer:
         self.turn_played = turn_played
         self.hands_won = hands_won
         self._base: engine.GameState | None = None
+        self._bottom = [parse_card(c) for c in reversed(self.template["stock"])]
 
     def sample(self, rng: Rng) -> engine.GameState:
         # What the template fixes is built into a state once; a sample copies it and
@@ -266,7 +285,7 @@ class Determinizer:
             for f in cards[i : i + k]:
                 s.add_card(q, f)
             i += k
-        s.stock = cards[i:][::-1]  # _fill lists the stock top first
+        s.stock = self._bottom + cards[i:][::-1]  # _fill lists the stock top first
         s.seed = _randint(rng)
         return s
 

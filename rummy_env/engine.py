@@ -38,7 +38,7 @@ import random
 from collections.abc import Callable
 from difflib import get_close_matches
 from enum import IntEnum
-from functools import cache
+from functools import cache, lru_cache
 from itertools import compress
 from operator import mul
 from typing import Any, NamedTuple
@@ -58,6 +58,7 @@ from rummy_env.melds import (
     run_face,
     run_value,
     set_value,
+    show_arrangement,
     three_suit_ranks,
 )
 from rummy_env.rules import RuleSet
@@ -99,7 +100,11 @@ class Layout:
         # Knock(card) for each natural card, then Knock(None) (big gin)
         self.PASS = self.KNOCK + (NUM_NATURAL + 1 if rules.scoring == "gin" else 0)
         self.END_ROUND = self.PASS + (1 if rules.upcard_offer else 0)
-        self.size = self.END_ROUND + (1 if rules.empty_stock == "end_round" else 0)
+        indian = rules.scoring == "indian"
+        # Indian rummy: Declare(card) for each card, then Drop()
+        self.DECLARE = self.END_ROUND + (1 if rules.empty_stock == "end_round" else 0)
+        self.DROP = self.DECLARE + (self.discard_width if indian else 0)
+        self.size = self.DROP + (1 if indian and any(rules.drop_penalties) else 0)
 
 
 # ------------------------------------------------------------- table melds
@@ -378,6 +383,9 @@ class GameState:
         "credit",
         "turns",
         "wild_faces",
+        "cut",
+        "dropped",
+        "drew",
     )
 
     def copy(self) -> GameState:
@@ -408,6 +416,7 @@ class GameState:
         )
         c.must_use, c.opened, c.turn_value = self.must_use, self.opened[:], self.turn_value
         c.turn_pure, c.credit, c.turns = self.turn_pure, self.credit[:], self.turns
+        c.cut, c.dropped, c.drew = self.cut, self.dropped[:], self.drew[:]
         return c
 
     # ------------------------------------------------------------ card moves
@@ -448,7 +457,10 @@ class GameState:
     def to_dict(self) -> dict[str, Any]:
         """The full state as JSON-able data; ``from_dict`` restores it exactly."""
         return {
-            "rules": {k: getattr(self.rules, k) for k in self.rules.__dataclass_fields__},
+            "rules": {  # (JSON-able: a tuple field as a list)
+                k: list(v) if isinstance(v, tuple) else v
+                for k, v in ((k, getattr(self.rules, k)) for k in self.rules.__dataclass_fields__)
+            },
             "hands": [[card_str(f) for f in self.hand_cards(p)] for p in range(len(self.hands))],
             "stock": [card_str(f) for f in reversed(self.stock)],
             "discard": [card_str(f) for f in self.discard],
@@ -486,6 +498,9 @@ class GameState:
             "turn_pure": self.turn_pure,
             "credit": list(self.credit),
             "turns": self.turns,
+            "cut": card_str(self.cut) if self.cut >= 0 else None,
+            "dropped": [None if d < 0 else d for d in self.dropped],
+            "drew": list(self.drew),
         }
 
 
@@ -494,7 +509,7 @@ def card_values(rules: RuleSet) -> list[int]:
     vals = []
     for f in range(NUM_NATURAL):
         r = f % NUM_RANKS
-        if r == rules.wild_rank:  # a wild 2 costs what a joker does
+        if r == rules.fixed_wild_rank:  # a wild 2 costs what a joker does
             vals.append(rules.joker_penalty)
         else:
             vals.append(rules.ace_penalty if r == 0 else min(r + 1, 10))
@@ -509,7 +524,7 @@ def _blank(rules: RuleSet) -> GameState:
     s.layout = Layout(rules)
     s.phases = phase_table(rules)
     # the wild-rank cards (wild_deuces: the four 2s), in the order the engine lays them
-    wr = rules.wild_rank
+    wr = rules.fixed_wild_rank
     s.wild_faces = tuple(su * NUM_RANKS + wr for su in range(4)) if wr >= 0 else ()
     s.cat = catalogue_for(rules)
     s.values = card_values(rules)
@@ -537,13 +552,17 @@ def _blank(rules: RuleSet) -> GameState:
     s.turn_pure = False  # opening: a pure run laid this turn
     s.credit = [0] * n  # rummy500: value melded and laid off this round
     s.turns = 0  # turns completed this round
+    s.cut = -1  # Indian rummy: the cut card (the stock's bottom card until drawn), or -1
+    s.dropped = [-1] * n  # Indian rummy: the drop penalty of a seat that left the round
+    s.drew = [False] * n  # Indian rummy: whether the seat has drawn this round
     return s
 
 
 def _next_active(s: GameState, p: int) -> int:
+    """The next seat after ``p`` still in the match and in the round (not dropped)."""
     n = len(s.active)
     q = (p + 1) % n
-    while not s.active[q]:
+    while not s.active[q] or s.dropped[q] >= 0:
         q = (q + 1) % n
     return q
 
@@ -569,6 +588,8 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
     s.turn_pure = False
     s.credit = [0] * n
     s.turns = 0
+    s.dropped = [-1] * n
+    s.drew = [False] * n
     s.rebuilds = 0
     s.round_scores = [0] * n
     s.winner = s.reason = None
@@ -586,6 +607,8 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
                 hands[p].append(pack.pop())
         discard = [pack.pop()] if rules.upcard else []
         stock = pack  # top at the end
+        if rules.wild_rank == "cut":  # the top card turned and put at the bottom
+            stock.insert(0, stock.pop())
     else:
         hands, discard, stock = deal["hands"], deal["discard"], deal["stock"]
     for p in range(n):
@@ -593,6 +616,8 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
             s._add(p, f)
     s.discard = list(discard)
     s.stock = list(stock)
+    if rules.wild_rank == "cut":
+        _set_cut(s, s.stock[0])
     s.current = _next_active(s, dealer)
     s.phase = Phase.DRAW
     s._legal = None
@@ -605,8 +630,21 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
     _begin_draw(s)
 
 
-#: the keys of a crafted deal in ``reset(options=...)`` / :func:`new_game`
-DEAL_KEYS = ("hands", "discard", "stock", "dealer")
+def _set_cut(s: GameState, cut: int) -> None:
+    """Indian rummy: the round's cut card, its wild rank (aces for a joker) and the card
+    values (a wild card counts 0)."""
+    s.cut = cut
+    rank = 0 if cut == JOKER else cut % NUM_RANKS
+    s.wild_faces = tuple(su * NUM_RANKS + rank for su in range(4))
+    vals = card_values(s.rules)
+    for f in s.wild_faces:
+        vals[f] = 0
+    s.values = vals
+
+
+#: the keys of a crafted deal in ``reset(options=...)`` / :func:`new_game` (``cut``:
+#: Indian rummy's cut card, the bottom of the stock)
+DEAL_KEYS = ("hands", "discard", "stock", "dealer", "cut")
 #: every key :func:`new_game` reads from ``options``
 OPTION_KEYS = ("state", *DEAL_KEYS)
 
@@ -725,11 +763,33 @@ def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> di
             f"cards dealt more often than the pack holds them: {', '.join(over)} "
             f"(pack: {_pack_text(rules)})"
         )
+    cut = options.get("cut")
+    if cut is not None:
+        if rules.wild_rank != "cut":
+            raise ValueError(
+                f"cut={_short(cut)} is not allowed with wild_rank={rules.wild_rank!r} "
+                "(allowed: a cut card only where the cut card sets the wild rank, wild_rank='cut')"
+            )
+        cut = _parse(cut, "cut")
     if stock_top_first is None:
         rest = [f for f in range(53) for _ in range(left[f])]
         random.Random(rng_seed).shuffle(rest)
+        if cut is not None:
+            if cut not in rest:
+                raise ValueError(
+                    f"cut={card_str(cut)}: every copy of it is dealt (allowed: a card of the stock)"
+                )
+            rest.remove(cut)
+            rest.insert(0, cut)  # the bottom of the stock
         stock = rest
     else:
+        if cut is not None and (not stock_top_first or stock_top_first[-1] != cut):
+            raise ValueError(
+                f"cut={card_str(cut)} is not the bottom of the stock "
+                f"({card_str(stock_top_first[-1]) if stock_top_first else 'empty'}) (allowed: "
+                "the stock's last card, or omit the stock to have it shuffled with the cut "
+                "at the bottom)"
+            )
         missing = sorted({card_str(f) for f in range(53) if left[f] > 0})
         if missing:
             raise ValueError(
@@ -737,6 +797,10 @@ def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> di
                 f"{', '.join(missing)}"
             )
         stock = stock_top_first[::-1]
+    if rules.wild_rank == "cut" and not stock:
+        raise ValueError(
+            "the deal leaves no stock to cut (allowed: at least one stock card with wild_rank='cut')"
+        )
     return {"hands": hands, "discard": discard, "stock": stock}
 
 
@@ -994,7 +1058,7 @@ def _wild_for(s: GameState, hand: list[int], m: TableMeld, k: int) -> int:
     """The card a wild lay-off into slot ``k`` of meld ``m`` lays (:func:`_wild_order`): a
     joker or a wild-rank card that would not stand at its own place there (that one is a
     natural lay-off), or -1."""
-    set_of_2s = not m.is_run and m.key == s.rules.wild_rank  # a 2 on it is natural
+    set_of_2s = not m.is_run and m.key == s.rules.fixed_wild_rank  # a 2 on it is natural
     own = m.stands_for(k)
     for f in _wild_order(s):
         if hand[f] and (f == JOKER or (not set_of_2s and f != own)):
@@ -1040,7 +1104,7 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     wf = s.wild_faces
     if wf:  # wild 2s: wild anywhere but at their own place
         w += sum([hand[f] for f in wf])
-    wrank = s.rules.wild_rank
+    wrank = s.rules.fixed_wild_rank
     cat = s.cat
     L = s.layout
     rules = s.rules
@@ -1327,6 +1391,134 @@ _RANK_VALUES = [
 _TOP_VALUE = [min(m.bit_length(), 10) for m in range(1 << NUM_RANKS)]
 
 
+# ------------------------------------------------------------ Indian rummy
+def _legal_indian_draw(s: GameState) -> list[int]:
+    """Draw phase of Indian rummy: the stock or the top discard, or drop (leave the round)."""
+    L = s.layout
+    acts = _legal_draw(s)
+    return [*acts, L.DROP] if L.size > L.DROP else acts
+
+
+def _apply_indian_draw(s: GameState, p: int, a: int) -> bool:
+    L = s.layout
+    if a == L.DROP:
+        first, middle = s.rules.drop_penalties
+        s.dropped[p] = middle if s.drew[p] else first
+        left = [q for q in range(len(s.active)) if s.active[q] and s.dropped[q] < 0]
+        if len(left) == 1:
+            return _end_round(s, left[0], "dropped")
+        return _end_turn(s, p)
+    # the cut card lies face up at the bottom of the stock: whoever draws it is seen to
+    last_cut = a == L.DRAW_STOCK and s.rebuilds == 0 and len(s.stock) == 1 and s.cut >= 0
+    s.drew[p] = True
+    ended = _apply_draw(s, p, a)
+    if last_cut:
+        s.known[p][s.cut] += 1
+    return ended
+
+
+def _legal_declare_play(s: GameState) -> list[int]:
+    """Play phase of Indian rummy: discard a card, or declare with it (the other 13 cards
+    in melds, two runs one pure); never the card taken from the discard pile."""
+    p = s.current
+    forb = s.forbidden
+    faces = [f for f in compress(_FACES, s.hands[p]) if f != forb]
+    b, d = s.layout.DISCARD, s.layout.DECLARE
+    return [b + f for f in faces] + [d + f for f in _declarable(s, p, faces)]
+
+
+def _apply_declare_play(s: GameState, p: int, a: int) -> bool:
+    L = s.layout
+    if a < L.DECLARE:
+        return _apply_discard_knock(s, p, a)
+    f = a - L.DECLARE
+    s._remove(p, f)
+    s.discard.append(f)
+    found = show_arrangement(s.cat, s.hands[p], s.wild_faces, None, 0)
+    melds = found[1] if found else []
+    return _end_round(s, p, "declared", 0, {"declarer_melds": melds})
+
+
+def _declarable(s: GameState, p: int, faces: list[int]) -> list[int]:
+    """The faces among ``faces`` whose discard leaves player ``p`` a valid show: every
+    other card in melds, at least two runs, one pure (D-14). Quick exits first: a pure run
+    needs three neighbouring naturals of a suit, and only the discard may lie outside
+    every meld the hand could make."""
+    a, b, c, d = s.smask[p]
+    cat = s.cat
+    if not run3_bits(a | b << 13 | c << 26 | d << 39, cat.ace_high):
+        return []
+    hand = s.hands[p]
+    wf = s.wild_faces
+    lonely = _lonely(s, p, hand[JOKER] + sum([hand[f] for f in wf]))
+    if len(lonely) > 1:
+        return []
+    if show_arrangement(cat, hand, wf, None, 1) is None:
+        return []  # not even with one card left out: one search, not one per discard
+    out = []
+    rest = list(hand)
+    for f in lonely or faces:
+        if f in faces:
+            rest[f] -= 1
+            if _is_show(cat, bytes(rest), wf):
+                out.append(f)
+            rest[f] += 1
+    return out
+
+
+@lru_cache(maxsize=1 << 15)
+def _is_show(cat: Catalogue, hand: bytes, wild_faces: tuple[int, ...]) -> bool:
+    return show_arrangement(cat, list(hand), wild_faces, None, 0) is not None
+
+
+def _lonely(s: GameState, p: int, wilds: int) -> list[int]:
+    """The natural cards of player ``p`` (a copy each) that no meld of his hand can hold:
+    without wild cards, those in no set of three suits and no run of three; with ``wilds``
+    wild cards, those with no other card of their rank and none of their suit within
+    ``wilds + 1`` places (a meld holds two naturals, D-3). Wild-rank cards are never lonely."""
+    hand = s.hands[p]
+    rmask = s.rmask[p]
+    wf = s.wild_faces
+    ace_high = s.cat.ace_high
+    k = wilds + 1
+    near = (1 << (2 * k + 1)) - 1 ^ (1 << k)  # places within k of the middle one, not it
+    out: list[int] = []
+    for su, m in enumerate(s.smask[p]):
+        pm = m | (m & 1) << ACE_HIGH_POS if ace_high else m
+        while m:
+            low = m & -m
+            m ^= low
+            r = low.bit_length() - 1
+            f = su * NUM_RANKS + r
+            if f in wf:
+                continue
+            others = rmask[r] & ~(1 << su)
+            places = (r, ACE_HIGH_POS) if r == 0 and ace_high else (r,)
+            if wilds:
+                ok = bool(others) or any((pm << k) >> q & near for q in places)
+            else:
+                ok = others.bit_count() >= 2 or any(
+                    (w & 7) == 7 or (w >> 1 & 7) == 7 or (w >> 2 & 7) == 7
+                    for w in ((pm << 2) >> q & 31 for q in places)
+                )
+            if not ok:
+                out += [f] * hand[f]
+    return out
+
+
+def _indian_count(s: GameState, p: int) -> int:
+    """What player ``p`` pays in Indian rummy: his drop penalty, or his cards counted
+    (D-14: outside his melds when he can show two runs, one pure; else all of them),
+    capped at ``penalty_cap``."""
+    if s.dropped[p] >= 0:
+        return s.dropped[p]
+    total = s.hand_value(p)
+    found = show_arrangement(s.cat, s.hands[p], s.wild_faces, s.values, total)
+    count = total if found is None else found[0]
+    cap = s.rules.penalty_cap
+    return min(count, cap) if cap else count
+
+
 # ------------------------------------------------------------- transitions
 def apply_action(s: GameState, a: int) -> bool:
     """Apply legal action ``a`` for the player to act.
@@ -1439,10 +1631,16 @@ class PhaseRules(NamedTuple):
 @cache
 def phase_table(rules: RuleSet) -> tuple[PhaseRules, ...]:
     """The :class:`PhaseRules` of each :class:`Phase` under ``rules`` (indexed by phase)."""
-    play = _legal_play if rules.meld_during_play else _legal_knock_play
+    if rules.scoring == "indian":
+        draw = PhaseRules(_legal_indian_draw, _apply_indian_draw)
+        play = PhaseRules(_legal_declare_play, _apply_declare_play)
+    else:
+        draw = PhaseRules(_legal_draw, _apply_draw)
+        legal = _legal_play if rules.meld_during_play else _legal_knock_play
+        play = PhaseRules(legal, _apply_play)
     table = {
-        Phase.DRAW: PhaseRules(_legal_draw, _apply_draw),
-        Phase.PLAY: PhaseRules(play, _apply_play),
+        Phase.DRAW: draw,
+        Phase.PLAY: play,
         Phase.GAME_OVER: PhaseRules(_nothing_legal, _apply_after_game),
         Phase.UPCARD: PhaseRules(_legal_upcard, _apply_upcard),
     }
@@ -1582,10 +1780,11 @@ def _end_stuck_round(s: GameState, reason: str) -> bool:
     nearest after him in turn order; rummy500 scores as it stands, gin is void."""
     if s.rules.scoring in ("gin", "rummy500"):
         return _end_round(s, None, reason)
-    best, bv = s.current, s.hand_value(s.current)
+    count = _indian_count if s.rules.scoring == "indian" else GameState.hand_value
+    best, bv = s.current, count(s, s.current)
     q = _next_active(s, s.current)
     while q != s.current:
-        v = s.hand_value(q)
+        v = count(s, q)
         if v < bv:
             best, bv = q, v
         q = _next_active(s, q)
@@ -1634,7 +1833,19 @@ def _score_winner_takes_all(
     return scores, rewards
 
 
+def _score_indian(s: GameState, winner: int | None, rummy: bool, vals: list[int], points: int):
+    """D-15: each loser pays his count (or drop penalty) to the winner; the totals hold
+    the counts as penalties."""
+    n = s.rules.num_players
+    scores = [_indian_count(s, p) if s.active[p] and p != winner else 0 for p in range(n)]
+    rewards = [-v for v in scores]
+    if winner is not None:
+        rewards[winner] = sum(scores)
+    return scores, rewards
+
+
 SCORING = {
+    "indian": _score_indian,
     "gin": _score_gin,
     "rummy500": _score_rummy500,
     "standard": _score_standard,
@@ -1676,9 +1887,13 @@ def _match_by_target(s: GameState, winner: int | None, eliminated: list[int]) ->
 
 
 def _match_end(rules: RuleSet):
-    if rules.scoring == "standard":
+    if rules.scoring in _PENALTY_SCORING:
         return _match_by_elimination if rules.elimination else _match_by_penalty_limit
     return _match_by_target
+
+
+#: the scorings whose totals are penalties (lowest best; a match by elimination or limit)
+_PENALTY_SCORING = ("standard", "indian")
 
 
 def _gin_bonuses(s: GameState, rewards: list[int]) -> list[int]:
@@ -1739,6 +1954,7 @@ def _end_round(
         s._legal = []
     else:
         s.round += 1
+        s.dropped = [-1] * n  # (the deal passes to the next seat in the match)
         _start_round(s, _next_active(s, s.dealer))
     return True
 
@@ -1795,6 +2011,9 @@ STATE_KEYS = (
     "turn_pure",
     "credit",
     "turns",
+    "cut",
+    "dropped",
+    "drew",
 )
 _REQUIRED = STATE_KEYS[:7]
 _MELD_KEYS = ("owner", "kind", "cards")
@@ -1891,7 +2110,11 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
         mine = {k: getattr(rules, k) for k in rules.__dataclass_fields__}
         if not isinstance(saved, dict) or set(saved) - set(mine):
             raise _Saved.error("rules", saved, "a dict of RuleSet fields, as to_dict() writes")
-        diff = sorted(k for k in saved if saved[k] != mine[k])
+        diff = sorted(  # (a tuple field comes back from JSON as a list)
+            k
+            for k in saved
+            if (tuple(saved[k]) if isinstance(saved[k], list) else saved[k]) != mine[k]
+        )
         if diff:
             raise ValueError(
                 f"saved state was made with other rules: {', '.join(diff)} differ "
@@ -1940,6 +2163,17 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
     s.turn_pure = f.field("turn_pure", False, f.flag)
     s.credit = f.per_seat("credit", [0] * n, f.integer)
     s.turns = f.integer("turns", d.get("turns", 0), 0)
+    cut = f.field("cut", None, f.card)
+    if rules.wild_rank == "cut":
+        if cut < 0:
+            raise f.error("cut", d.get("cut"), "the round's cut card (wild_rank='cut')")
+        _set_cut(s, cut)
+    elif cut >= 0:
+        raise f.error("cut", d.get("cut"), "None: these rules have no cut card (wild_rank='none')")
+    s.dropped = f.per_seat(
+        "dropped", [None] * n, lambda k, v: -1 if v is None else f.integer(k, v, 0)
+    )
+    s.drew = f.per_seat("drew", [False] * n, f.flag)
     if check:
         _check_state(s)
     return s
@@ -1972,7 +2206,7 @@ def _read_table(f: _Saved, s: GameState) -> list[TableMeld]:
         if kind not in (None, "set", "run"):
             raise f.error(f"{key}['kind']", kind, "'set', 'run' or None")
         cards = f.cards(f"{key}['cards']", m["cards"])
-        desc, wild_at = classify_wild(cards, s.cat, rules.wild_rank, kind)
+        desc, wild_at = classify_wild(cards, s.cat, rules.fixed_wild_rank, kind)
         if desc is None:
             raise f.error(
                 f"{key}['cards']",
@@ -2044,7 +2278,7 @@ def _check_state(s: GameState) -> None:
             fail(
                 key, f"={card_str(c)} is not in the pack", f"None or a card of {_pack_text(rules)}"
             )
-    elim = rules.match and rules.scoring == "standard" and rules.elimination
+    elim = rules.match and rules.scoring in _PENALTY_SCORING and rules.elimination
     if not elim and not all(s.active):
         fail(
             "active",
@@ -2108,6 +2342,7 @@ def _check_state(s: GameState) -> None:
             )
     if any(s.round_scores):
         fail("round_scores", f"={s.round_scores} while the round is in play", "zeros until it ends")
+    _check_indian(s, fail)
     _check_standing(s, fail)
     if rules.max_turns and s.turns >= rules.max_turns:
         fail(
@@ -2187,13 +2422,41 @@ def _check_state(s: GameState) -> None:
         fail("turn_value", f"={s.turn_value}", "0: these rules have no opening (open_points=0)")
 
 
+def _check_indian(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """Indian rummy's fields of a round in play: drops, draws and the cut card."""
+    rules = s.rules
+    drops = rules.drop_penalties
+    for p, d in enumerate(s.dropped):
+        if d >= 0 and (d not in drops or not any(drops) or not s.active[p]):
+            fail(
+                f"dropped[{p}]",
+                f"={d}",
+                f"None, or one of drop_penalties={drops} for an active seat "
+                "(no drops when they are (0, 0))",
+            )
+    if s.dropped[s.current] >= 0:
+        fail("current_player", f"={s.current} has dropped", "a seat still in the round")
+    if sum(1 for p, d in enumerate(s.dropped) if d < 0 and s.active[p]) < 2:
+        fail(
+            "dropped", f"={s.dropped}", "at least two seats still in the round while it is in play"
+        )
+    if rules.scoring != "indian" and any(s.drew):
+        fail("drew", f"={s.drew}", "all False: draws are tracked in Indian rummy only")
+    if s.cut >= 0 and s.rebuilds == 0 and s.stock and s.stock[0] != s.cut:
+        fail(
+            "cut",
+            f"={card_str(s.cut)} with the stock's bottom card {card_str(s.stock[0])}",
+            "the bottom card of the stock until it is drawn",
+        )
+
+
 def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None:
     """The match totals of a game in play: none has ended the match yet."""
     rules = s.rules
     if not rules.match:
         if any(s.totals):
             fail("totals", f"={s.totals}", "zeros: one round, not scored yet (match=False)")
-    elif rules.scoring == "standard" and rules.elimination:
+    elif rules.scoring in _PENALTY_SCORING and rules.elimination:
         for p, t in enumerate(s.totals):
             if s.active[p] != (t <= rules.penalty_limit):
                 fail(
@@ -2202,7 +2465,7 @@ def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None
                     f"<= penalty_limit ({rules.penalty_limit}) exactly for the active seats",
                 )
     else:
-        key = "penalty_limit" if rules.scoring == "standard" else "target"
+        key = "penalty_limit" if rules.scoring in _PENALTY_SCORING else "target"
         limit = getattr(rules, key)
         if max(s.totals) >= limit:
             fail("totals", f"={s.totals}", f"all below {key}={limit} while the match goes on")

@@ -831,3 +831,202 @@ def _open_search(
         if found:
             return True
     return False
+
+
+# ------------------------------------------------- Indian rummy's show and count
+def show_arrangement(
+    cat: Catalogue,
+    counts: list[int] | tuple[int, ...],
+    wild_faces: tuple[int, ...],
+    values: list[int] | None = None,
+    limit: int | None = None,
+    runs: int = 2,
+    pure: bool = True,
+) -> tuple[int, list[tuple[int, ...]]] | None:
+    """The arrangement of a hand that Indian rummy's show asks for (RULES.md 4 indian,
+    D-14): disjoint melds holding at least two runs, one of them pure, that leave the
+    least value outside them. ``None`` when no such arrangement exists (or none leaves at
+    most ``limit``).
+
+    Args:
+        cat: the meld rules (sets of 3-4 different suits, runs, the wild limits).
+        counts: the hand, a count per face (53 entries: two decks hold two of a face).
+        wild_faces: the faces of the round's wild rank. Each copy is a natural card or a
+            wild card as the arrangement needs (D-13: natural only at its own place); left
+            out, it costs what a joker does.
+        values: what each face costs outside a meld (a wild card left out costs
+            ``values[JOKER]``); ``None``: every card costs 1, so a cost of 0 means every
+            card is in a meld (a declaration).
+        limit: search only for arrangements leaving at most this much (``0``: a
+            declaration); ``None``: no limit.
+        runs, pure: the arrangement's least number of runs and whether one must be pure
+            (the show's are 2 and True; ``0, False``: any melds, for an agent's estimate).
+
+    Returns:
+        ``(cost, melds)``: the value left outside the melds and the melds (faces; runs in
+        position order, sets naturals first; a card standing as a wild card is ``JOKER``).
+    """
+    held = 0
+    for f in compress(range(JOKER), counts):
+        held |= 1 << f
+    if pure and not run3_bits(held, cat.ace_high):
+        return None  # no pure run: three neighbouring naturals of a suit
+    vals = [1] * 53 if values is None else list(values)
+    nat = list(counts)
+    jokers = nat[JOKER]
+    nat[JOKER] = 0
+    return _ShowSearch(cat, vals, runs, pure, wild_faces).run(nat, jokers, limit)
+
+
+class _ShowSearch:
+    """Branch and bound over the lowest natural card left: out of every meld, or in one of
+    the sets and runs holding it (with or without wild cards). Memoised on what is left:
+    the least cost, or a lower bound on it where the search found nothing within budget."""
+
+    _INF = 1 << 30
+
+    def __init__(
+        self, cat: Catalogue, values: list[int], runs: int, pure: bool, wild: tuple[int, ...]
+    ):
+        self.need_runs, self.need_pure = runs, pure
+        # the wild-rank faces first: each copy is settled (in a meld at its own place, or a
+        # wild card from then on) before any meld that may want it as a wild card is made
+        self.wild = frozenset(wild)
+        self.order = [*sorted(self.wild), *(g for g in range(JOKER) if g not in self.wild)]
+        self.cat = cat
+        self.values = values
+        self.limit = self._INF
+        # (hand, wild cards, runs, pure) -> (least cost, melds), or (lower bound, None)
+        self.memo: dict[tuple, tuple[int, list | None]] = {}
+
+    def run(self, hand: list[int], jokers: int, limit: int | None) -> tuple[int, list] | None:
+        self.limit = self._INF if limit is None else limit
+        cost, melds = self._best(hand, jokers, 0, False, 0)
+        return None if cost >= self._INF else (cost, melds)
+
+    def _best(self, hand: list[int], j: int, runs: int, pure: bool, spent: int) -> tuple[int, list]:
+        """Least cost of what is left (``_INF`` when the two-runs rule cannot be met or the
+        cost would pass the limit given ``spent`` already)."""
+        INF = self._INF
+        f = next((g for g in self.order if hand[g]), -1)
+        if f < 0:
+            if runs < self.need_runs or (self.need_pure and not pure):
+                return INF, []
+            cost = j * self.values[JOKER]
+            if spent + cost > self.limit:
+                return INF, []
+            self.limit = spent + cost - 1  # from now on only a cheaper arrangement counts
+            return cost, []
+        key = (bytes(hand), j, runs, pure)
+        budget = self.limit - spent
+        got = self.memo.get(key)
+        if got is not None:
+            if got[1] is not None:  # the least cost
+                return got if got[0] <= budget else (INF, [])  # type: ignore[return-value]
+            if got[0] > budget:  # a lower bound past the budget
+                return INF, []
+        best: tuple[int, list] = (INF, [])
+        hand[f] -= 1
+        wild = self.wild
+        # a wild-rank card at its own place may be helped by wild-rank cards not settled yet
+        pool = sum([hand[g] for g in wild]) if f in wild else 0
+        for meld, naturals, w, is_run in self._melds_with(f, hand, j + pool):
+            for g in naturals:
+                hand[g] -= 1
+            run_pure = pure or (is_run and not w)
+            runs2 = min(self.need_runs, runs + is_run)
+            if w <= j:
+                c, ms = self._best(hand, j - w, runs2, run_pure, spent)
+            else:  # the jokers first (a card left unsettled can still turn wild later)
+                c, ms = INF, []
+                for borrowed in self._borrow(hand, w - j):
+                    for g in borrowed:
+                        hand[g] -= 1
+                    c2, ms2 = self._best(hand, 0, runs2, run_pure, spent)
+                    for g in borrowed:
+                        hand[g] += 1
+                    if c2 < c:
+                        c, ms = c2, ms2
+            for g in naturals:
+                hand[g] += 1
+            if c < best[0]:
+                best = (c, [meld, *ms])
+        if f in self.wild:  # a wild card from now on (left out, it costs what a joker does)
+            c, ms = self._best(hand, j + 1, runs, pure, spent)
+            if c < best[0]:
+                best = (c, ms)
+        else:  # out of every meld
+            v = self.values[f]
+            if spent + v <= self.limit:
+                c, ms = self._best(hand, j, runs, pure, spent + v)
+                if c + v < best[0]:
+                    best = (c + v, ms)
+        hand[f] += 1
+        # found: the least cost (cheaper branches are never cut). Not found: nothing within
+        # the budget (no leaf was reached below, so the limit did not move meanwhile)
+        self.memo[key] = best if best[0] < INF else (budget + 1, None)
+        return best
+
+    def _borrow(self, hand: list[int], k: int):
+        """Every multiset of ``k`` wild-rank cards still in ``hand``, as face tuples."""
+        copies = [g for g in sorted(self.wild) for _ in range(hand[g])]
+        seen = set()
+        for combo in combinations(copies, k):
+            if combo not in seen:
+                seen.add(combo)
+                yield combo
+
+    def _melds_with(self, f: int, hand: list[int], j: int):
+        """The melds holding natural ``f`` (already taken out of ``hand``) from the rest of
+        the hand and up to ``j`` wild cards: ``(meld, other naturals, wilds, is_run)``."""
+        cat = self.cat
+        r, su = f % NUM_RANKS, f // NUM_RANKS
+        # sets: other suits of rank r (one copy each), then wild cards up to four cards
+        others = [s2 * NUM_RANKS + r for s2 in range(4) if s2 != su and hand[s2 * NUM_RANKS + r]]
+        for k in range(len(others) + 1):
+            for chosen in combinations(others, k):
+                for w in range(j + 1):
+                    size = 1 + k + w
+                    if 3 <= size <= 4 and cat.wild_ok(1 + k, w):
+                        yield (f, *chosen, *([JOKER] * w)), chosen, w, False
+        # runs of suit su through f's place (an ace low, or high), grown down then up from
+        # it while the wild cards last
+        places = [r] + ([ACE_HIGH_POS] if r == 0 and cat.ace_high else [])
+        min_len, max_pos = cat.min_run, cat.max_pos
+        for p in places:
+            have = [q != p and hand[run_face(su, q)] > 0 for q in range(max_pos + 1)]
+            need_lo = 0
+            for lo in range(p, max(-1, p - 13), -1):
+                if lo < p:
+                    if not have[lo]:
+                        need_lo += 1
+                        if need_lo > j:
+                            break
+                need = need_lo
+                for hi in range(p, min(lo + 12, max_pos) + 1):
+                    if hi > p and not have[hi]:
+                        need += 1
+                        if need > j:
+                            break
+                    if hi - lo + 1 >= min_len:
+                        yield from self._runs(su, lo, hi, p, have, need, j)
+
+    def _runs(self, su: int, lo: int, hi: int, p: int, have: list[bool], need: int, j: int):
+        """The runs of ``su`` over ``lo..hi`` holding the natural at ``p``: the naturals the
+        hand has there, wild cards in the other places (``need``) and, while wild cards
+        last, in place of held naturals too (keeping those for another meld)."""
+        cat = self.cat
+        held = [q for q in range(lo, hi + 1) if have[q]]
+        for extra in range(min(j - need, len(held)) + 1):
+            for as_wild in combinations(held, extra) if extra else ((),):
+                w = need + extra
+                if not cat.wild_ok(1 + len(held) - extra, w):
+                    continue
+                meld = tuple(
+                    run_face(su, q) if q == p or (have[q] and q not in as_wild) else JOKER
+                    for q in range(lo, hi + 1)
+                )
+                naturals = tuple(
+                    g for g, q in zip(meld, range(lo, hi + 1)) if g != JOKER and q != p
+                )
+                yield meld, naturals, w, True

@@ -17,11 +17,13 @@ and with aces low):
 | `Knock`        | 53 in knocking games (gin)   | card discarded; 52 = big gin (no discard)    |
 | `Pass`         | 1 with the up-card offer     | -                                            |
 | `EndRound`     | 1 when an empty stock ends the round (rummy500) | -                         |
+| `Declare`      | 52 (+1 joker) in Indian rummy | card discarded                               |
+| `Drop`         | 1 in Indian rummy with drops | -                                            |
 
 Blocks that a rule set cannot use have size 0 (no melds, lay-offs or swaps in
 gin, no swaps without wild cards). For basic with one deck, no jokers and aces
 low: 1 + 1 + 329 + 17*52 + 0 + 52 = 1267 actions; gin: 1 + 1 + 52 + 53 + 1 =
-108. A card id is ``suit * 13 + rank`` (:mod:`rummy_env.cards`).
+108; indian: 1 + 1 + 53 + 53 + 1 = 109. A card id is ``suit * 13 + rank`` (:mod:`rummy_env.cards`).
 
 Moves are small frozen dataclasses holding cards as text; ``str(move)`` is
 human readable (``"meld 5H 6H 7H"``).
@@ -151,7 +153,41 @@ class EndRound:
         return "end round"
 
 
-Move = DrawStock | DrawDiscard | Meld | LayOff | SwapJoker | Discard | Knock | Pass | EndRound
+@dataclass(frozen=True)
+class Declare:
+    """Indian rummy: discard ``card`` and show the other 13 cards in melds (at least two
+    runs, one of them pure), winning the round."""
+
+    card: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "card", _norm(self.card))
+
+    def __str__(self) -> str:
+        return f"declare discarding {self.card}"
+
+
+@dataclass(frozen=True)
+class Drop:
+    """Indian rummy: leave the round instead of drawing (a first or a middle drop)."""
+
+    def __str__(self) -> str:
+        return "drop"
+
+
+Move = (
+    DrawStock
+    | DrawDiscard
+    | Meld
+    | LayOff
+    | SwapJoker
+    | Discard
+    | Knock
+    | Pass
+    | EndRound
+    | Declare
+    | Drop
+)
 
 
 class ActionCodec:
@@ -186,7 +222,7 @@ class ActionCodec:
             return L.DRAW_DISCARD + move.depth
         if isinstance(move, Meld) and L.LAYOFF > L.MELD:
             cards = [parse_card(c) for c in move.cards]
-            d, _ = classify_wild(cards, self.cat, self.rules.wild_rank)
+            d, _ = classify_wild(cards, self.cat, self.rules.fixed_wild_rank)
             if d is None:
                 raise ValueError(
                     f"{move}: not a valid set or run under these rules (a set of 3-4 cards of "
@@ -209,7 +245,7 @@ class ActionCodec:
                     )
                 return L.SWAP + move.meld * NUM_NATURAL + f
             k = f
-            if f % NUM_RANKS == self.rules.wild_rank:  # a 2 laid as a wild card?
+            if f % NUM_RANKS == self.rules.fixed_wild_rank:  # a 2 laid as a wild card?
                 if move.end is not None:  # at a run's end: as JK there
                     k = JOKER
                 elif state is not None and move.meld < len(state.table):
@@ -236,8 +272,15 @@ class ActionCodec:
             return L.KNOCK + f
         if isinstance(move, Pass) and L.END_ROUND > L.PASS:
             return L.PASS
-        if isinstance(move, EndRound) and L.size > L.END_ROUND:
+        if isinstance(move, EndRound) and L.DECLARE > L.END_ROUND:
             return L.END_ROUND
+        if isinstance(move, Declare) and L.DROP > L.DECLARE:
+            f = parse_card(move.card)
+            if f >= L.discard_width:
+                raise ValueError(f"{move}: this rule set has no jokers")
+            return L.DECLARE + f
+        if isinstance(move, Drop) and L.size > L.DROP:
+            return L.DROP
         allowed = ["DrawStock", "DrawDiscard"]
         if L.LAYOFF > L.MELD:
             allowed += ["Meld", "LayOff"]
@@ -248,8 +291,12 @@ class ActionCodec:
             allowed.append("Knock")
         if L.END_ROUND > L.PASS:
             allowed.append("Pass")
-        if L.size > L.END_ROUND:
+        if L.DECLARE > L.END_ROUND:
             allowed.append("EndRound")
+        if L.DROP > L.DECLARE:
+            allowed.append("Declare")
+        if L.size > L.DROP:
+            allowed.append("Drop")
         raise ValueError(
             f"{move!r}: not a move of {self.rules.name!r} (allowed: {', '.join(allowed)})"
         )
@@ -305,4 +352,8 @@ class ActionCodec:
             return Knock(None if f == NUM_NATURAL else card_str(f))
         if a < L.END_ROUND:
             return Pass()
-        return EndRound()
+        if a < L.DECLARE:
+            return EndRound()
+        if a < L.DROP:
+            return Declare(card_str(a - L.DECLARE))
+        return Drop()

@@ -6,8 +6,8 @@ knows at a real table and nothing more. Seats in it are *relative*: offset 0 is
 indexed as in :mod:`rummy_env.cards` (``suit * 13 + rank``; 52 = joker).
 
 With ``P`` players, ``F = 53`` faces, ``D = rules.num_cards`` (longest
-possible discard pile) and ``M = rules.max_melds`` table slots, the slices, in
-order:
+possible discard pile), ``M = rules.max_melds`` table slots and ``I`` = 1 in
+Indian rummy (``scoring="indian"``), else 0, the slices, in order:
 
 | name          | size          | content                                                            |
 |---------------|---------------|--------------------------------------------------------------------|
@@ -30,6 +30,10 @@ order:
 | `opened`      | P             | 1 if the player has opened (always 1 without an opening rule)     |
 | `turn_value`  | 1             | opening: value melded this turn by the player to act, not yet opened |
 | `credit`      | P             | rummy500: value melded and laid off this round                     |
+| `cut`         | I x F         | Indian rummy: one-hot, the cut card (face up at the bottom of the stock) |
+| `wild_rank`   | I x 13        | Indian rummy: one-hot, this round's wild rank (the cut card's; aces for a joker) |
+| `dropped`     | I x P         | Indian rummy: 1 if the player dropped out of this round            |
+| `drew`        | I x P         | Indian rummy: 1 if the player has drawn this round (a drop now is a middle drop) |
 
 The unbounded numbers (`totals`, `credit`, `turn_value`, `knock_limit`,
 `rebuilds`) are clipped to `-OBS_BOUND..OBS_BOUND` (10^4), the bounds of the
@@ -38,7 +42,8 @@ target), so only extreme rule values or crafted totals are cut.
 
 Size = PF + DF + M(P+2+F+W) + 2F + 8P + 8; e.g. basic, 2 players, one deck
 without jokers: 106 + 2756 + 17*57 + 106 + 16 + 8 = 3961; gin (no table
-slots): 106 + 2756 + 106 + 16 + 8 = 2992.
+slots): 106 + 2756 + 106 + 16 + 8 = 2992. Indian rummy adds F + 13 + 2P: 2 players, two
+decks with 2 jokers: 106 + 5618 + 106 + 16 + 8 + 53 + 13 + 4 = 5924.
 
 :func:`decode` turns a vector back into a readable dict (cards as text).
 """
@@ -100,6 +105,15 @@ class ObsLayout:
             ("opened", P),
             ("turn_value", 1),
             ("credit", P),
+        ]
+        # Indian rummy: the cut card, the wild rank, drops and draws
+        self.indian = rules.scoring == "indian"
+        ind = 1 if self.indian else 0
+        sizes += [
+            ("cut", ind * F),
+            ("wild_rank", ind * NUM_RANKS),
+            ("dropped", ind * P),
+            ("drew", ind * P),
         ]
         self.slices: dict[str, slice] = {}
         off = 0
@@ -195,6 +209,17 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
         o[layout.TURN_VALUE] = min(state.turn_value, OBS_BOUND)
     if state.must_use >= 0:
         o[layout.MUST_USE + state.must_use] = 1.0
+    if layout.indian:
+        if state.cut >= 0:
+            o[layout.CUT + state.cut] = 1.0
+            o[layout.WILD_RANK + state.wild_faces[0]] = 1.0  # (the spade of the wild rank)
+        dropped, drew = state.dropped, state.drew
+        for off in range(P):
+            q = (player + off) % P
+            if dropped[q] >= 0:
+                o[layout.DROPPED + off] = 1.0
+            if drew[q]:
+                o[layout.DREW + off] = 1.0
     return np.frombuffer(o, dtype=np.float32)
 
 
@@ -289,6 +314,10 @@ class View:
     opened: list[bool] | None = None  # per offset (None: the layout has no opening flags)
     turn_value: int = 0
     credit: list[int] | None = None  # rummy500: value melded and laid off this round, per offset
+    cut: int = -1  # Indian rummy: the cut card's face, or -1
+    wild_rank: int = -1  # Indian rummy: this round's wild rank (0 = aces), or -1
+    dropped: list[bool] | None = None  # Indian rummy: per offset, dropped out of the round
+    drew: list[bool] | None = None  # Indian rummy: per offset, has drawn this round
 
     @property
     def hand_cards(self) -> list[int]:
@@ -356,7 +385,7 @@ def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
             cols = slots.get(k)
             if not cols or not any(c < P for c in cols):
                 break  # melds fill the slots in order
-            table.append(_table_meld(cols, P, rules.wild_rank))
+            table.append(_table_meld(cols, P, rules.fixed_wild_rank))
     return View(
         hand=hand,
         known=known,
@@ -377,6 +406,10 @@ def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
         opened=flags("opened") if "opened" in sl else None,
         turn_value=scalar("turn_value") if "turn_value" in sl else 0,
         credit=counts("credit", P) if "credit" in sl else None,
+        cut=one_hot("cut"),
+        wild_rank=one_hot("wild_rank"),
+        dropped=flags("dropped") if L.indian else None,
+        drew=flags("drew") if L.indian else None,
     )
 
 
@@ -427,8 +460,9 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
     a wild 2),
     ``hand_sizes``, ``stock_size``, ``phase``, ``to_act``, ``forbidden``,
     ``played``, ``active``, ``totals``, ``dealer``, ``rebuilds``, ``knock_limit``,
-    ``must_use``, ``opened``, ``turn_value`` and ``credit`` (empty lists where the
-    rule set's layout has no such slice).
+    ``must_use``, ``opened``, ``turn_value``, ``credit`` and, in Indian rummy, ``cut``,
+    ``wild_rank`` (a rank letter), ``dropped`` and ``drew`` (empty lists, or None, where
+    the rule set's layout has no such slice).
     """
     v = read(obs, rules)
 
@@ -465,4 +499,8 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
         "opened": v.opened if v.opened is not None else [],
         "turn_value": v.turn_value,
         "credit": v.credit if v.credit is not None else [],
+        "cut": card_or_none(v.cut),
+        "wild_rank": "A23456789TJQK"[v.wild_rank] if v.wild_rank >= 0 else None,
+        "dropped": v.dropped if v.dropped is not None else [],
+        "drew": v.drew if v.drew is not None else [],
     }

@@ -27,6 +27,8 @@ REASONS = {
     "gin": "went gin",
     "big_gin": "went big gin",
     "undercut": "undercut the knocker",
+    "declared": "declared (every other card in melds, two runs, one pure)",
+    "dropped": "every other player dropped out",
 }
 
 #: what ``round_scores`` and the rewards mean, per ``RuleSet.scoring``: (the scores' name, meaning)
@@ -52,6 +54,12 @@ SCORE_MEANING = {
         "the winner of the hand scores his deadwood difference plus bonuses, the other "
         "0; the reward is the points for the winner and minus them for the loser",
     ),
+    "indian": (
+        "penalties",
+        "each loser's count (his cards outside his melds if he can show two runs, one "
+        "pure, else all of them; at most the cap) or his drop penalty, the winner 0, added "
+        "to the totals; the winner's reward is the sum, each loser's minus his penalty",
+    ),
 }
 
 
@@ -60,6 +68,8 @@ def round_outcome(result: dict[str, Any]) -> str:
     ``"the stock ran out and may not be rebuilt again: player_0 holds the lowest hand and wins"``."""
     w, reason = result["winner"], result["reason"]
     why = REASONS.get(reason, reason)
+    if reason in ("declared", "dropped"):
+        return f"player_{w} wins: {why}"
     if reason == "went_out":
         return f"player_{w} went out" + (" in one turn (a rummy)" if result.get("rummy") else "")
     if reason in ("knock", "gin", "big_gin", "undercut"):
@@ -99,9 +109,9 @@ def describe_result(result: dict[str, Any], rules: RuleSet) -> str:
     if rules.match:
         goal = (
             f"a player over {rules.penalty_limit} is out"
-            if rules.scoring == "standard" and rules.elimination
+            if rules.scoring in ("standard", "indian") and rules.elimination
             else f"the match ends at {rules.penalty_limit}, lowest total wins"
-            if rules.scoring == "standard"
+            if rules.scoring in ("standard", "indian")
             else f"the first to {rules.target} wins"
         )
         lines.append(
@@ -156,6 +166,9 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
         lines.append(f"melded and laid off this round: {state.credit}")
     if rules.knock_limit or rules.oklahoma:
         lines.append(f"knock limit: {state.knock_limit}")
+    if state.cut >= 0:
+        rank = "A23456789TJQK"[state.wild_faces[0]]
+        lines.append(f"cut card: {card_str(state.cut)} · wild rank this round: {rank}")
     lines.append("table:" if state.table else "table: no melds")
     for i, m in enumerate(state.table):
         kind = "run" if m.is_run else "set"
@@ -165,6 +178,8 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     for p in range(n):
         mark = ">" if p == acting_seat(state) and state.phase != Phase.GAME_OVER else " "
         tag = "" if state.active[p] else " (eliminated)"
+        if state.dropped[p] >= 0:
+            tag += f" (dropped, pays {state.dropped[p]})"
         if p == viewer:
             cards = " ".join(card_str(f) for f in state.hand_cards(p))
             lines.append(f"{mark} player_{p} hand ({state.nhand[p]}): {cards}{tag}")
@@ -173,7 +188,7 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
             extra = f", known: {' '.join(known)}" if known else ""
             lines.append(f"{mark} player_{p}: {plural(state.nhand[p], 'card')}{extra}{tag}")
     name = SCORE_MEANING.get(rules.scoring, ("scores",))[0]
-    better = "lower" if rules.scoring == "standard" else "higher"
+    better = "lower" if rules.scoring in ("standard", "indian") else "higher"
     lines.append(f"totals ({name}, {better} is better): {state.totals}")
     if state.last_result is not None:
         r = state.last_result

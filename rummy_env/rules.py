@@ -86,6 +86,25 @@ _PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
         {"wild_deuces": True},
         (2, 6),
     ),
+    "indian": (
+        "Indian Rummy (points rummy), RULES.md 4 indian: 2-6 players, 13 cards from two decks "
+        "with 2 jokers, a cut wild rank, declare with two runs one pure, drops, pool 101",
+        {
+            "decks": 2,
+            "jokers": 1,
+            "hand_size": 13,
+            "ace": "low_or_high",
+            "ace_penalty": 10,
+            "joker_penalty": 0,
+            "scoring": "indian",
+            "meld_during_play": False,
+            "wild_rank": "cut",
+            "drop_penalties": (20, 40),
+            "penalty_cap": 80,
+            "penalty_limit": 100,
+        },
+        (2, 6),
+    ),
     "gin": (
         "Gin Rummy, RULES.md 4 gin: 2 players, knock at 10, gin 25, undercut 25, match to 100",
         {
@@ -110,7 +129,8 @@ PRESETS: dict[str, str] = {name: desc for name, (desc, _, _) in _PRESETS.items()
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "ace": ("low", "low_or_high"),
-    "scoring": ("standard", "winner_takes_all", "gin", "rummy500"),
+    "scoring": ("standard", "winner_takes_all", "gin", "rummy500", "indian"),
+    "wild_rank": ("none", "cut"),
     "discard_pickup": ("top", "any"),
     "discard_pickup_must_meld": ("never", "always", "below_top"),
     "empty_stock": ("rebuild", "end_round"),
@@ -140,7 +160,9 @@ class RuleSet:
     scoring: str = "standard"
     """"standard" (hand values are penalties, winner 0), "winner_takes_all", "gin"
     (knock scoring: the difference of deadwoods, gin and undercut bonuses) or "rummy500"
-    (each player scores what he melded and laid off minus his hand)."""
+    (each player scores what he melded and laid off minus his hand) or "indian" (points
+    rummy, D-15: a player wins by declaring, each loser pays his count, capped at
+    ``penalty_cap``, or his drop penalty; zero-sum)."""
     rummy_multiplier: int = 2
     """winner_takes_all: factor when the winner goes out "rummy" (in one turn, nothing
     melded or laid off earlier in the round); 1 switches the bonus off."""
@@ -169,6 +191,16 @@ class RuleSet:
     place (a set of 2s, its own suit's run through the 2) is natural, anywhere else it is
     a wild card; the engine lays a joker before a 2; a 2 left in hand costs
     ``joker_penalty``. Games that meld during play, without an opening count (for now)."""
+    wild_rank: str = "none"
+    """Indian rummy's cut joker: "cut" turns up the stock's top card after the deal and puts
+    it at the bottom of the stock; every card of its rank (aces when it is a joker) is wild
+    this round, except at its own place. "none": printed jokers are the only wild cards.
+    Scoring "indian" only."""
+    drop_penalties: tuple[int, int] = (0, 0)
+    """Indian rummy's drop (``Drop()`` instead of drawing): what a player pays who leaves
+    the round before his first draw, and after it; ``(0, 0)``: no dropping."""
+    penalty_cap: int = 0
+    """Indian rummy: the most a loser's count can be (80); 0 = no cap."""
     min_run: int = 3
     """Fewest cards in a run (contract rummy: 4). Games that meld during play only;
     a knocking game counts deadwood with runs of 3."""
@@ -238,6 +270,19 @@ class RuleSet:
     """Gin, match: bonus per hand won, for both players, when the match ends."""
 
     def __post_init__(self) -> None:
+        drops = self.drop_penalties
+        if isinstance(drops, list):
+            drops = tuple(drops)
+            object.__setattr__(self, "drop_penalties", drops)
+        if not (
+            isinstance(drops, tuple)
+            and len(drops) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in drops)
+        ):
+            raise ValueError(
+                f"drop_penalties={drops!r} is not allowed (allowed: two integers >= 0, the "
+                "first drop and the middle drop, e.g. (20, 40); (0, 0) = no dropping)"
+            )
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
             if f.type in ("int", int) and (isinstance(v, bool) or not isinstance(v, int)):
@@ -306,6 +351,7 @@ class RuleSet:
             "ace_meld_value",
             "joker_meld_value",
             "unopened_penalty",
+            "penalty_cap",
         ):
             if getattr(self, key) < 0:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
@@ -345,11 +391,37 @@ class RuleSet:
             raise ValueError(
                 f"upcard_offer=True is not allowed with {n} players (allowed: 2 players)"
             )
-        if not self.meld_during_play and self.scoring != "gin":
+        if not self.meld_during_play and self.scoring not in ("gin", "indian"):
             raise ValueError(
                 f"meld_during_play=False is not allowed with scoring={self.scoring!r}: nobody could "
                 "ever meld or go out (allowed: meld_during_play=False only with scoring='gin', "
-                "where melds are shown by knocking)"
+                "where melds are shown by knocking, or 'indian', by declaring)"
+            )
+        if self.scoring == "indian" and self.meld_during_play:
+            raise ValueError(
+                "scoring='indian' is not allowed with meld_during_play=True (allowed: "
+                "meld_during_play=False: the melds are shown when a player declares)"
+            )
+        indian_only = [
+            f"{k}={getattr(self, k)!r}"
+            for k, off in (
+                ("wild_rank", "none"),
+                ("drop_penalties", (0, 0)),
+                ("penalty_cap", 0),
+            )
+            if getattr(self, k) != off
+        ]
+        if indian_only and self.scoring != "indian":
+            raise ValueError(
+                f"{', '.join(indian_only)} is not allowed with scoring={self.scoring!r} "
+                "(allowed: wild_rank='none', drop_penalties=(0, 0), penalty_cap=0; the cut wild "
+                "rank, drops and the count cap are Indian rummy's, scoring='indian')"
+            )
+        if self.scoring == "indian" and (self.open_points or self.knock_limit):
+            raise ValueError(
+                f"scoring='indian' is not allowed with open_points={self.open_points}, "
+                f"knock_limit={self.knock_limit} (allowed: 0 for both: a player goes out by "
+                "declaring)"
             )
         if self.scoring == "gin" and self.jokers:
             raise ValueError(
@@ -385,11 +457,12 @@ class RuleSet:
     @property
     def wilds(self) -> bool:
         """Whether the pack holds wild cards (jokers, or deuces with ``wild_deuces``)."""
-        return self.jokers > 0 or self.wild_deuces
+        return self.jokers > 0 or self.wild_deuces or self.wild_rank != "none"
 
     @property
-    def wild_rank(self) -> int:
-        """The rank whose cards are wild besides the jokers (1: the 2s), or -1."""
+    def fixed_wild_rank(self) -> int:
+        """The rank whose cards are wild in every round besides the jokers (1: the 2s), or
+        -1 (Indian rummy's wild rank is the cut card's, per round: ``GameState.wild_faces``)."""
         return 1 if self.wild_deuces else -1
 
     @property
@@ -441,6 +514,14 @@ def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
             if low not in ("true", "false", "1", "0"):
                 raise ValueError(f"rule option {key}={text!r}: expected true or false")
             out[key] = low in ("true", "1")
+        elif kind is tuple:
+            parts = text.strip("()[] ").replace(",", " ").split()
+            try:
+                out[key] = tuple(int(x) for x in parts)
+            except ValueError:
+                raise ValueError(
+                    f"rule option {key}={text!r}: expected integers such as 20,40"
+                ) from None
         elif kind is int:
             try:
                 out[key] = int(text)

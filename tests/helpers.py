@@ -173,9 +173,11 @@ def assert_match_end(env, *, over: bool, winner: int, **next_round) -> None:
 def permute_hidden(d: dict[str, Any], viewer: int, rng: random.Random) -> dict[str, Any]:
     """``d`` with every card ``viewer`` cannot see shuffled among the places that hold
     such cards: the other players' hands (their cards known to all, in ``known``,
-    stay put) and the stock. Sizes stay the same; ``d`` is not changed."""
+    stay put) and the stock (Indian rummy's cut card, face up at its bottom, stays). Sizes stay the same; ``d`` is not changed."""
     d = copy.deepcopy(d)
     pool = list(d["stock"])
+    # Indian rummy: the cut card lies face up at the bottom of the stock until drawn
+    seen = [pool.pop()] if d.get("cut") and d["rebuilds"] == 0 and pool else []
     kept: dict[int, list[str]] = {}
     hidden: dict[int, int] = {}
     for q, h in enumerate(d["hands"]):
@@ -195,7 +197,7 @@ def permute_hidden(d: dict[str, Any], viewer: int, rng: random.Random) -> dict[s
     for q, keep in kept.items():
         d["hands"][q] = keep + pool[: hidden[q]]
         del pool[: hidden[q]]
-    d["stock"] = pool
+    d["stock"] = pool + seen
     return d
 
 
@@ -317,3 +319,27 @@ def random_masked_game(
         steps += 1
     assert engine.is_terminal(env.state), f"seed {seed}: no end after {MAX_STEPS} steps"
     return steps
+
+
+# api_test warns about any dict observation (as for PettingZoo's own classic envs)
+_EXPECTED_API_WARNINGS = (
+    "Observation is not a NumPy array",
+    "Observation space for each agent probably should be",
+)
+
+
+def api_test_warnings(env, num_cycles: int) -> list[str]:
+    """Run PettingZoo's ``api_test`` on ``env``; the warnings it raised beyond the two
+    every dict-observation env gets (an empty list when the env passes cleanly)."""
+    import warnings
+
+    from pettingzoo.test import api_test
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(env, num_cycles=num_cycles)
+    return [
+        str(w.message)
+        for w in caught
+        if "pettingzoo" in w.filename and not str(w.message).startswith(_EXPECTED_API_WARNINGS)
+    ]

@@ -587,6 +587,8 @@ def test_action_blocks_follow_moves_docs_table(kw):
         "Knock",
         "Pass",
         "EndRound",
+        "Declare",
+        "Drop",
     ]
     env = rummy_env.raw_env("basic", **kw)
     rules = env.rules
@@ -609,9 +611,29 @@ def test_action_blocks_follow_moves_docs_table(kw):
         "Knock": 0,
         "Pass": 0,
         "EndRound": 0,
+        "Declare": 0,
+        "Drop": 0,
     }
     assert blocks == [(name, want[name]) for name in names if want[name]]
     assert all(isinstance(getattr(moves, name), type) for name in names)
+
+
+@pytest.mark.parametrize("kw", [{}, {"drop_penalties": (0, 0)}], ids=["drops", "no-drops"])
+def test_indian_action_blocks_follow_moves_docs(kw):
+    """moves.py: "indian: 1 + 1 + 53 + 53 + 1 = 109": draw stock, draw the top discard,
+    discard each card (jokers too), declare with each card, drop (when drops are on)."""
+    import rummy_env.moves as moves
+
+    assert "indian: 1 + 1 + 53 + 53 + 1 = 109" in " ".join(moves.__doc__.split())
+    env = rummy_env.raw_env("indian", num_players=3, **kw)
+    kinds = [type(env.decode(a)).__name__ for a in range(env.action_space("player_0").n)]
+    drops = 1 if kw == {} else 0
+    assert (
+        kinds
+        == ["DrawStock", "DrawDiscard"] + ["Discard"] * 53 + ["Declare"] * 53 + ["Drop"] * drops
+    )
+    for a in range(len(kinds)):
+        assert env.encode(env.decode(a)) == a
 
 
 def test_meld_catalogue_matches_moves_docs():
@@ -645,6 +667,7 @@ def test_observation_slices_follow_docs_table(kw):
         "D": rules.num_cards,
         "M": rules.num_cards // 3,
         "W": 4 if rules.wild_deuces else 0,
+        "I": 1 if rules.scoring == "indian" else 0,
     }
     documented = [
         (name, eval(size.replace("x", "*"), {}, dict(symbols)))  # noqa: S307

@@ -117,6 +117,7 @@ def md_table(path: Path, first: str, has: str = "") -> list[list[str]]:
         ("gin", 2, {}),
         ("rummy51", 3, {}),
         ("deuces", 3, {}),
+        ("indian", 4, {}),
     ],
 )
 def test_observation_tables_match_the_layout(path, preset, n, kw):
@@ -127,6 +128,7 @@ def test_observation_tables_match_the_layout(path, preset, n, kw):
         "D": rules.num_cards,
         "M": rules.max_melds,
         "W": 4 if rules.wild_deuces else 0,
+        "I": 1 if rules.scoring == "indian" else 0,
     }
     rows = md_table(path, "slice")[1:]
     documented = [
