@@ -5,9 +5,9 @@
 | Actions            | Discrete                                                         |
 | Parallel API       | No                                                               |
 | Manual Control     | No                                                               |
-| Agents             | `['player_0', 'player_1', ...]`: 2-6 basic, 2-8 rummy500/persian, 2-4 rummy51, 2 gin |
-| Action Shape       | Discrete(n), n per rule set (basic 2p: 1267, gin: 108)           |
-| Observation Shape  | (size,) per rule set (basic 2p: 3961, gin: 2992)                 |
+| Agents             | `['player_0', 'player_1', ...]`: 2-6 basic/deuces/indian, 2-8 rummy500/persian, 2-4 rummy51, 2 gin |
+| Action Shape       | Discrete(n), n per rule set (basic 2p: 1267, gin: 108, indian: 109) |
+| Observation Shape  | (size,) per rule set (basic 2p: 3961, gin: 2992, indian 2p: 5924) |
 | Observation Values | counts, one-hots and scores in -10^4..10^4 (float32, clipped)    |
 
 The rummy family (docs/rules.md) on one rules engine configured by a frozen
@@ -26,19 +26,22 @@ value raises `ValueError`.
 `reset(seed=None, options=None)`: `options` is None or a dict:
 `{"state": d}` restores `state.to_dict()` data (checked: a `ValueError` names
 the field that could not occur under the rules), or a crafted deal
-`{"hands", "discard", "stock", "dealer"}` (`rummy_env.engine.new_game`).
+`{"hands", "discard", "stock", "dealer"}` (`rummy_env.engine.new_game`; Indian
+rummy also `"cut"`, the cut card at the stock's bottom).
 
 ### Observation Space
 
 A dict `{"observation": float32 vector, "action_mask": int8 vector}`; the
 layout of the vector is the table in `rummy_env.observation` (what the player
 knows at a real table: own hand, the discard pile in order, every meld with its
-owner, cards known to be in opponents' hands, sizes, phase, scores).
+owner, cards known to be in opponents' hands, sizes, phase, scores; in Indian
+rummy the cut card, the round's wild rank, who dropped and who has drawn).
 `rummy_env.observation.decode(obs, rules)` turns it back into a readable dict.
 
 ### Action Space
 
-One flat `Discrete(n)`; blocks for draw, meld, lay-off, swap and discard (table
+One flat `Discrete(n)`; blocks for draw, meld, lay-off, swap and discard, and the
+variants' own moves (knock, pass, end round; Indian rummy's declare and drop) (table
 in `rummy_env.moves`). `env.unwrapped.encode(move)` / `decode(action)` convert
 to and from readable `Move`s; the mask marks exactly the moves `step` accepts.
 
@@ -52,12 +55,15 @@ higher is better, by the rule set's `scoring`:
   a "rummy") and each loser minus what he paid (zero-sum);
 * `rummy500`: the value of one's melds and lay-offs minus the cards left in hand;
 * `gin`: the hand's points to its winner (deadwood difference plus the gin,
-  undercut and big-gin bonuses), the same negated to the other (zero-sum).
+  undercut and big-gin bonuses), the same negated to the other (zero-sum);
+* `indian`: each loser minus his count (cards outside his best melds when he can
+  show two runs, one pure, else all; at most 80) or his drop penalty, the winner
+  the sum (zero-sum).
 
 All other steps give 0. `infos[agent]` then holds `round` (a 0-based index;
 the rendered text counts from 1), `round_scores`, `totals` (penalties in
 standard scoring, points otherwise), `winner`, `reason` (`went_out`,
-`stock_exhausted`, a knock, ...), `rummy`, and with `match=True` `match_winner`.
+`stock_exhausted`, a knock, `declared`, `dropped`, ...), `rummy`, and with `match=True` `match_winner`.
 
 ### Rendering
 
@@ -71,7 +77,8 @@ by the project). `env.unwrapped.render_view` picks whose view it draws: None
 
 ### Version History
 
-* v0: the rummy family of docs/rules.md (basic, deuces, rummy500, persian, rummy51, gin).
+* v0: the rummy family of docs/rules.md (basic, deuces, rummy500, persian, rummy51, gin,
+  indian).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 
 import rummy_env
 from rummy_env import engine
-from rummy_env.moves import Discard, DrawDiscard, DrawStock, LayOff, Meld, SwapJoker
+from rummy_env.moves import Declare, Discard, DrawDiscard, DrawStock, Drop, LayOff, Meld, SwapJoker
 from tests.helpers import (
     SEEDS,
     engine_accepted,
@@ -36,6 +36,7 @@ from tests.helpers import (
     permute_hidden,
     places,
 )
+from tests.test_indian import brute_count, brute_show, wild_of
 
 # (id, overrides): every option value with several player counts. The match
 # configurations play whole matches (several rounds, eliminations in standard
@@ -60,6 +61,13 @@ CONFIGS = [
     ("deuces-2p", dict(preset="deuces", num_players=2)),
     ("deuces-4p-jokers-high", dict(preset="deuces", num_players=4, jokers=1, ace="low_or_high")),
     ("deuces-3p-match", dict(preset="deuces", num_players=3, match=True, penalty_limit=40)),
+    # Indian rummy: random play drops out early, so also without drops (declarations, stock
+    # rebuilds, the stuck-round count); pool 101 with a lower limit
+    ("indian-2p", dict(preset="indian", num_players=2)),
+    ("indian-4p", dict(preset="indian", num_players=4)),
+    ("indian-2p-no-drops", dict(preset="indian", num_players=2, drop_penalties=(0, 0))),
+    ("indian-4p-no-drops", dict(preset="indian", num_players=4, drop_penalties=(0, 0))),
+    ("indian-3p-match", dict(preset="indian", num_players=3, match=True, penalty_limit=60)),
 ]
 CONFIG_IDS = [c[0] for c in CONFIGS]
 CONFIG_KW = [c[1] for c in CONFIGS]
@@ -229,6 +237,8 @@ class Oracle:
         self.rules = env.rules
         self.max_pos = 13 if self.rules.ace == "low_or_high" else 12
         self.draws, self.discards, self.melds = [], [], []
+        self.declares: list[tuple[int, str]] = []  # Indian rummy
+        self.drops: list[int] = []
         self.layoffs: dict[int, list] = {}
         self.swaps: dict[int, list] = {}
         for a in range(env.codec.num_actions):
@@ -245,6 +255,10 @@ class Oracle:
                 self.layoffs.setdefault(m.meld, []).append((a, m))
             elif isinstance(m, SwapJoker):
                 self.swaps.setdefault(m.meld, []).append((a, m.card))
+            elif isinstance(m, Declare):
+                self.declares.append((a, m.card))
+            elif isinstance(m, Drop):
+                self.drops.append(a)
             else:
                 raise AssertionError(f"unexpected move {m!r} in basic")
 
@@ -325,7 +339,7 @@ class Oracle:
                         out.add(a)
                 elif m.depth == 0 and d["discard"] and n > hand[d["discard"][-1]]:
                     out.add(a)
-            return out
+            return out | set(self.drops)  # Indian rummy: a drop instead of a draw
         if d["phase"] != "play":
             return out
         forb = d["forbidden"]
@@ -338,6 +352,11 @@ class Oracle:
         for a, card in self.discards:
             if hand[card] and card != forb:
                 out.add(a)
+        for a, card in self.declares:  # Indian rummy: every other card in a show (brute force)
+            if hand[card] and card != forb:
+                rest = list((hand - Counter([card])).elements())
+                if brute_show(rest, wild_of(d["cut"]), everything=True) == 0:
+                    out.add(a)
         for a, kind, cards in self.melds:
             used = self.meld_use(kind, cards, hand)
             if used is not None and leaves_a_move(hand - used):
@@ -645,7 +664,7 @@ def test_returns(kw, seed):
         rewards = res["rewards"]
         winner = res["winner"]
         assert res["round"] == before["round"]
-        assert res["reason"] in ("went_out", "stock_exhausted")
+        assert res["reason"] in ("went_out", "stock_exhausted", "turn_limit", "declared", "dropped")
         assert 0 <= winner < n and before["active"][winner]
         for a in env.agents:
             assert env.rewards[a] == rewards[env.agent_name_mapping[a]]
@@ -659,7 +678,14 @@ def test_returns(kw, seed):
         assert res["rummy"] == rummy
         # the players other than the one who acted hold what they held before
         others = [q for q in range(n) if q not in (actor, winner) and before["active"][q]]
-        if rules.scoring == "winner_takes_all":
+        if rules.scoring == "indian":  # D-15: each loser pays his count or drop, zero-sum
+            assert sum(rewards) == 0 and res["round_scores"][winner] == 0, rewards
+            wild = wild_of(before["cut"])
+            for q in others:
+                drop = before["dropped"][q]
+                want = drop if drop is not None else brute_count(before["hands"][q], wild)
+                assert res["round_scores"][q] == want == -rewards[q], (q, before["hands"][q])
+        elif rules.scoring == "winner_takes_all":
             assert sum(rewards) == 0, rewards
             mult = rules.rummy_multiplier if rummy else 1
             for q in others:
@@ -672,7 +698,7 @@ def test_returns(kw, seed):
             for q in others:
                 assert rewards[q] == -hand_value(before["hands"][q], rules) < 0
             assert res["round_scores"] == [-r for r in rewards]
-        if res["reason"] == "stock_exhausted" and not rules.match:
+        if res["reason"] == "stock_exhausted" and not rules.match and rules.scoring != "indian":
             end = env.state.to_dict()
             values = [hand_value(h, rules) for h in end["hands"]]
             assert values[winner] == min(values)
