@@ -506,6 +506,12 @@ class GameState:
 
 def card_values(rules: RuleSet) -> list[int]:
     """Value of each face left in hand (RULES.md 4: penalty values)."""
+    return list(_card_values(rules, -1))
+
+
+@cache
+def _card_values(rules: RuleSet, wild_rank: int) -> tuple[int, ...]:
+    """:func:`card_values`, with the cards of ``wild_rank`` (a round's, -1: none) worth 0."""
     vals = []
     for f in range(NUM_NATURAL):
         r = f % NUM_RANKS
@@ -514,7 +520,9 @@ def card_values(rules: RuleSet) -> list[int]:
         else:
             vals.append(rules.ace_penalty if r == 0 else min(r + 1, 10))
     vals.append(rules.joker_penalty)
-    return vals
+    for su in range(4) if wild_rank >= 0 else ():
+        vals[su * NUM_RANKS + wild_rank] = 0
+    return tuple(vals)
 
 
 def _blank(rules: RuleSet) -> GameState:
@@ -636,10 +644,7 @@ def _set_cut(s: GameState, cut: int) -> None:
     s.cut = cut
     rank = 0 if cut == JOKER else cut % NUM_RANKS
     s.wild_faces = tuple(su * NUM_RANKS + rank for su in range(4))
-    vals = card_values(s.rules)
-    for f in s.wild_faces:
-        vals[f] = 0
-    s.values = vals
+    s.values = list(_card_values(s.rules, rank))
 
 
 #: the keys of a crafted deal in ``reset(options=...)`` / :func:`new_game` (``cut``:

@@ -875,7 +875,20 @@ def show_arrangement(
     nat = list(counts)
     jokers = nat[JOKER]
     nat[JOKER] = 0
-    return _ShowSearch(cat, vals, runs, pure, wild_faces).run(nat, jokers, limit)
+    key = (cat, tuple(wild_faces), tuple(vals), runs, pure)
+    search = _SEARCHES.get(key)
+    if search is None:
+        if len(_SEARCHES) > 64:
+            _SEARCHES.clear()
+        search = _SEARCHES[key] = _ShowSearch(cat, vals, runs, pure, tuple(wild_faces))
+    elif len(search.memo) > _MEMO_SIZE:
+        search.memo.clear()
+    return search.run(nat, jokers, limit)
+
+
+# one search (and its memo) per rules, wild rank, values and goal: a hand's sub-hands recur
+# from call to call (the memo holds least costs and lower bounds, true whatever the limit)
+_SEARCHES: dict[tuple, _ShowSearch] = {}
 
 
 class _ShowSearch:
