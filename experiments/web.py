@@ -591,6 +591,8 @@ _KINDS = {
     "Knock": "knock",
     "Pass": "pass",
     "EndRound": "end the round",
+    "Declare": "declare",
+    "Drop": "drop",
 }
 
 
