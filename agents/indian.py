@@ -157,9 +157,11 @@ class IndianExpertAgent(Agent):
 
     def draw(self, v: View, hand: list[int], wf, by_kind, legal: list[int]) -> int:
         now = self.score(hand, wf)
+        drew = bool(v.drew and v.drew[0])
+        if not drew:
+            self._draws = 0  # a new round (a match goes on without reset())
         drops = by_kind.get(DROP)
         if drops:
-            drew = bool(v.drew and v.drew[0])
             if not drew:
                 wilds = hand[JOKER] + sum(hand[f] for f in wf)
                 no_pure = show_arrangement(self.cat, hand, wf, None, None, 1, True) is None
