@@ -1176,3 +1176,24 @@ def test_pettingzoo_api():
 
 def test_pettingzoo_seed():
     seed_test(lambda: rummy_env.env("indian", num_players=4), num_cycles=200)
+
+
+# =================================================================== the expert agent
+
+
+def test_expert_counts_its_draws_per_round_of_a_match():
+    """indian-expert's middle drop waits for ``middle_turns`` draws of its own in the
+    round; in a match (no reset() between rounds) the count restarts with each round
+    (it once carried over, so a second round could middle-drop at its first draw)."""
+    import agents
+
+    env = make_env(match=True)
+    env.reset(seed=3)
+    bot = agents.make("indian-expert", env.unwrapped.rules, seat=0)
+    bot.reset(seed=0)
+    bot._draws = 50  # as after a long first round
+    obs = env.observe(env.agent_selection)
+    assert env.agent_selection == "player_0" and not decoded(env, "player_0")["drew"][0]
+    a = bot.act(obs["observation"], obs["action_mask"])
+    assert bot._draws <= 1
+    assert not isinstance(env.unwrapped.decode(a), Drop) or bot._draws == 0
