@@ -132,6 +132,15 @@ _MAX_JOKERS = 2
 _CACHE_LIMIT = 300_000  # entries per transition cache before it is cleared
 
 
+def _store(table: dict, key, value):
+    """``table[key] = value`` (the table emptied first when it has grown past
+    ``_CACHE_LIMIT``); the value."""
+    if len(table) > _CACHE_LIMIT:
+        table.clear()
+    table[key] = value
+    return value
+
+
 # ------------------------------------------------------------------ public API
 
 
@@ -656,10 +665,7 @@ def _sk_transitions(key: tuple) -> dict:
                 )
                 if k2 not in out:
                     out[k2] = (g, parts, (a, b, c_, d))
-    if len(_SK_TRANS) > _CACHE_LIMIT:
-        _SK_TRANS.clear()
-    _SK_TRANS[key] = out
-    return out
+    return _store(_SK_TRANS, key, out)
 
 
 def _sk_succ(key: tuple) -> tuple:
@@ -671,21 +677,13 @@ def _sk_succ(key: tuple) -> tuple:
         for r, dn, de, _u in _sk_transitions(key):
             if best.get((r, dn), -1) < de:
                 best[(r, dn)] = de
-        res = tuple((r, dn, de) for (r, dn), de in best.items())
-        if len(_SK_SUCC) > _CACHE_LIMIT:
-            _SK_SUCC.clear()
-        _SK_SUCC[key] = res
+        res = _store(_SK_SUCC, key, tuple((r, dn, de) for (r, dn), de in best.items()))
     return res
 
 
 def _sk_edges(key: tuple) -> tuple:
     res = _SK_EDGES.get(key)
-    if res is None:
-        res = tuple(_sk_transitions(key))
-        if len(_SK_EDGES) > _CACHE_LIMIT:
-            _SK_EDGES.clear()
-        _SK_EDGES[key] = res
-    return res
+    return res if res is not None else _store(_SK_EDGES, key, tuple(_sk_transitions(key)))
 
 
 # --------------------------------------------- skeleton DP: depth-first search
@@ -702,10 +700,7 @@ def _sk_filtered(runs: tuple, cap: int, gmax: int, fin: bool, lo: int, hi: int) 
     if res is None:
         opts = [op for op in _sk_colour_opts(runs, cap, gmax, fin) if lo <= op[1] <= hi]
         opts.sort(key=lambda op: (op[2], sum(1 for r in op[0] if r < _SB), -op[3], len(op[0])))
-        res = tuple(opts)
-        if len(_SK_FILTER) > _CACHE_LIMIT:
-            _SK_FILTER.clear()
-        _SK_FILTER[key] = res
+        res = _store(_SK_FILTER, key, tuple(opts))
     return res
 
 
@@ -1197,10 +1192,7 @@ def _transitions(key: tuple) -> dict:
                 )
                 if k2 not in out:
                     out[k2] = (g, jg, combo)
-    if len(_TRANS) > _CACHE_LIMIT:
-        _TRANS.clear()
-    _TRANS[key] = out
-    return out
+    return _store(_TRANS, key, out)
 
 
 def _succ_best(key: tuple) -> tuple:
@@ -1213,10 +1205,7 @@ def _succ_best(key: tuple) -> tuple:
             n = u[0] + u[1] + u[2] + u[3] + dj
             if best.get((r, dj), -1) < n:
                 best[(r, dj)] = n
-        res = tuple((r, dj, n) for (r, dj), n in best.items())
-        if len(_SUCC_BEST) > _CACHE_LIMIT:
-            _SUCC_BEST.clear()
-        _SUCC_BEST[key] = res
+        res = _store(_SUCC_BEST, key, tuple((r, dj, n) for (r, dj), n in best.items()))
     return res
 
 
@@ -1224,10 +1213,11 @@ def _edges(key: tuple) -> tuple:
     """``(runs2, dj, tiles, u)`` for every way through one number."""
     res = _EDGES.get(key)
     if res is None:
-        res = tuple((r, dj, u[0] + u[1] + u[2] + u[3] + dj, u) for (r, dj, u) in _transitions(key))
-        if len(_EDGES) > _CACHE_LIMIT:
-            _EDGES.clear()
-        _EDGES[key] = res
+        res = _store(
+            _EDGES,
+            key,
+            tuple((r, dj, u[0] + u[1] + u[2] + u[3] + dj, u) for (r, dj, u) in _transitions(key)),
+        )
     return res
 
 
