@@ -85,6 +85,7 @@ TRAINED_MODELS: dict[str, str] = {
     "gin": "es:gin-2p",
     "rummy500": "es:rummy500-2p",
     "rummy51": "es:rummy51-2p",
+    "indian": "es:indian-2p",
 }
 
 TRAINED = "trained"
