@@ -43,8 +43,8 @@ from agents.base import (
     split_obs,
 )
 from rummy_env.cards import JOKER, NUM_RANKS
-from rummy_env.engine import Phase
-from rummy_env.melds import catalogue_for, show_arrangement
+from rummy_env.engine import Phase, card_values
+from rummy_env.melds import catalogue_for, run3_bits, show_arrangement
 from rummy_env.rules import RuleSet
 
 
@@ -78,6 +78,7 @@ class IndianExpertAgent(Agent):
         super().__init__(rules, seat)
         self.cat = catalogue_for(rules)
         self._cache: dict[tuple, float] = {}
+        self._round_values: dict[int, list[int]] = {}  # wild rank -> the round's card values
         self._draws = 0
 
     def reset(self, seed: int | None = None) -> None:
@@ -97,10 +98,10 @@ class IndianExpertAgent(Agent):
             return got
         if len(self._cache) > 100_000:
             self._cache.clear()
-        vals = list(self.values)
-        for f in wf:
-            vals[f] = 0
-        vals[JOKER] = 0
+        rank = wf[0] if wf else -1  # (the spade of the wild rank: its rank)
+        vals = self._round_values.get(rank)
+        if vals is None:
+            vals = self._round_values[rank] = card_values(self.rules, rank)
         total = sum(c * v for c, v in zip(hand, vals))
         best = float(total)
         for runs, pure, extra in (
@@ -164,7 +165,8 @@ class IndianExpertAgent(Agent):
         if drops:
             if not drew:
                 wilds = hand[JOKER] + sum(hand[f] for f in wf)
-                no_pure = show_arrangement(self.cat, hand, wf, None, None, 1, True) is None
+                held = sum(1 << f for f in range(JOKER) if hand[f])
+                no_pure = not run3_bits(held, self.cat.ace_high)  # three neighbouring naturals
                 if now >= self.first_drop and no_pure and wilds <= 1:
                     return drops[0]
             elif self._draws >= self.middle_turns and now >= self.middle_drop:

@@ -38,7 +38,7 @@ import random
 from collections.abc import Callable
 from difflib import get_close_matches
 from enum import IntEnum
-from functools import cache, lru_cache
+from functools import cache
 from itertools import compress
 from operator import mul
 from typing import Any, NamedTuple
@@ -504,9 +504,10 @@ class GameState:
         }
 
 
-def card_values(rules: RuleSet) -> list[int]:
-    """Value of each face left in hand (RULES.md 4: penalty values)."""
-    return list(_card_values(rules, -1))
+def card_values(rules: RuleSet, wild_rank: int = -1) -> list[int]:
+    """Value of each face left in hand (RULES.md 4: penalty values); the cards of a
+    round's ``wild_rank`` (Indian rummy's cut, 0 = aces; -1: none) count 0."""
+    return list(_card_values(rules, wild_rank))
 
 
 @cache
@@ -644,7 +645,7 @@ def _set_cut(s: GameState, cut: int) -> None:
     s.cut = cut
     rank = 0 if cut == JOKER else cut % NUM_RANKS
     s.wild_faces = tuple(su * NUM_RANKS + rank for su in range(4))
-    s.values = list(_card_values(s.rules, rank))
+    s.values = card_values(s.rules, rank)
 
 
 #: the keys of a crafted deal in ``reset(options=...)`` / :func:`new_game` (``cut``:
@@ -1465,15 +1466,10 @@ def _declarable(s: GameState, p: int, faces: list[int]) -> list[int]:
     for f in lonely or faces:
         if f in faces:
             rest[f] -= 1
-            if _is_show(cat, bytes(rest), wf):
+            if show_arrangement(cat, rest, wf, None, 0) is not None:
                 out.append(f)
             rest[f] += 1
     return out
-
-
-@lru_cache(maxsize=1 << 15)
-def _is_show(cat: Catalogue, hand: bytes, wild_faces: tuple[int, ...]) -> bool:
-    return show_arrangement(cat, list(hand), wild_faces, None, 0) is not None
 
 
 def _lonely(s: GameState, p: int, wilds: int) -> list[int]:

@@ -866,21 +866,19 @@ def show_arrangement(
         ``(cost, melds)``: the value left outside the melds and the melds (faces; runs in
         position order, sets naturals first; a card standing as a wild card is ``JOKER``).
     """
-    held = 0
-    for f in compress(range(JOKER), counts):
-        held |= 1 << f
-    if pure and not run3_bits(held, cat.ace_high):
+    if pure and not run3_bits(_held(counts)[0], cat.ace_high):
         return None  # no pure run: three neighbouring naturals of a suit
-    vals = [1] * 53 if values is None else list(values)
     nat = list(counts)
     jokers = nat[JOKER]
     nat[JOKER] = 0
-    key = (cat, tuple(wild_faces), tuple(vals), runs, pure)
+    wild = tuple(wild_faces)
+    key = (cat, wild, None if values is None else tuple(values), runs, pure)
     search = _SEARCHES.get(key)
     if search is None:
         if len(_SEARCHES) > 64:
             _SEARCHES.clear()
-        search = _SEARCHES[key] = _ShowSearch(cat, vals, runs, pure, tuple(wild_faces))
+        vals = [1] * 53 if values is None else list(values)
+        search = _SEARCHES[key] = _ShowSearch(cat, vals, runs, pure, wild)
     elif len(search.memo) > _MEMO_SIZE:
         search.memo.clear()
     return search.run(nat, jokers, limit)
@@ -892,7 +890,8 @@ _SEARCHES: dict[tuple, _ShowSearch] = {}
 
 
 class _ShowSearch:
-    """Branch and bound over the lowest natural card left: out of every meld, or in one of
+    """Branch and bound over the first card left (the wild-rank cards first, then by face):
+    out of every meld (a wild-rank card: wild from then on), or in one of
     the sets and runs holding it (with or without wild cards). Memoised on what is left:
     the least cost, or a lower bound on it where the search found nothing within budget."""
 
