@@ -1183,17 +1183,28 @@ def test_pettingzoo_seed():
 
 def test_expert_counts_its_draws_per_round_of_a_match():
     """indian-expert's middle drop waits for ``middle_turns`` draws of its own in the
-    round; in a match (no reset() between rounds) the count restarts with each round
-    (it once carried over, so a second round could middle-drop at its first draw)."""
+    round; in a match (no reset() between rounds) the count restarts with each round. It
+    once carried over: with the drop threshold at 0 the expert then dropped at its second
+    draw of a new round."""
     import agents
 
     env = make_env(match=True)
     env.reset(seed=3)
-    bot = agents.make("indian-expert", env.unwrapped.rules, seat=0)
+    rules = env.unwrapped.rules
+    bot = agents.make("indian-expert", rules, seat=0)
+    other = agents.make("greedy", rules, seat=1)
     bot.reset(seed=0)
-    bot._draws = 50  # as after a long first round
-    obs = env.observe(env.agent_selection)
-    assert env.agent_selection == "player_0" and not decoded(env, "player_0")["drew"][0]
-    a = bot.act(obs["observation"], obs["action_mask"])
-    assert bot._draws <= 1
-    assert not isinstance(env.unwrapped.decode(a), Drop) or bot._draws == 0
+    bot.first_drop, bot.middle_drop = 1e9, 0.0  # never a first drop; a middle drop at once
+    bot._draws = 50  # as after a long first round of the match
+    draws = 0
+    while draws < 2:
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        me = agent == "player_0"
+        a = (bot if me else other).act(obs["observation"], obs["action_mask"])
+        move = env.unwrapped.decode(a)
+        if me and env.unwrapped.state.phase.name == "DRAW":
+            draws += 1
+            assert not isinstance(move, Drop), f"dropped at draw {draws} of the round"
+        env.step(a)
+    assert bot._draws == 2
