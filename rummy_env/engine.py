@@ -1888,13 +1888,13 @@ def _match_by_target(s: GameState, winner: int | None, eliminated: list[int]) ->
 
 
 def _match_end(rules: RuleSet):
-    if rules.scoring in _PENALTY_SCORING:
+    if rules.scoring in PENALTY_SCORING:
         return _match_by_elimination if rules.elimination else _match_by_penalty_limit
     return _match_by_target
 
 
 #: the scorings whose totals are penalties (lowest best; a match by elimination or limit)
-_PENALTY_SCORING = ("standard", "indian")
+PENALTY_SCORING = ("standard", "indian")
 
 
 def _gin_bonuses(s: GameState, rewards: list[int]) -> list[int]:
@@ -2279,7 +2279,7 @@ def _check_state(s: GameState) -> None:
             fail(
                 key, f"={card_str(c)} is not in the pack", f"None or a card of {_pack_text(rules)}"
             )
-    elim = rules.match and rules.scoring in _PENALTY_SCORING and rules.elimination
+    elim = rules.match and rules.scoring in PENALTY_SCORING and rules.elimination
     if not elim and not all(s.active):
         fail(
             "active",
@@ -2457,7 +2457,7 @@ def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None
     if not rules.match:
         if any(s.totals):
             fail("totals", f"={s.totals}", "zeros: one round, not scored yet (match=False)")
-    elif rules.scoring in _PENALTY_SCORING and rules.elimination:
+    elif rules.scoring in PENALTY_SCORING and rules.elimination:
         for p, t in enumerate(s.totals):
             if s.active[p] != (t <= rules.penalty_limit):
                 fail(
@@ -2466,7 +2466,7 @@ def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None
                     f"<= penalty_limit ({rules.penalty_limit}) exactly for the active seats",
                 )
     else:
-        key = "penalty_limit" if rules.scoring in _PENALTY_SCORING else "target"
+        key = "penalty_limit" if rules.scoring in PENALTY_SCORING else "target"
         limit = getattr(rules, key)
         if max(s.totals) >= limit:
             fail("totals", f"={s.totals}", f"all below {key}={limit} while the match goes on")

@@ -7,7 +7,7 @@ import textwrap
 from typing import Any
 
 from rummy_env.cards import card_str
-from rummy_env.engine import GameState, Phase, acting_seat
+from rummy_env.engine import PENALTY_SCORING, GameState, Phase, acting_seat
 from rummy_env.rules import RuleSet
 
 
@@ -109,9 +109,9 @@ def describe_result(result: dict[str, Any], rules: RuleSet) -> str:
     if rules.match:
         goal = (
             f"a player over {rules.penalty_limit} is out"
-            if rules.scoring in ("standard", "indian") and rules.elimination
+            if rules.scoring in PENALTY_SCORING and rules.elimination
             else f"the match ends at {rules.penalty_limit}, lowest total wins"
-            if rules.scoring in ("standard", "indian")
+            if rules.scoring in PENALTY_SCORING
             else f"the first to {rules.target} wins"
         )
         lines.append(
@@ -188,7 +188,7 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
             extra = f", known: {' '.join(known)}" if known else ""
             lines.append(f"{mark} player_{p}: {plural(state.nhand[p], 'card')}{extra}{tag}")
     name = SCORE_MEANING.get(rules.scoring, ("scores",))[0]
-    better = "lower" if rules.scoring in ("standard", "indian") else "higher"
+    better = "lower" if rules.scoring in PENALTY_SCORING else "higher"
     lines.append(f"totals ({name}, {better} is better): {state.totals}")
     if state.last_result is not None:
         r = state.last_result
