@@ -32,7 +32,7 @@ import numpy as np
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_RANKS, deck_faces, parse_card
 from rummy_env.engine import card_values
-from rummy_env.melds import ACE_HIGH_POS, run_face
+from rummy_env.melds import ACE_HIGH_POS, SUIT_SHIFT, run_face
 from rummy_env.moves import (
     ActionCodec,
     Declare,
@@ -233,9 +233,9 @@ def table_fits(view: View, rules: RuleSet) -> dict[int, int]:
                 fits.setdefault(run_face(m.key, m.lo - 1), i)
             if m.hi < max_pos:
                 fits.setdefault(run_face(m.key, m.hi + 1), i)
-        elif m.suits.bit_count() + m.n_wild < 4:
+        elif len(m.cards) < (rules.max_set or len(m.cards) + 1):
             for s in range(4):
-                if not m.suits >> s & 1:
+                if not rules.set_suits_distinct or not m.suits >> (SUIT_SHIFT * s) & 15:
                     fits.setdefault(m.key + s * NUM_RANKS, i)
     return fits
 

@@ -202,7 +202,16 @@ def seating_key(seating: tuple[AgentSpec, ...]) -> str:
 
 # rule fields added after results stores existed: left out of the key while at their
 # default, so that earlier results under the same rules stay resumable
-_LATER_FIELDS = {"joker_natural_first": False, "min_run": 3, "wild_deuces": False}
+_LATER_FIELDS = {
+    "joker_natural_first": False,
+    "min_run": 3,
+    "wild_deuces": False,
+    "wild_rank": "none",
+    "drop_penalties": (0, 0),
+    "penalty_cap": 0,
+    "set_suits_distinct": True,
+    "max_set": 4,
+}
 
 
 def config_of(rules: RuleSet) -> tuple[str, str]:

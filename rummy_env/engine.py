@@ -46,14 +46,17 @@ from typing import Any, NamedTuple
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, card_str, deck_faces, parse_card
 from rummy_env.melds import (
     ACE_HIGH_POS,
+    SPREAD,
+    SUIT_SHIFT,
     Catalogue,
     catalogue_for,
     classify_wild,
+    code_faces,
+    code_size,
     deadwood,
     deadwood_after_discard,
     gin_showdown,
     opening_possible,
-    popcount,
     run3_bits,
     run_face,
     run_value,
@@ -128,7 +131,7 @@ class TableMeld:
         "lo",
         "hi",
         "wild",
-        "nat_mask",
+        "suits",
         "n_wild",
         "cards",
         "accepts",
@@ -161,20 +164,20 @@ class TableMeld:
         lo: int,
         hi: int,
         wild: int,
-        nat_mask: int,
+        suits: int,
         n_wild: int,
         cat: Catalogue,
         wild_cards: tuple[int, ...] | None = None,
     ):
         # key: suit (run) or rank (set); wild: run position mask of wild cards;
-        # nat_mask: set suit mask of natural cards.
+        # suits: a set's suit code of natural cards (melds.suit_code: a count per suit).
         self.owner = owner
         self.is_run = is_run
         self.key = key
         self.lo = lo
         self.hi = hi
         self.wild = wild
-        self.nat_mask = nat_mask
+        self.suits = suits
         self.n_wild = n_wild
         if wild_cards is None:
             wild_cards = (JOKER,) * n_wild
@@ -204,17 +207,21 @@ class TableMeld:
                 if add_wild:
                     accepts[NUM_NATURAL + 1] = JOKER
         else:
-            nat = popcount(nat_mask)
-            self.cards = (
-                tuple(key + s * NUM_RANKS for s in range(4) if nat_mask >> s & 1) + wild_cards
+            nat_faces = code_faces(suits, key)
+            nat = len(nat_faces)
+            self.cards = tuple(nat_faces) + wild_cards
+            # the naturals it may take: a suit it lacks, or any suit where suits repeat
+            fits = tuple(
+                key + s * NUM_RANKS
+                for s in range(4)
+                if not cat.distinct or not suits >> (SUIT_SHIFT * s) & 15
             )
-            missing = tuple(key + s * NUM_RANKS for s in range(4) if not nat_mask >> s & 1)
-            if nat + n_wild < 4:
-                for f in missing:
+            if nat + n_wild < cat.set_cap:
+                for f in fits:
                     accepts[f] = f
                 if cat.wilds and cat.wild_ok(nat, n_wild + 1):
                     accepts[NUM_NATURAL] = JOKER
-            self.swaps = missing if n_wild else ()
+            self.swaps = fits if n_wild else ()
         self.accepts = accepts
         bits = 0
         for f in accepts.values():
@@ -267,7 +274,7 @@ class TableMeld:
                 0,
                 0,
                 0,
-                self.nat_mask,
+                self.suits,
                 self.n_wild + 1,
                 cat,
                 (*self.wild_cards, card),
@@ -279,7 +286,7 @@ class TableMeld:
             0,
             0,
             0,
-            self.nat_mask | 1 << (k // NUM_RANKS),
+            self.suits + (1 << SUIT_SHIFT * (k // NUM_RANKS)),
             self.n_wild,
             cat,
             self.wild_cards,
@@ -324,7 +331,7 @@ class TableMeld:
             0,
             0,
             0,
-            self.nat_mask | 1 << (face // NUM_RANKS),
+            self.suits + (1 << SUIT_SHIFT * (face // NUM_RANKS)),
             self.n_wild - 1,
             cat,
             tuple(wc),
@@ -981,7 +988,7 @@ def discard_only(s: GameState) -> list[int] | None:
     else None. When a list, ``legal_actions`` lists exactly ``Discard`` of these faces.
 
     The test: no wild card in hand, no taken card to use, opened, no rank held in
-    three suits, no three neighbouring ranks of a suit (so no meld), no held card
+    three suits (three cards where suits repeat), no three neighbouring ranks of a suit (so no meld), no held card
     that a table meld accepts, and no wild card on the table (no swap).
     """
     p = s.current
@@ -993,6 +1000,8 @@ def discard_only(s: GameState) -> list[int] | None:
             return None
     a, b, c, d = s.smask[p]
     if three_suit_ranks(a, b, c, d):
+        return None
+    if not s.cat.distinct and _ranks_of_three(hand):  # suits repeat (D-16)
         return None
     held = a | b << 13 | c << 26 | d << 39  # the hand's natural faces, a bit each
     if run3_bits(held, s.cat.ace_high):
@@ -1133,47 +1142,54 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     rmask = s.rmask[p]
     nshapes = len(cat.set_shapes)
     shapes = cat.set_shapes
+    sizes = cat.set_sizes
     base = L.MELD
     # a taken natural card that must be used: only its rank's sets and its suit's runs
     nat_must = 0 <= must < NUM_NATURAL and must not in wf
+    distinct = cat.distinct
     if not may_meld:
         ranks: Any = ()
     elif nat_must:
         ranks = (must % NUM_RANKS,)
     elif w:
         ranks = range(NUM_RANKS)
-    else:  # without wild cards only the ranks held in three suits or more
+    elif distinct:  # without wild cards only the ranks held in three suits or more
         three = three_suit_ranks(*s.smask[p])
         ranks = [r for r in range(NUM_RANKS) if three >> r & 1] if three else ()
+    else:  # or three natural cards
+        ranks = _ranks_of_three(hand)
     nat_first = rules.joker_natural_first
+    min_nat = cat.min_naturals
     for r in ranks:
-        rm = rmask[r]
+        if distinct:
+            rm = rmask[r]
+            held = SPREAD[rm]
+            nh = rm.bit_count()
+        else:
+            held = cat.held_code(hand, r)
+            nh = code_size(held)
         wr_ = jokers if r == wrank else w  # in a set of 2s every 2 is natural
-        if (
-            rm and (rm & (rm - 1)) or (not cat.at_most_naturals and rm)
-        ) and rm.bit_count() + wr_ >= 3:
+        if nh >= min_nat and nh + wr_ >= 3:
             fr = 0 <= forb < NUM_NATURAL and forb % NUM_RANKS == r
-            for k, wu in cat.sets_for(rm, wr_):
-                mask = shapes[k][0]
-                if wu and nat_first and rm & ~mask:
+            for k, wu in cat.sets_for(held, wr_):
+                code = shapes[k][0]
+                if wu and nat_first and held != code:
                     continue  # a card of this rank in hand could take the wild card's place
                 if forb == JOKER:
                     used_f = min(wu, jokers)
                 elif wu and forb in wf and r != wrank:
                     used_f = _wild_fill(s, hand, wu).count(forb)
                 else:
-                    used_f = 1 if fr and mask >> (forb // NUM_RANKS) & 1 else 0
+                    used_f = code >> SUIT_SHIFT * (forb // NUM_RANKS) & 15 if fr else 0
                 holds_must = must < 0 or (
                     bool(wu)
                     if must == JOKER or (must in wf and r != wrank)  # the first wild laid
-                    else mask >> (must // NUM_RANKS) & 1 and must % NUM_RANKS == r
+                    else must % NUM_RANKS == r and code >> SUIT_SHIFT * (must // NUM_RANKS) & 15
                 )
-                if not _may_play(
-                    n - mask.bit_count() - wu, can_out, forb, nforb, used_f, holds_must
-                ):
+                if not _may_play(n - sizes[k], can_out, forb, nforb, used_f, holds_must):
                     continue
                 if not opened:
-                    nat = [r + su * NUM_RANKS for su in range(4) if mask >> su & 1]
+                    nat = code_faces(code, r)
                     if not _opening_ok(
                         s, p, nat, wu, set_value(r, len(nat), wu, av, jv), False, forb
                     ):
@@ -1267,6 +1283,11 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
         b = L.DISCARD
         acts += [b + f for f in compress(_FACES, hand) if f != forb]
     return acts
+
+
+def _ranks_of_three(hand: list[int]) -> list[int]:
+    """The ranks of which ``hand`` holds three natural cards or more (any suits)."""
+    return [r for r in range(NUM_RANKS) if sum(hand[r:NUM_NATURAL:NUM_RANKS]) >= 3]
 
 
 def _may_play(
@@ -1653,7 +1674,7 @@ def _meld_value(m: TableMeld, rules: RuleSet) -> int:
     if m.is_run:
         return run_value(m.lo, m.hi, m.wild, rules.ace_meld_value, rules.joker_meld_value)
     return set_value(
-        m.key, m.nat_mask.bit_count(), m.n_wild, rules.ace_meld_value, rules.joker_meld_value
+        m.key, len(m.cards) - m.n_wild, m.n_wild, rules.ace_meld_value, rules.joker_meld_value
     )
 
 
@@ -1693,14 +1714,13 @@ def _apply_meld(s: GameState, p: int, mid: int) -> None:
     cat = s.cat
     if mid < cat.n_sets:
         rank, k = divmod(mid, len(cat.set_shapes))
-        mask, w = cat.set_shapes[k]
-        for su in range(4):
-            if mask >> su & 1:
-                s._remove(p, rank + su * NUM_RANKS)
+        code, w = cat.set_shapes[k]
+        for f in code_faces(code, rank):
+            s._remove(p, f)
         fill = _wild_fill(s, s.hands[p], w)
         for f in fill:
             s._remove(p, f)
-        s.table.append(TableMeld(p, False, rank, 0, 0, 0, mask, w, cat, tuple(fill)))
+        s.table.append(TableMeld(p, False, rank, 0, 0, 0, code, w, cat, tuple(fill)))
     else:
         su, k = divmod(mid - cat.n_sets, len(cat.segments))
         lo, hi = cat.segments[k]
@@ -2213,9 +2233,8 @@ def _read_table(f: _Saved, s: GameState) -> list[TableMeld]:
                 f"{key}['cards']",
                 m["cards"],
                 (
-                    f"a valid {kind or 'meld'} under these rules: a set of 3-4 cards of one rank in "
-                    f"different suits or a run of {rules.min_run}+ cards of one suit in rank order, JK where a wild "
-                    f"card stands (ace={rules.ace!r}, jokers={rules.jokers}, "
+                    f"a valid {kind or 'meld'} under these rules: {rules.meld_text}, JK where a "
+                    f"wild card stands (ace={rules.ace!r}, jokers={rules.jokers}, "
                     f"wilds_at_most_naturals={rules.wilds_at_most_naturals}, "
                     f"max_wilds_per_meld={rules.max_wilds_per_meld})"
                 ),

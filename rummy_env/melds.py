@@ -11,9 +11,14 @@ most 13 positions.
 
 The meld catalogue (a fixed id table per :class:`Catalogue`), in this order:
 
-* sets: for rank 0..12, for each natural-suit mask (bits S H D C) and wild
-  count allowed by the wild limits (D-3), in increasing (mask, wilds) order;
-  without wild cards that is the four 3-suit masks and the 4-suit mask;
+* sets: for rank 0..12, for each *suit code* of naturals and wild count allowed
+  by the wild limits (D-3) with 3 or 4 cards in all (at most ``max_set``), in
+  increasing (code, wilds) order. A suit code holds a count per suit, four bits each
+  (S H D C from the lowest; :func:`suit_code`): with distinct suits (the default)
+  the counts are 0 or 1, so the order is that of the suit masks, and without wild
+  cards the shapes are the four 3-suit sets and the 4-suit set. With
+  ``distinct=False`` (contract rummy, D-16) a suit may repeat up to ``decks`` times;
+  a set grows past 4 cards only by lay-offs;
 * runs: for suit 0..3, for each segment ``(lo, hi)`` in increasing ``lo`` then
   ``hi`` (length 3..13). A run action names the cards it represents; wild cards
   fill the positions whose natural card the hand lacks (naturals from hand first).
@@ -22,7 +27,7 @@ The meld catalogue (a fixed id table per :class:`Catalogue`), in this order:
 from __future__ import annotations
 
 from functools import cache, lru_cache
-from itertools import combinations, compress
+from itertools import combinations, compress, product
 
 from rummy_env.cards import JOKER, NUM_RANKS, make_card
 
@@ -38,6 +43,38 @@ def popcount(x: int) -> int:
     return x.bit_count()
 
 
+#: a set's suit code holds the count of each suit in four bits (suit ``s`` at bit ``4 * s``)
+SUIT_SHIFT = 4
+#: suit mask -> suit code with a count of one per suit in the mask
+SPREAD = tuple(sum((m >> s & 1) << (SUIT_SHIFT * s) for s in range(4)) for m in range(16))
+
+
+def suit_code(suits) -> int:
+    """The suit code of natural cards of the suits ``suits`` (repeats counted)."""
+    return sum(1 << (SUIT_SHIFT * s) for s in suits)
+
+
+def code_counts(code: int) -> tuple[int, int, int, int]:
+    """The count of each suit in a suit code."""
+    return (code & 15, code >> 4 & 15, code >> 8 & 15, code >> 12 & 15)
+
+
+def code_size(code: int) -> int:
+    """How many natural cards a suit code holds."""
+    c = (code & 0x0F0F) + (code >> 4 & 0x0F0F)  # two bytes: suits 0+1 and 2+3
+    return (c & 0xFF) + (c >> 8)
+
+
+def code_faces(code: int, rank: int) -> list[int]:
+    """The natural faces of rank ``rank`` a suit code stands for, suit by suit."""
+    return [rank + s * NUM_RANKS for s, c in enumerate(code_counts(code)) for _ in range(c)]
+
+
+def code_within(code: int, held: int) -> bool:
+    """Whether every suit count of ``code`` is at most that of ``held``."""
+    return all(a <= b for a, b in zip(code_counts(code), code_counts(held)))
+
+
 class Catalogue:
     """The meld id table and fast look-ups for one combination of meld rules."""
 
@@ -48,9 +85,18 @@ class Catalogue:
         at_most_naturals: bool,
         max_wilds: int,
         min_run: int = 3,
+        distinct: bool = True,
+        max_set: int = 4,
+        decks: int = 1,
     ):
         self.ace_high = ace_high
         self.min_run = min_run
+        # sets: suits distinct or repeated (up to ``decks`` times); at most ``max_set``
+        # cards (0: no limit; the catalogue's sets hold 3 or 4, lay-offs grow them)
+        self.distinct = distinct
+        self.max_set = max_set
+        self.set_cap = max_set or 1 << 30
+        self.suit_repeats = 1 if distinct else decks
         self.wilds = wilds
         self.max_pos = ACE_HIGH_POS if ace_high else NUM_RANKS - 1
         min_nat = 2 if at_most_naturals else 1
@@ -68,13 +114,22 @@ class Catalogue:
             return not (max_wilds and w > max_wilds)
 
         self.wild_ok = wild_ok
-        # --- sets: per rank the same list of (natural suit mask, wilds)
+        # --- sets: per rank the same list of (suit code of the naturals, wilds)
         self.set_shapes: list[tuple[int, int]] = []
-        for mask in range(16):
-            nat = popcount(mask)
+        most = min(4, self.set_cap)
+        rep = self.suit_repeats
+        codes = sorted(
+            suit_code(s for s in range(4) for _ in range(counts[s]))
+            for counts in product(range(min(rep, most) + 1), repeat=4)
+            if sum(counts) <= most
+        )
+        for code in codes:
+            nat = code_size(code)
             for w in range(0, 4):  # 3 wild cards only where the rules let one natural carry them
-                if 3 <= nat + w <= 4 and wild_ok(nat, w):
-                    self.set_shapes.append((mask, w))
+                if 3 <= nat + w <= most and wild_ok(nat, w):
+                    self.set_shapes.append((code, w))
+        #: cards of each set shape, wild cards included
+        self.set_sizes = [code_size(code) + w for code, w in self.set_shapes]
         self.n_sets = NUM_RANKS * len(self.set_shapes)
         # --- runs: per suit the same list of segments
         self.segments: list[tuple[int, int]] = []
@@ -91,36 +146,47 @@ class Catalogue:
         self._run_cache: dict[int, list[tuple[int, int]]] = {}
 
     # ------------------------------------------------------------- ids <-> defs
-    def set_id(self, rank: int, mask: int, w: int) -> int:
-        return rank * len(self.set_shapes) + self.set_shapes.index((mask, w))
+    def set_id(self, rank: int, code: int, w: int) -> int:
+        return rank * len(self.set_shapes) + self.set_shapes.index((code, w))
 
     def run_id(self, suit: int, lo: int, hi: int) -> int:
         return self.n_sets + suit * len(self.segments) + self.segments.index((lo, hi))
 
     def describe(self, meld_id: int) -> tuple:
-        """``("set", rank, suit_mask, wilds)`` or ``("run", suit, lo, hi)``."""
+        """``("set", rank, suit_code, wilds)`` or ``("run", suit, lo, hi)``."""
         if meld_id < self.n_sets:
             rank, k = divmod(meld_id, len(self.set_shapes))
-            mask, w = self.set_shapes[k]
-            return ("set", rank, mask, w)
+            code, w = self.set_shapes[k]
+            return ("set", rank, code, w)
         suit, k = divmod(meld_id - self.n_sets, len(self.segments))
         lo, hi = self.segments[k]
         return ("run", suit, lo, hi)
 
     # ------------------------------------------------------------------ look-ups
-    def sets_for(self, rank_mask: int, w: int) -> list[tuple[int, int]]:
-        """Set shapes (index into ``set_shapes``, wilds used) formable from the
-        natural suits ``rank_mask`` of one rank and ``w`` wild cards."""
-        key = rank_mask | (w << 4)
+    def sets_for(self, held: int, w: int) -> list[tuple[int, int]]:
+        """Set shapes (index into ``set_shapes``, wilds used) formable from the natural
+        cards of one rank held (suit code ``held``) and ``w`` wild cards."""
+        key = held | (w << 16)
         r = self._set_cache.get(key)
         if r is None:
             r = [
                 (k, sw)
-                for k, (mask, sw) in enumerate(self.set_shapes)
-                if mask & rank_mask == mask and sw <= w
+                for k, (code, sw) in enumerate(self.set_shapes)
+                if sw <= w and code_within(code, held)
             ]
             self._set_cache[key] = r
         return r
+
+    def held_code(self, hand, rank: int) -> int:
+        """The suit code of the natural cards of ``rank`` in the count vector ``hand``
+        (counts above what a set can repeat are cut there)."""
+        rep = self.suit_repeats
+        return (
+            min(hand[rank], rep)
+            | min(hand[rank + NUM_RANKS], rep) << 4
+            | min(hand[rank + 2 * NUM_RANKS], rep) << 8
+            | min(hand[rank + 3 * NUM_RANKS], rep) << 12
+        )
 
     def runs_for(self, pos_mask: int, w: int) -> list[tuple[int, int]]:
         """Segments (index into ``segments``, wilds used) formable from the
@@ -148,29 +214,30 @@ class Catalogue:
         return r
 
 
-@cache
-def catalogue(
-    ace_high: bool, wilds: bool, at_most_naturals: bool, max_wilds: int, min_run: int = 3
-) -> Catalogue:
-    """The shared catalogue for these meld rules (built once per process)."""
-    return Catalogue(ace_high, wilds, at_most_naturals, max_wilds, min_run)
+#: the shared catalogue for these meld rules (built once per process; the arguments of
+#: :class:`Catalogue`)
+catalogue = cache(Catalogue)
 
 
 def catalogue_for(rules) -> Catalogue:
     """The catalogue of a :class:`~rummy_env.rules.RuleSet`."""
+    distinct = rules.set_suits_distinct
     return catalogue(
         rules.ace_high,
         rules.wilds,
         rules.wilds_at_most_naturals,
         rules.max_wilds_per_meld,
         rules.min_run,
+        distinct,
+        rules.max_set,
+        1 if distinct else rules.decks,
     )
 
 
 # ---------------------------------------------------------------- validity
 def classify(cards: list[int], cat: Catalogue, kind: str | None = None) -> tuple | None:
     """Classify cards (face ids, runs in rank order with ``JK`` where a wild card
-    stands) as a meld: ``("set", rank, suit_mask, wilds)``,
+    stands) as a meld: ``("set", rank, suit_code, wilds)``,
     ``("run", suit, lo, hi)``, or ``None`` if they are not a valid meld. ``kind``
     ("set" or "run") settles cards that could be either (``5H JK JK`` when one
     natural may carry two wild cards)."""
@@ -179,11 +246,11 @@ def classify(cards: list[int], cat: Catalogue, kind: str | None = None) -> tuple
     if not cat.wild_ok(len(naturals), w) or len(cards) < 3:
         return None
     ranks = {c % NUM_RANKS for c in naturals}
-    if len(ranks) == 1 and len(cards) <= 4 and kind != "run":
+    if len(ranks) == 1 and len(cards) <= cat.set_cap and kind != "run":
         suits = [c // NUM_RANKS for c in naturals]
-        if len(set(suits)) == len(suits):
-            mask = sum(1 << s for s in suits)
-            return ("set", naturals[0] % NUM_RANKS, mask, w)
+        code = suit_code(suits)
+        if max(code_counts(code)) <= cat.suit_repeats:
+            return ("set", naturals[0] % NUM_RANKS, code, w)
     suits = {c // NUM_RANKS for c in naturals}
     if len(suits) != 1 or kind == "set" or len(cards) < cat.min_run:
         return None
@@ -547,9 +614,8 @@ class _MeldPieces:
         cat, jv = self.cat, self.joker_value
         v = self.ace_value if r == 0 else min(r + 1, 10)
         shapes = []
-        for k, wu in cat.sets_for(rm, w):
-            mask = cat.set_shapes[k][0]
-            nat = tuple(su * NUM_RANKS + r for su in range(4) if mask >> su & 1)
+        for k, wu in cat.sets_for(SPREAD[rm], w):  # sets of distinct suits (D-2)
+            nat = tuple(code_faces(cat.set_shapes[k][0], r))
             shapes.append((nat, wu, len(nat) * v + wu * (jv or v), False))
         moves, faces, wild, pure = _moves_of(shapes)
         piece = self.sets[key] = (moves, faces, wild, pure, tuple(shapes), 0)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, card_str, parse_card
 from rummy_env.engine import GameState, Layout
-from rummy_env.melds import catalogue_for, classify_wild, run_face
+from rummy_env.melds import catalogue_for, classify_wild, code_faces, run_face
 from rummy_env.rules import RuleSet
 
 
@@ -225,11 +225,15 @@ class ActionCodec:
             d, _ = classify_wild(cards, self.cat, self.rules.fixed_wild_rank)
             if d is None:
                 raise ValueError(
-                    f"{move}: not a valid set or run under these rules (a set of 3-4 cards of "
-                    f"one rank, a run of {self.rules.min_run}+ cards of one suit; "
+                    f"{move}: not a valid set or run under these rules ({self.rules.meld_text}; "
                     f"ace={self.rules.ace!r}, jokers={self.rules.jokers})"
                 )
             if d[0] == "set":
+                if (d[2], d[3]) not in self.cat.set_shapes:
+                    raise ValueError(
+                        f"{move}: a meld lays a set of 3 or 4 cards (allowed: meld 3 or 4 of "
+                        "them, then lay off the others)"
+                    )
                 return L.MELD + self.cat.set_id(d[1], d[2], d[3])
             return L.MELD + self.cat.run_id(d[1], d[2], d[3])
         if isinstance(move, (LayOff, SwapJoker)) and L.max_melds:
@@ -315,8 +319,8 @@ class ActionCodec:
         if a < L.LAYOFF:
             d = self.cat.describe(a - L.MELD)
             if d[0] == "set":
-                _, rank, mask, w = d
-                cards = [rank + s * 13 for s in range(4) if mask >> s & 1] + [JOKER] * w
+                _, rank, code, w = d
+                cards = code_faces(code, rank) + [JOKER] * w
             else:
                 _, suit, lo, hi = d
                 cards = [run_face(suit, p) for p in range(lo, hi + 1)]

@@ -14,7 +14,7 @@ Indian rummy (``scoring="indian"``), else 0, the slices, in order:
 | `hand`        | F             | count of each face in own hand                                     |
 | `known`       | (P-1) x F     | per opponent (offset 1..P-1): cards known to be in his hand (taken from the discard pile, not yet played) |
 | `discard`     | D x F         | discard pile, one-hot per position, row 0 = top card               |
-| `table`       | M x (P+2+F+W) | per meld slot (order laid): owner one-hot (P), kind (set, run), cards: 1 = natural card, 2 = a joker standing for that card in a run, 5-8 = a wild 2 of suit S/H/D/C standing there (`wild_deuces`); an ace played high: 3 natural, 4 a joker, 9-12 a wild 2; column 52 = jokers in the meld; W = 4 columns with `wild_deuces` (else 0): the wild 2s in it by suit |
+| `table`       | M x (P+2+F+W) | per meld slot (order laid): owner one-hot (P), kind (set, run), cards: 1 = natural card (a set: the count of that card, 2 where suits repeat), 2 = a joker standing for that card in a run, 5-8 = a wild 2 of suit S/H/D/C standing there (`wild_deuces`); an ace played high: 3 natural, 4 a joker, 9-12 a wild 2; column 52 = jokers in the meld; W = 4 columns with `wild_deuces` (else 0): the wild 2s in it by suit |
 | `hand_sizes`  | P             | cards in each player's hand                                        |
 | `stock_size`  | 1             | cards in the stock                                                 |
 | `phase`       | 4             | one-hot: draw, play, game over, up-card offer (gin)                |
@@ -61,7 +61,7 @@ import numpy as np
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, card_str
 from rummy_env.engine import GameState, Phase, acting_seat
-from rummy_env.melds import ACE_HIGH_POS, run_face
+from rummy_env.melds import ACE_HIGH_POS, run_face, suit_code
 from rummy_env.rules import RuleSet
 
 F = NUM_FACES
@@ -245,10 +245,8 @@ def _encode_table(o: array, state: GameState, player: int, layout: ObsLayout) ->
                     code += 2.0 if code < 5 else 4.0  # an ace played high
                 o[cb + run_face(m.key, pos)] = code
         else:
-            nm, key = m.nat_mask, m.key
-            for su in range(4):
-                if nm >> su & 1:
-                    o[cb + key + su * NUM_RANKS] = 1.0
+            for f in m.cards[: len(m.cards) - m.n_wild]:  # a count per face (suits may repeat)
+                o[cb + f] += 1.0
         if m.n_wild:
             for c in m.wild_cards:  # column 52: jokers; 53..56: wild 2s by suit
                 o[cb + (JOKER if c == JOKER else F + c // NUM_RANKS)] += 1.0
@@ -280,7 +278,7 @@ class TableMeldView:
     key: int  # run: suit; set: rank
     lo: int = 0  # run: lowest position (0 = ace low .. 13 = ace high)
     hi: int = 0
-    suits: int = 0  # set: mask of natural suits
+    suits: int = 0  # set: suit code of the naturals (melds.suit_code: a count per suit)
     n_wild: int = 0
     #: the physical wild cards (JOKER, or a wild 2): a run's in place order, a set's jokers first
     wild_cards: tuple[int, ...] = ()
@@ -437,12 +435,20 @@ def _table_meld(cols: dict[int, float], P: int, wild_rank: int) -> TableMeldView
         wild = tuple(c for _, c in placed if c >= 0)
         return TableMeldView(owner, True, faces, suit, pos[0], pos[-1], 0, n_wild, wild)
     rank = nz[0] % NUM_RANKS
-    suits = sum(1 << (f // NUM_RANKS) for f in nz)
+    nat = tuple(f for f in nz for _ in range(round(cards[f])))
     wild = (JOKER,) * jokers + tuple(
         su * NUM_RANKS + wild_rank for su in range(4) for _ in range(twos[su])
     )
     return TableMeldView(
-        owner, False, tuple(nz) + (JOKER,) * n_wild, rank, 0, 0, suits, n_wild, wild
+        owner,
+        False,
+        nat + (JOKER,) * n_wild,
+        rank,
+        0,
+        0,
+        suit_code(f // NUM_RANKS for f in nat),
+        n_wild,
+        wild,
     )
 
 

@@ -168,8 +168,8 @@ def draw_table(
         if m.is_run:
             wild = {k for k, pos in enumerate(range(m.lo, m.hi + 1)) if m.wild >> pos & 1}
         else:
-            nat = m.nat_mask.bit_count()
-            wild = set(range(nat, nat + m.n_wild))
+            nat = len(m.cards) - m.n_wild
+            wild = set(range(nat, len(m.cards)))
         _row(d, x, y, list(m.cards), half, wild)
         d.text((x, y + CARD_H + 3), f"[{i}] player_{m.owner}", fill=WHITE, font=f13)
         x += w + 30

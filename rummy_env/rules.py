@@ -204,6 +204,13 @@ class RuleSet:
     min_run: int = 3
     """Fewest cards in a run (contract rummy: 4). Games that meld during play only;
     a knocking game counts deadwood with runs of 3."""
+    set_suits_distinct: bool = True
+    """Whether the natural cards of a set must be of different suits (D-2). False (contract
+    rummy, D-16): with several decks a set may repeat suits (``7S 7S 7H``). Games that meld
+    during play only."""
+    max_set: int = 4
+    """Most cards in a set, wild cards included; 0 = no limit (contract rummy). A meld move
+    lays a set of 3 or 4 cards; lay-offs grow it up to this."""
     max_turns: int = 500
     """A round reaching this many turns ends as when the stock runs out for good: the
     lowest hand wins (rummy500: scored as it stands; gin: void). Without it, players who
@@ -377,6 +384,24 @@ class RuleSet:
                 f"min_run={self.min_run} is not allowed with meld_during_play=False: deadwood "
                 "is counted with runs of 3 (allowed: min_run=3)"
             )
+        if self.max_set and self.max_set < 3:
+            raise ValueError(
+                f"max_set={self.max_set} is not allowed (allowed: 0 = no limit, or 3 or more)"
+            )
+        sets = (self.set_suits_distinct, self.max_set) != (True, 4)
+        if sets and not self.meld_during_play:
+            raise ValueError(
+                f"set_suits_distinct={self.set_suits_distinct}, max_set={self.max_set} is not "
+                "allowed with meld_during_play=False: hands are counted with sets of 3-4 "
+                "different suits (allowed: set_suits_distinct=True, max_set=4)"
+            )
+        if not self.set_suits_distinct and (self.open_points or self.open_pure_run):
+            raise ValueError(
+                "set_suits_distinct=False is not allowed with an opening (open_points="
+                f"{self.open_points}, open_pure_run={self.open_pure_run}): the opening "
+                "search counts sets of different suits (allowed: open_points=0, "
+                "open_pure_run=False)"
+            )
         if (self.scoring == "gin") != (self.knock_limit > 0 or self.oklahoma):
             raise ValueError(
                 f"scoring={self.scoring!r} with knock_limit={self.knock_limit} is not allowed "
@@ -464,6 +489,16 @@ class RuleSet:
         """The rank whose cards are wild in every round besides the jokers (1: the 2s), or
         -1 (Indian rummy's wild rank is the cut card's, per round: ``GameState.wild_faces``)."""
         return 1 if self.wild_deuces else -1
+
+    @property
+    def meld_text(self) -> str:
+        """The melds these rules allow, in words (for error messages)."""
+        size = f"3-{self.max_set}" if self.max_set else "3 or more"
+        suits = "different suits" if self.set_suits_distinct else "any suits"
+        return (
+            f"a set of {size} cards of one rank in {suits} or a run of {self.min_run}+ cards "
+            "of one suit in rank order"
+        )
 
     @property
     def ace_high(self) -> bool:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import cache
-from itertools import combinations
+from itertools import combinations, combinations_with_replacement
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -243,28 +243,42 @@ def oracle_showdown(knocker, defender, values, rules, ace_high: bool, big_gin_bo
 
 
 # ------------------------------------------------------ oracle: wild cards
+_CFG_DEFAULTS = (3, True, 4, 1)  # min_run, distinct suits, max_set, decks
+
+
 def meld_rules(cfg) -> tuple:
-    """``(ace_high, wilds, wilds_at_most_naturals, max_wilds_per_meld, min_run)``; ``min_run``
-    is 3 when the configuration leaves it out."""
-    return (*cfg, 3) if len(cfg) == 4 else tuple(cfg)
+    """``(ace_high, wilds, wilds_at_most_naturals, max_wilds_per_meld, min_run,
+    set_suits_distinct, max_set, decks)``, the catalogue's arguments, with the defaults
+    where the configuration leaves them out."""
+    return (*cfg, *_CFG_DEFAULTS[len(cfg) - 4 :])
+
+
+def code(suits) -> int:
+    """A set's suit code: four bits per suit counting its cards (S in the lowest)."""
+    return sum(1 << 4 * s for s in suits)
+
+
+def set_suits_ok(suits, distinct: bool, decks: int) -> bool:
+    """D-2 (one card a suit) or, without it (D-16), no suit more often than the decks."""
+    return max(Counter(suits).values(), default=0) <= (1 if distinct else decks)
 
 
 def oracle_classify(cards, cfg) -> dict[str, tuple]:
     """What the card sequence is under docs/rules.md 3 (cards of a run in rank
     order, JK standing where a wild card does): ``{"set": desc, "run": desc}``
     with the entries it is valid as."""
-    ace_high, wilds, at_most, max_w, min_run = meld_rules(cfg)
+    ace_high, wilds, at_most, max_w, min_run, distinct, max_set, decks = meld_rules(cfg)
     nat = [f for f in cards if f != JOKER]
     w = len(cards) - len(nat)
     out = {}
     if not wilds_ok(len(nat), w, wilds, at_most, max_w):
         return out
     if (
-        3 <= len(cards) <= 4
+        3 <= len(cards) <= (max_set or 99)
         and len({rank(f) for f in nat}) == 1
-        and len({suit(f) for f in nat}) == len(nat)
+        and set_suits_ok([suit(f) for f in nat], distinct, decks)
     ):
-        out["set"] = ("set", rank(nat[0]), sum(1 << suit(f) for f in nat), w)
+        out["set"] = ("set", rank(nat[0]), code(suit(f) for f in nat), w)
     order = rank_order(ace_high)
     if min_run <= len(cards) <= 13 and len({suit(f) for f in nat}) == 1:
         fits = [
@@ -287,7 +301,7 @@ def oracle_hand_melds(cards, cfg, ace_value: int, joker_value: int) -> list[tupl
     (positions: indexes into the run order). Values per 5.2 / 6.3: an ace
     ``ace_value`` in a set or high in a run, 1 low; a wild card ``joker_value``, or
     (0) the value of the card it stands for."""
-    ace_high, wilds, at_most, max_w, min_run = meld_rules(cfg)
+    ace_high, wilds, at_most, max_w, min_run = meld_rules(cfg)[:5]
     nat = {f for f in cards if f != JOKER}
     jokers = sum(1 for f in cards if f == JOKER)
 
@@ -815,6 +829,9 @@ PRESET_CFGS = {
     "persian-loose": (True, True, False, 2),
     "rummy51-run4": (True, True, True, 1, 4),
     "basic-jokers-run5": (False, True, True, 0, 5),
+    "contract": (True, True, True, 0, 4, False, 0, 2),
+    "repeats-3": (False, True, False, 0, 3, False, 3, 2),
+    "distinct-unlimited": (False, True, True, 0, 3, True, 0, 1),
 }
 CFG_RULES = {
     "gin": rules_of("gin"),
@@ -824,27 +841,49 @@ CFG_RULES = {
     "persian-loose": rules_of("persian", wilds_at_most_naturals=False, max_wilds_per_meld=2),
     "rummy51-run4": rules_of("rummy51", min_run=4),
     "basic-jokers-run5": rules_of("basic", jokers=2, min_run=5),
+    "contract": rules_of(
+        "basic",
+        decks=2,
+        jokers=1,
+        ace="low_or_high",
+        min_run=4,
+        set_suits_distinct=False,
+        max_set=0,
+    ),
+    "repeats-3": rules_of(
+        "basic",
+        decks=2,
+        jokers=1,
+        wilds_at_most_naturals=False,
+        set_suits_distinct=False,
+        max_set=3,
+    ),
+    "distinct-unlimited": rules_of("basic", jokers=1, max_set=0),
 }
 
 
 def test_presets_meld_rules():
     for name, rules in CFG_RULES.items():
         c = catalogue_for(rules)
-        assert (c.ace_high, c.wilds, c.at_most_naturals, c.max_wilds, c.min_run) == meld_rules(
-            PRESET_CFGS[name]
-        )
+        got = (c.ace_high, c.wilds, c.at_most_naturals, c.max_wilds, c.min_run, c.distinct)
+        got += (c.max_set, c.suit_repeats)
+        assert got == meld_rules(PRESET_CFGS[name]), name
 
 
 def oracle_shapes(cfg) -> set[tuple]:
-    """Every meld shape the rules allow: ("set", rank, suit mask, wilds), ("run", suit, lo, hi)."""
-    ace_high, wilds, at_most, max_w, min_run = meld_rules(cfg)
+    """Every meld shape a meld move lays: ("set", rank, suit code, wilds) of 3 or 4 cards
+    (at most ``max_set``), ("run", suit, lo, hi)."""
+    ace_high, wilds, at_most, max_w, min_run, distinct, max_set, decks = meld_rules(cfg)
+    most = min(4, max_set or 4)
     out = set()
     for r in range(13):
-        for mask in range(16):
-            nat = bin(mask).count("1")
-            for w in range(5 - nat):
-                if 3 <= nat + w <= 4 and wilds_ok(nat, w, wilds, at_most, max_w):
-                    out.add(("set", r, mask, w))
+        for nat in range(most + 1):
+            for suits in combinations_with_replacement(range(4), nat):
+                if not set_suits_ok(suits, distinct, decks):
+                    continue
+                for w in range(5 - nat):
+                    if 3 <= nat + w <= most and wilds_ok(nat, w, wilds, at_most, max_w):
+                        out.add(("set", r, code(suits), w))
     n = len(rank_order(ace_high))
     for s in range(4):
         for lo in range(n):
@@ -869,9 +908,9 @@ def test_catalogue_one_natural_three_wilds():
     counts stopped at 2, so no action laid that set."""
     cfg = (True, True, False, 0)  # e.g. make_rules("persian", wilds_at_most_naturals=False)
     cat = catalogue(*cfg)
-    assert ("set", 4, 0b0010, 3) in oracle_shapes(cfg)
-    assert classify(parse_cards("5H JK JK JK"), cat) == ("set", 4, 0b0010, 3)
-    assert ("set", 4, 0b0010, 3) in {cat.describe(i) for i in range(cat.size)}
+    assert ("set", 4, code([1]), 3) in oracle_shapes(cfg)
+    assert classify(parse_cards("5H JK JK JK"), cat) == ("set", 4, code([1]), 3)
+    assert ("set", 4, code([1]), 3) in {cat.describe(i) for i in range(cat.size)}
 
 
 @st.composite
@@ -881,7 +920,9 @@ def card_sequences(draw):
     changed to any card or two swapped."""
     if draw(st.booleans()):
         r = draw(st.integers(0, 12))
-        suits = draw(st.lists(st.integers(0, 3), min_size=1, max_size=4, unique=True))
+        suits = draw(
+            st.lists(st.integers(0, 3), min_size=1, max_size=5, unique=draw(st.booleans()))
+        )
         cards = [s * 13 + r for s in suits] + [JOKER] * draw(st.integers(0, 3))
         cards = list(draw(st.permutations(cards)))
     else:
@@ -921,7 +962,7 @@ def test_is_run_of_cards_that_are_also_a_set():
     cat = catalogue(*PRESET_CFGS["persian-loose"])
     cards = parse_cards("5H JK JK")
     assert oracle_classify(cards, PRESET_CFGS["persian-loose"]) == {
-        "set": ("set", 4, 0b0010, 2),
+        "set": ("set", 4, code([1]), 2),
         "run": ("run", 1, 4, 6),
     }
     assert is_run(cards, cat)
@@ -934,7 +975,7 @@ def test_classify_by_hand():
     assert classify(parse_cards("KS AS 2S"), cat) is None  # round the corner
     assert classify(parse_cards("5H JK 7H"), cat) == ("run", 1, 4, 6)
     assert classify(parse_cards("5H JK JK 8H"), cat) is None  # D-4: one joker a meld
-    assert classify(parse_cards("5H 5S JK"), cat) == ("set", 4, 0b0011, 1)
+    assert classify(parse_cards("5H 5S JK"), cat) == ("set", 4, code([0, 1]), 1)
     assert classify(parse_cards("5H 5H 5S"), cat) is None  # D-2: suits differ
     assert classify(parse_cards("5H 5S 5D 5C JK"), cat) is None  # a set holds 4 at most
     gin = catalogue(*PRESET_CFGS["gin"])

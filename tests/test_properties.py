@@ -68,6 +68,17 @@ CONFIGS = [
     ("indian-2p-no-drops", dict(preset="indian", num_players=2, drop_penalties=(0, 0))),
     ("indian-4p-no-drops", dict(preset="indian", num_players=4, drop_penalties=(0, 0))),
     ("indian-3p-match", dict(preset="indian", num_players=3, match=True, penalty_limit=60)),
+    # set limits (issue 17): suits that repeat with two decks (D-16), sets of any size or
+    # at most 5, and sets of 3 only
+    (
+        "2p-repeated-suits",
+        dict(num_players=2, decks=2, jokers=1, set_suits_distinct=False, max_set=0),
+    ),
+    (
+        "4p-repeated-suits-5-run4",
+        dict(num_players=4, decks=2, set_suits_distinct=False, max_set=5, min_run=4),
+    ),
+    ("3p-sets-of-3", dict(num_players=3, jokers=1, max_set=3)),
 ]
 CONFIG_IDS = [c[0] for c in CONFIGS]
 CONFIG_KW = [c[1] for c in CONFIGS]
@@ -299,6 +310,7 @@ class Oracle:
                 "kind": "set",
                 "rank": rank,
                 "suits": {c[1] for c in nat},
+                "naturals": len(nat),
                 "wilds": len(wild),
                 "wild_cards": wild,
             }
@@ -417,11 +429,11 @@ class Oracle:
 
     def accepts(self, t: dict[str, Any], m: LayOff) -> bool:
         if t["kind"] == "set":
-            if len(t["suits"]) + t["wilds"] >= 4:
+            if self.rules.max_set and t["naturals"] + t["wilds"] >= self.rules.max_set:
                 return False
             if m.card == "JK":
-                return m.end is None and self.wild_ok(len(t["suits"]), t["wilds"] + 1)
-            return self.rank(m.card) == t["rank"] and m.card[1] not in t["suits"]
+                return m.end is None and self.wild_ok(t["naturals"], t["wilds"] + 1)
+            return self.rank(m.card) == t["rank"] and self.new_suit(t, m.card)
         if t["hi"] - t["lo"] >= 12:
             return False
         low_ok = t["lo"] > 0
@@ -438,8 +450,12 @@ class Oracle:
         if t["wilds"] == 0 or card == "JK":
             return False
         if t["kind"] == "set":
-            return self.rank(card) == t["rank"] and card[1] not in t["suits"]
+            return self.rank(card) == t["rank"] and self.new_suit(t, card)
         return card in t["wild_faces"]
+
+    def new_suit(self, t: dict[str, Any], card: str) -> bool:
+        """D-2: a set takes a suit it lacks; without it (D-16) any suit."""
+        return not self.rules.set_suits_distinct or card[1] not in t["suits"]
 
 
 # the brute-force check tries every id: at most this many states per game

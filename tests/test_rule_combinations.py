@@ -53,6 +53,8 @@ FIELD_VALUES: dict[str, list[Any]] = {
     "wilds_at_most_naturals": [True, False],
     "max_wilds_per_meld": [0, 1, 2],
     "min_run": [3, 3, 4, 5],
+    "set_suits_distinct": [True, False],
+    "max_set": [4, 4, 0, 3, 5],
     "wild_rank": ["none", "none", "cut"],
     "drop_penalties": [(0, 0), (20, 40), (0, 40)],
     "penalty_cap": [0, 0, 80],

@@ -158,8 +158,10 @@ def test_config_key_ignores_later_rule_fields_at_their_default():
     # new field at its default is the key of the same rules without it
     basic = rummy_env.make_rules("basic", 2)
     d = dataclasses.asdict(basic)
-    for later in ("joker_natural_first", "min_run", "wild_deuces"):
+    for later in T._LATER_FIELDS:
         del d[later]
+    # the stores of earlier sessions: keyed before these fields existed
+    assert set(T._LATER_FIELDS) >= {"wild_rank", "drop_penalties", "penalty_cap", "max_set"}
     old = json.dumps(d, sort_keys=True)
     assert T.config_of(basic) == (hashlib.sha1(old.encode()).hexdigest()[:16], old)
     # set away from its default, the field changes the key
@@ -167,6 +169,8 @@ def test_config_key_ignores_later_rule_fields_at_their_default():
     assert T.config_of(persian) != T.config_of(persian.replace(joker_natural_first=False))
     assert T.config_of(basic) != T.config_of(basic.replace(min_run=4))
     assert T.config_of(basic) != T.config_of(rummy_env.make_rules("deuces", 2))
+    assert T.config_of(basic) != T.config_of(basic.replace(set_suits_distinct=False))
+    assert T.config_of(basic) != T.config_of(basic.replace(max_set=0))
 
 
 # ------------------------------------------------------------------ resuming
