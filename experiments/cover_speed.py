@@ -8,6 +8,8 @@ random 14-tile rack from what is left of the pack. Measured per size:
 * ``can_cover table``: ``can_cover(table)`` (is the table valid as it stands);
 * ``playable``: ``playable(table, rack)`` (the rack tiles one can add), also the
   slowest call in milliseconds;
+* ``after``: ``playable_after(table + t, rack - t, t, before)`` for a random
+  playable tile ``t`` (``before``: the answer above), as after a PlayTile;
 * ``split``: ``split(table)``.
 
 Then, for the initial meld (the rack alone, no table): ``best_cover(0, rack)``
@@ -115,6 +117,23 @@ def _timed(fn, items, cold: bool) -> tuple[float, float]:
     return (len(items) / t if t > 0 else float("inf")), worst * 1000
 
 
+def _after_items(positions, seed: int) -> list[tuple]:
+    """``(table + t, rack - t, t, before)`` for a random playable rack tile ``t``
+    of each position that has one (its own random numbers, so that the tables
+    are those drawn without this column)."""
+    rng = random.Random(seed)
+    items = []
+    for table, rack in positions:
+        before = cover.playable(table, rack)
+        if before:
+            t = rng.choice(sorted(before))
+            mand, opt = list(table), list(rack)
+            mand[t] += 1
+            opt[t] -= 1
+            items.append((mand, opt, t, before))
+    return items
+
+
 def _rate(fn, items, cold: bool) -> float:
     return _timed(fn, items, cold)[0]
 
@@ -130,7 +149,7 @@ def main(argv: list[str] | None = None) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     print(
         f"{'table':>5} {'tiles':>6} {'jokers':>6} {'can_cover/s':>12} {'table only/s':>12}"
-        f" {'playable/s':>11} {'slowest ms':>10} {'split/s':>9}"
+        f" {'playable/s':>11} {'slowest ms':>10} {'after/s':>8} {'split/s':>9}"
     )
     for size in sizes:
         positions = [random_position(rng, size) for _ in range(args.tables)]
@@ -139,10 +158,11 @@ def main(argv: list[str] | None = None) -> None:
         cc = _rate(cover.can_cover, positions, args.cold)
         ct = _rate(cover.can_cover, [(t,) for t, _r in positions], args.cold)
         pl, worst = _timed(cover.playable, positions, args.cold)
+        af = _rate(cover.playable_after, _after_items(positions, args.seed + size), args.cold)
         sp = _rate(cover.split, [(t,) for t, _r in positions], args.cold)
         print(
             f"{size:>5} {tiles:>6.1f} {jokers:>6.2f} {cc:>12.0f} {ct:>12.0f} {pl:>11.0f}"
-            f" {worst:>10.1f} {sp:>9.0f}"
+            f" {worst:>10.1f} {af:>8.0f} {sp:>9.0f}"
         )
     zero = [0] * NUM_FACES
     racks = [(zero, random_position(rng, 0)[1]) for _ in range(5 * args.tables)]

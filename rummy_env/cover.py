@@ -14,6 +14,11 @@ API (``mandatory`` must all be used; any part of ``optional`` may be):
   of ``optional`` makes ``mandatory + O`` split exactly into valid melds;
 * :func:`playable` ``(mandatory, optional) -> set``: the faces ``t`` of
   ``optional`` with ``can_cover(mandatory + {t}, optional - {t})``;
+* :func:`playable_after` ``(mandatory, optional, played, previous=None) ->
+  set``: the same after the tile ``played`` moved from optional to mandatory
+  (the vectors given are those after the move), with less work: the answer
+  before it (``previous``, or remembered) bounds the answer, and the ways found
+  before that used ``played`` show tiles playable;
 * :func:`split` ``(counts) -> list[list[int]] | None``: one split of exactly
   ``counts`` (runs in number order, 52 where a joker stands; groups by colour,
   jokers last);
@@ -54,20 +59,35 @@ the count is still right (:func:`split` cuts it when it must). The states are
 ordered A < G < B < V (a later one can do all an earlier one can), and of the
 ways one colour goes through a number only those no other beats are kept.
 
-The skeleton programme is searched depth-first, the most promising ways first
-(fewest jokers needed, fewest runs still short), remembering the states after
+The skeleton programme is searched depth-first, remembering the states after
 each number that failed (with those they beat: no fewer jokers needed, no more
-with a place) and, for states on a way found, the rest of that way. The rules
-read the same with the numbers reversed (n -> 14 - n), so the search runs both
-ways alternately, each with twice the states allowed the time before, until one
-finishes (a bad first choice at the wrong end costs little that way).
-:func:`playable` searches once per face not yet known: a way found for one face
-shows every optional tile it uses playable too; the faces of one position share
-what their searches learnt about the numbers beyond the one they change, and a
-face near 13 is searched from 13 down. ``_can_cover_bfs`` and ``_playable_bfs``
-do the same with one forward (and one backward) pass over every reachable
-state, as the first design asked; on dense tables with jokers that is 10^3 to
-10^5 states a number, so the tests use them as a reference only.
+with a place) and, for states on a way found, the rest of that way. A colour's
+open runs are numbered, so a state is a flat tuple of small ints, and the ways
+one colour goes through a number are kept in tables shared by every position
+that reads the same there (its naturals and mandatory naturals, whether it is
+the last number, and the two numbers after it): per run state and jokers left,
+the options for each number of its naturals that go into groups, in order, and
+the group choices for which every colour has an option. Each option counts the
+jokers its runs need at the next two numbers (``_sk_ahead``: naturals that a
+group can hold may be left to one), so a way that cannot go on is seldom
+tried. Two orders: the most promising first (fewest jokers needed, fewest runs
+still short: :func:`can_cover`, :func:`split`), or the most naturals used first
+(:func:`playable`). The rules read the same with the numbers reversed (n -> 14
+- n), so the search runs both ways alternately, each with twice the states
+allowed the time before, until one finishes (a bad first choice at the wrong
+end costs little that way).
+
+:func:`playable` first searches for a way that uses as many optional tiles as
+it can (each one it uses is playable; none: nothing is), then once per face not
+yet shown, with that tile made mandatory: a face no valid meld of all the tiles
+holds is not playable without a search (``_meld_possible``), a way found shows
+every optional tile it uses, the searches of one position share what they learnt
+about the numbers beyond the one they change, and a face of 8 or more is searched
+from 13 down. The ways found are kept with the answer, for
+:func:`playable_after`. ``_can_cover_bfs`` and ``_playable_bfs`` do the same
+with one forward (and one backward) pass over every reachable state, as the
+first design asked; on dense tables with jokers that is 10^3 to 10^5 states a
+number, so the tests use them as a reference only.
 
 **Valued DP** (:func:`best_cover`, :func:`playable_values`). Every joker is
 placed as the tile it stands for; open runs are D (jokers only), A, C (one
@@ -79,46 +99,52 @@ face, the best value through a way that uses it. Both first ask the skeleton
 search, so a position with no split costs little; a table with jokers and
 dozens of tiles costs seconds here (the initial meld, on a rack alone, is quick).
 
-Memo tables: the options of one colour, group partitions and filtered option
-lists are kept across calls (cleared past 300,000 entries each), and the last
-4,096 answers of :func:`can_cover` and :func:`playable` by their arguments.
+Memo tables: the options of one colour, group partitions, the tables of the
+search (above) and filtered option lists are kept across calls (cleared past
+300,000 entries each, 20,000 tables), and the last 4,096 answers of
+:func:`can_cover` and :func:`playable` (with the ways found) by their
+arguments.
 
 Speed (``python -m experiments.cover_speed --tables 50``; a 2-core machine with
 another job running; random tables of random valid melds from one 106-tile pack
 plus a random 14-tile rack; calls per second, memo tables kept from call to
-call as in a process that plays many games; each call on a fresh table):
+call as in a process that plays many games (warm); each call on a fresh table;
+``after``: :func:`playable_after` once a random playable tile is played):
 
-    table  tiles jokers  can_cover/s table only/s  playable/s slowest ms   split/s
-        0    0.0   0.30        80512       126258        2016        0.8    120491
-       10   10.7   0.86         6975        16270         827       10.2     11425
-       20   20.3   1.44         6509        10266         929        4.2      7774
-       30   30.5   1.82         4767         7202         587       21.4      5323
-       40   40.5   1.90         4751         3857         560       14.6      3255
-       50   50.2   2.00         3847         3484         593       13.7      2788
-       60   60.9   1.98         4434         3341         682        7.2      2691
-       70   70.5   2.00         5534         2629         680       12.3      2258
-       80   80.6   2.00         6847         5824        1315        2.9      4097
+    table  tiles jokers  can_cover/s table only/s  playable/s slowest ms  after/s   split/s
+        0    0.0   0.30        81625       136528        3736        0.9    12904    137044
+       10   10.7   0.86         3922         9977        1541        1.3     2606     11078
+       20   20.3   1.44         4868         9202        2058        1.8     2816      7770
+       30   30.5   1.82         5385         7652        1915        3.3     1777      7485
+       40   40.5   1.90         6224         7884        1672        4.3     2265      5479
+       50   50.2   2.00         6645         7883        1574       16.9     1145      6346
+       60   60.9   1.98         6923         9212        4577        0.9    21502      6676
+       70   70.5   2.00         6861         8068        6054        0.7    35497      5935
+       80   80.6   2.00         8240        11373        9766        0.3    56937      6173
 
-Initial meld (a 14-tile rack, no table): best_cover 3141/s, playable_values
-1484/s (slowest 3.6 ms).
+Initial meld (a 14-tile rack, no table): best_cover 2457/s, playable_values
+2624/s (slowest 3.0 ms).
 
-With the memo tables cleared before every call (``--cold``) the 50-80 tile
-rows drop to about 300 ``can_cover`` and 150-270 ``playable`` calls a second.
-The slow ``playable`` calls are the faces that cannot be played on a dense
-table: showing that takes the whole search (up to some tens of ms).
+With the memo tables cleared before every call (``--cold``) the 10-80 tile
+rows drop to 155-789 ``can_cover`` and 207-528 ``playable`` calls a second
+(the tables of the search are many; a process that plays many games keeps
+them). A ``playable`` call costs a search for each witness it needs (several
+when the rack's tiles each need the one joker, say) and one for each face that
+cannot be played but is in some meld of all the tiles.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import combinations, product
 
-from rummy_env.cards import JOKER, NUM_FACES, NUM_RANKS, NUM_SUITS
+from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 
 __all__ = [
     "best_cover",
     "can_cover",
     "playable",
+    "playable_after",
     "playable_values",
     "split",
     "clear_caches",
@@ -128,6 +154,7 @@ __all__ = [
 # ------------------------------------------------------------------- constants
 
 _EMPTY = ((), (), (), ())
+_NONE4 = (0, 0, 0, 0)
 _MAX_JOKERS = 2
 _CACHE_LIMIT = 300_000  # entries per transition cache before it is cleared
 
@@ -156,24 +183,75 @@ def can_cover(mandatory: Sequence[int], optional: Sequence[int] | None = None) -
     levels, jm, jt = _levels(mand, opt)
     if not any(mand):
         return True
-    return _remember(key, _Solver(levels, jm, jt, jm).solve(jm) is not None)
+    return _remember(key, _Solver(levels, jt, jm).solve(jm) is not None)
 
 
 def playable(mandatory: Sequence[int], optional: Sequence[int]) -> set[int]:
     """The faces ``t`` of ``optional`` with ``can_cover(mandatory + {t},
     optional - {t})``.
 
-    One search per face not yet shown playable: a way found for one face shows
-    every optional tile it uses playable too."""
+    A search for a way that uses as many optional tiles as it can, then one per
+    face not yet shown playable: a way found shows every optional tile it uses
+    playable."""
     mand = _as_list(mandatory)
     opt = _as_list(optional)
     key = ("p", tuple(mand), tuple(opt))
     hit = _RESULTS.get(key)
     if hit is not None:
-        return set(hit)
+        return set(hit[0])
     levels, jm, jt = _levels(mand, opt)
-    out = _playable_search(levels, opt, jm, jt)
-    _remember(key, frozenset(out))
+    todo = {f for f in range(NUM_FACES) if opt[f]}
+    out: set[int] = set()
+    witnesses: list[tuple[int, ...]] = []
+    if todo:
+        _playable_search(levels, opt, jm, jt, todo, out, witnesses)
+    _remember(key, (frozenset(out), tuple(witnesses)))
+    return out
+
+
+def playable_after(
+    mandatory: Sequence[int],
+    optional: Sequence[int],
+    played: int,
+    previous: Iterable[int] | None = None,
+) -> set[int]:
+    """:func:`playable` ``(mandatory, optional)`` where the tile ``played`` has
+    just moved from ``optional`` to ``mandatory`` (``mandatory`` and
+    ``optional`` are the vectors after the move) and ``previous`` is the answer
+    before it, if known: the same set, found with less work.
+
+    A face playable now was playable before (a commit with ``played`` and ``u``
+    is one with ``u``), and every way found before that used ``played`` shows
+    the other optional tiles it used playable now (the ways of the last 4,096
+    answers are kept)."""
+    mand = _as_list(mandatory)
+    opt = _as_list(optional)
+    if not 0 <= played < NUM_FACES or mand[played] < 1:
+        raise ValueError("the tile played must be in mandatory")
+    key = ("p", tuple(mand), tuple(opt))
+    hit = _RESULTS.get(key)
+    if hit is not None:
+        return set(hit[0])
+    levels, jm, jt = _levels(mand, opt)
+    todo = {f for f in range(NUM_FACES) if opt[f]}
+    if previous is not None:
+        todo.intersection_update(previous)
+    mand[played] -= 1
+    opt[played] += 1
+    before = _RESULTS.get(("p", tuple(mand), tuple(opt)))
+    out: set[int] = set()
+    witnesses: list[tuple[int, ...]] = []
+    if before is not None:
+        todo &= before[0]
+        for w in before[1]:
+            if played in w:
+                rest = list(w)
+                rest.remove(played)
+                out.update(rest)
+                witnesses.append(tuple(rest))
+    if todo - out:
+        _playable_search(levels, opt, jm, jt, todo, out, witnesses)
+    _remember(key, (frozenset(out), tuple(witnesses)))
     return out
 
 
@@ -226,12 +304,12 @@ def split(counts: Sequence[int]) -> list[list[int]] | None:
     levels, jm, jt = _levels(mand, [0] * NUM_FACES)
     if not any(mand):
         return []
-    found = _Solver(levels, jm, jt, jm).solve(jm)
+    found = _Solver(levels, jt, jm).solve(jm)
     if found is None:
         return None
     path, rev, lo = found
     hi = lo + len(path) - 1
-    recipes = [(choice[0], choice[3], combo) for choice, combo in path]
+    recipes = [(step[0][0], step[0][3], [op[5] for op in step[1:]]) for step in path]
     # replay (in the order searched): fragments of naturals, gaps as jokers
     runs_done: list[list] = []  # [state, lowest number, faces]
     groups_done: list[list] = []  # [faces, number]
@@ -317,7 +395,7 @@ def clear_caches() -> None:
         d.clear()
     for d in (_SK_COLOUR, _SK_GROUPS, _SK_GCHOICES, _SK_TRANS, _SK_SUCC, _SK_EDGES):
         d.clear()
-    for d in (_SK_FILTER, _SK_GSORTED, _RESULTS):
+    for d in (_SK_FILTER, _SK_GSORTED, _SK_AHEAD, _CL, _GL, _RESULTS):
         d.clear()
 
 
@@ -332,46 +410,89 @@ def _remember(key: tuple, value):
     return value
 
 
-def _playable_search(levels: list[tuple], opt: list[int], jm: int, jt: int) -> set[int]:
-    """The search behind :func:`playable`."""
-    todo = {f for f in range(NUM_FACES) if opt[f]}
-    if not todo:
-        return set()
-    out: set[int] = set()
+def _playable_search(
+    levels: list[tuple],
+    opt: list[int],
+    jm: int,
+    jt: int,
+    todo: set[int],
+    out: set[int],
+    witnesses: list[tuple[int, ...]],
+) -> None:
+    """The search behind :func:`playable`: adds to ``out`` the faces of
+    ``todo`` (faces of ``opt``) that are playable, and to ``witnesses`` the
+    optional tiles of each way found (each of them playable too). With
+    ``out`` empty a first search without a tile forced tells whether anything
+    is; the faces then left are searched one by one (those that no valid meld
+    of all the tiles holds are not)."""
+    cap = jm + 1 if opt[JOKER] else jm  # ways that place one optional joker show it
+    views: list = [None, None]
+    solver = _Solver(levels, jt, cap, _MOST, views)
+    # the optional naturals: (number index, colour, mandatory ones there, face)
+    cells = [
+        (f % NUM_RANKS, f // NUM_RANKS, levels[f % NUM_RANKS][0][f // NUM_RANKS], f)
+        for f in range(NUM_NATURAL)
+        if opt[f]
+    ]
 
     def mark(found) -> None:
         path, rev, lo = found
-        for i, step in enumerate(path):
-            u = _step_used(step)
-            k = NUM_RANKS - 1 - (lo + i) if rev else lo + i
-            m = levels[k][0]
-            for c in range(NUM_SUITS):
-                if u[c] > m[c]:
-                    out.add(c * NUM_RANKS + k)
+        w = []
+        for k, c, m, f in cells:
+            step = path[(NUM_RANKS - 1 - k if rev else k) - lo]
+            more = step[0][0][c] + step[c + 1][1] - m
+            if more > 0:
+                out.add(f)
+                w.append(f)
+                if more > 1:
+                    w.extend([f] * (more - 1))
+        n, x = _path_jokers(path, cap)
+        j = max(n, min(jt, x)) - jm  # optional jokers the way can place
+        if j > 0:
+            out.add(JOKER)
+            w.extend([JOKER] * j)
+        witnesses.append(tuple(w))
 
-    if opt[JOKER]:
-        found = _Solver(levels, jm, jt, jm + 1).solve(jm + 1)
+    if not out:
+        found = solver.solve(jm)
+        if found is None:
+            return
+        mark(found)
+    if JOKER in todo and JOKER not in out:
+        found = _Solver(levels, jt, jm + 1, _MOST, views).solve(jm + 1)
         if found is not None:
             mark(found)
-            out.add(JOKER)
-        todo.discard(JOKER)
-    if not todo:
-        return out
-    solver = _Solver(levels, jm, jt, jm)
-    for t in sorted(todo, key=lambda f: -abs(f % NUM_RANKS - 6)):  # the ends first
+    rest = [f for f in todo if f not in out and f != JOKER]
+    rest.sort(key=lambda f: -abs(f % NUM_RANKS - 6))  # the ends first
+    for t in rest:
         if t in out:
             continue
         k, c = t % NUM_RANKS, t // NUM_RANKS
-        m, o = levels[k]
-        m2 = list(m)
-        o2 = list(o)
-        m2[c] += 1
-        o2[c] -= 1
-        found = solver.solve(jm, k, (tuple(m2), tuple(o2)))
+        if not _meld_possible(levels, jt, k, c):
+            continue
+        found = solver.solve(jm, k, c)
         if found is not None:
             mark(found)
-            out.add(t)
-    return out
+
+
+def _meld_possible(levels: list[tuple], jt: int, k: int, c: int) -> bool:
+    """Whether some valid meld of the position's tiles (mandatory and optional,
+    ``jt`` jokers) holds the natural of colour ``c`` at number index ``k``: a
+    group (another colour and a joker, or two), or a run; if a run holds it, a
+    window of 3 or 4 numbers around it does, with 2 naturals or more and no more
+    numbers missing than there are jokers (nor than naturals)."""
+    m, o = levels[k]
+    others = sum(1 for c2 in range(NUM_SUITS) if c2 != c and (m[c2] or o[c2]))
+    if others >= 2 or (others and jt):
+        return True
+    have = [1 if levels[i][0][c] or levels[i][1][c] else 0 for i in range(NUM_RANKS)]
+    for length in (3, 4):
+        for start in range(max(0, k - length + 1), min(k, NUM_RANKS - length) + 1):
+            nat = sum(have[start : start + length])
+            miss = length - nat
+            if nat >= 2 and miss <= jt and miss <= nat:
+                return True
+    return False
 
 
 def _run_slot_value(meld: dict) -> int | None:
@@ -425,7 +546,7 @@ def _as_list(counts: Sequence[int] | None) -> list[int]:
         return [0] * NUM_FACES
     if hasattr(counts, "tolist"):
         counts = counts.tolist()
-    out = [int(x) for x in counts]
+    out = list(map(int, counts))
     if len(out) != NUM_FACES:
         raise ValueError(f"a count vector has {NUM_FACES} entries, not {len(out)}")
     if min(out) < 0:
@@ -688,168 +809,416 @@ def _sk_edges(key: tuple) -> tuple:
 
 # --------------------------------------------- skeleton DP: depth-first search
 
+# A colour's open runs (a sorted tuple of run codes) are numbered, so that a
+# search state is a flat tuple of small ints; ``_CS_OPEN``: the runs of each that
+# are not valid yet (each takes a natural or a joker at the next number).
+_CS_ID: dict = {}
+_CS: list = []
+_CS_OPEN: list = []
+
+
+def _cs_id(runs: tuple[int, ...]) -> int:
+    i = _CS_ID.get(runs)
+    if i is None:
+        i = _CS_ID[runs] = len(_CS)
+        _CS.append(runs)
+        _CS_OPEN.append(sum(1 for r in runs if r != _SV))
+    return i
+
+
+_cs_id(())  # 0: no open run
+
+# Orders of the ways through a number: the most promising first (fewest jokers
+# needed, fewest runs still short), or the most naturals used first (playable).
+_PROMISE, _MOST = 0, 1
+
 _SK_FILTER: dict = {}
 
 
-def _sk_filtered(runs: tuple, cap: int, gmax: int, fin: bool, lo: int, hi: int) -> tuple:
-    """One colour's options putting ``lo..hi`` naturals into runs, the most
-    promising first (fewest jokers needed, fewest runs still short, most room
-    for extra jokers, fewest open runs)."""
-    key = (runs, cap, gmax, fin, lo, hi)
+def _sk_filtered(
+    sid: int, cap: int, gmax: int, fin: bool, lo: int, hi: int, nxt: int, order: int
+) -> tuple:
+    """One colour's options from the runs ``sid`` putting ``lo..hi`` naturals into
+    runs: ``(runs2 id, nr, e, dn, de, option)`` with ``e`` the jokers needed here
+    plus those the runs left open need at least at the next two numbers
+    (:func:`_sk_ahead`, ``nxt``): options with ``e > gmax`` are left out. Sorted
+    by ``order``."""
+    key = (sid, cap, gmax, fin, lo, hi, nxt, order)
     res = _SK_FILTER.get(key)
     if res is None:
-        opts = [op for op in _sk_colour_opts(runs, cap, gmax, fin) if lo <= op[1] <= hi]
-        opts.sort(key=lambda op: (op[2], sum(1 for r in op[0] if r < _SB), -op[3], len(op[0])))
-        res = _store(_SK_FILTER, key, tuple(opts))
+        out = []
+        for op in _sk_colour_opts(_CS[sid], cap, gmax, fin):
+            runs2, nr, dn, de = op[0], op[1], op[2], op[3]
+            if nr < lo or nr > hi:
+                continue
+            s2 = _cs_id(runs2)
+            e = dn + _sk_ahead(s2, nxt) if nxt else dn
+            if e > gmax:
+                continue
+            rank = (e, sum(1 for r in runs2 if r < _SB), -de, len(runs2))
+            out.append(((-nr, *rank) if order else rank, (s2, nr, e, dn, de, op)))
+        out.sort(key=lambda p: p[0])
+        res = _store(_SK_FILTER, key, tuple(p[1] for p in out))
     return res
+
+
+_SK_AHEAD: dict = {}
+
+
+def _sk_ahead(sid: int, nxt: int) -> int:
+    """The fewest jokers one colour's open runs ``sid`` need at the next one or
+    two numbers, ``nxt`` = ``first << 16 | second`` with each number coded by
+    :func:`_next_code` (0: none); naturals not run-only may go into groups or
+    stay unused. 9 if there is no way."""
+    key = (sid, nxt)
+    res = _SK_AHEAD.get(key)
+    if res is None:
+        code = (nxt >> 16) - 1
+        more = (nxt & 0xFFFF) << 16
+        cap, must, fin = code >> 7, (code >> 1) & 63, bool(code & 1)
+        res = 9
+        for op in _sk_colour_opts(_CS[sid], cap, _MAX_JOKERS, fin):
+            if op[1] < must or op[2] >= res:
+                continue
+            v = op[2] + (_sk_ahead(_cs_id(op[0]), more) if more else 0)
+            if v < res:
+                res = v
+        _SK_AHEAD[key] = res
+    return res
+
+
+def _next_code(cap: int, must: int, fin: bool) -> int:
+    """One number as :func:`_sk_ahead` reads it: a colour's naturals there,
+    those only a run can hold, and whether it is the last."""
+    return ((cap * 64 + must) * 2 + fin) + 1
 
 
 _SK_GSORTED: dict = {}
 
 
-def _sk_group_order(caps: tuple[int, ...], gmax: int) -> tuple:
-    key = (caps, gmax)
+def _sk_group_order(caps: tuple[int, ...], gmax: int, order: int) -> tuple:
+    key = (caps, gmax, order)
     res = _SK_GSORTED.get(key)
     if res is None:
-        res = tuple(sorted(_sk_group_choices(caps, gmax), key=lambda c: (c[1], sum(c[0]), -c[2])))
+        if order:
+            rank = lambda c: (-sum(c[0]), c[1], -c[2])  # noqa: E731
+        else:
+            rank = lambda c: (c[1], sum(c[0]), -c[2])  # noqa: E731
+        res = tuple(sorted(_sk_group_choices(caps, gmax), key=rank))
         _SK_GSORTED[key] = res
     return res
 
 
-def _sk_iter(runs: tuple, m: tuple, o: tuple, gmax: int, fin: bool):
-    """The ways through one number one at a time, the most promising first:
-    ``(runs2, dn, de, (g, groups, colour options))`` (see :func:`_step_used`)."""
-    caps = (m[0] + o[0], m[1] + o[1], m[2] + o[2], m[3] + o[3])
-    per = ({}, {}, {}, {})  # per colour: naturals into groups -> filtered options
-    for choice in _sk_group_order(caps, gmax):
-        g, gneed, gextra, _parts = choice
-        rest = gmax - gneed
-        lists = []
-        for c in range(NUM_SUITS):
-            gc = g[c]
-            lst = per[c].get(gc)
-            if lst is None:
-                lst = per[c][gc] = _sk_filtered(
-                    runs[c], caps[c], gmax, fin, m[c] - gc, caps[c] - gc
-                )
-            if not lst:
-                break
-            lists.append(lst)
-        else:
-            l0, l1, l2, l3 = lists
-            for a in l0:
-                da = a[2]
-                if da > rest:
-                    continue
-                for b in l1:
-                    dab = da + b[2]
-                    if dab > rest:
-                        continue
-                    for c_ in l2:
-                        dabc = dab + c_[2]
-                        if dabc > rest:
-                            continue
-                        for d in l3:
-                            dn = dabc + d[2]
-                            if dn > rest:
-                                continue
-                            de = gextra + a[3] + b[3] + c_[3] + d[3]
-                            yield (
-                                (a[0], b[0], c_[0], d[0]),
-                                dn + gneed,
-                                de if de < 2 else 2,
-                                (choice, (a, b, c_, d)),
-                            )
+def _path_jokers(path: list, cap: int) -> tuple[int, int]:
+    """Jokers a way needs and (capped at ``cap``) the jokers it has a place for."""
+    n = x = 0
+    for step in path:
+        choice = step[0]
+        dn = choice[1] + step[1][3] + step[2][3] + step[3][3] + step[4][3]
+        n += dn
+        x += dn + choice[2] + step[1][4] + step[2][4] + step[3][4] + step[4][4]
+    return n, min(x, cap)
 
 
-def _step_used(step: tuple) -> tuple[int, ...]:
-    """Naturals used per colour by one step of a way."""
-    (g, _need, _extra, _parts), combo = step
-    return tuple(combo[c][1] + g[c] for c in range(NUM_SUITS))
+# Per colour and number, the options of every run state are kept in a table
+# shared by all the positions that read the same there: the colour's naturals
+# and mandatory naturals at the number, whether it is the last, the two numbers
+# after it (:func:`_sk_ahead`) and the order. Likewise per number the group
+# choices, by the naturals of each colour and the order.
+_CL: dict = {}  # (cap, fin, m, nxt, order) -> [{runs id * 4 + jokers left: row}, key]
+_GL: dict = {}  # (caps, order) -> [{(sig ids, jokers left): choices}, key]
+_LEVELS_LIMIT = 20_000  # tables of either kind before they are dropped
 
 
-class _Memo:
-    """What earlier searches learnt about states after a number: the states
-    that failed (with those they beat) and, for states on a way found, the rest
-    of that way. Valid for a search only after the numbers it changed."""
+def _colour_level(key: tuple) -> list:
+    cl = _CL.get(key)
+    if cl is None:
+        if len(_CL) > _LEVELS_LIMIT:
+            _CL.clear()
+        cl = _CL[key] = [{}, key]
+    return cl
 
-    __slots__ = ("failed", "good")
 
-    def __init__(self) -> None:
-        self.failed: dict = {}  # (k, runs) -> [(n, x)]
-        self.good: dict = {}  # (k, runs, n, x) -> rest of the path
+def _group_level(caps: tuple[int, ...], order: int) -> list:
+    key = (caps, order)
+    gl = _GL.get(key)
+    if gl is None:
+        if len(_GL) > _LEVELS_LIMIT:
+            _GL.clear()
+        gl = _GL[key] = [{}, key]
+    return gl
+
+
+def _cl_row(cl: list, sid: int, gmax: int) -> tuple:
+    """One colour's options from the runs ``sid`` with ``gmax`` jokers left, for
+    each number ``g`` of its naturals put into groups: ``(mask, lists)``,
+    ``lists[g]`` the options (:func:`_sk_filtered`), bit ``g`` of ``mask`` set
+    when there is one."""
+    cap, fin, m, nxt, order = cl[1]
+    lists = []
+    mask = 0
+    for g in range(cap + 1):
+        lst = _sk_filtered(sid, cap, gmax, fin, max(0, m - g), cap - g, nxt, order)
+        lists.append(lst)
+        if lst:
+            mask |= 1 << g
+    row = (mask, tuple(lists))
+    rows = cl[0]
+    if len(rows) > _CACHE_LIMIT:
+        rows.clear()
+    rows[sid * 4 + gmax] = row
+    return row
+
+
+def _gl_fit(gl: list, key: tuple) -> tuple:
+    """The group choices (:func:`_sk_group_order`) for which every colour has an
+    option: ``key`` is the colours' masks (:func:`_cl_row`) and the jokers
+    left."""
+    caps, order = gl[1]
+    m0, m1, m2, m3, gmax = key
+    out = tuple(
+        choice
+        for choice in _sk_group_order(caps, gmax, order)
+        if m0 >> choice[0][0] & m1 >> choice[0][1] & m2 >> choice[0][2] & m3 >> choice[0][3] & 1
+    )
+    fits = gl[0]
+    if len(fits) > _CACHE_LIMIT:
+        fits.clear()
+    fits[key] = out
+    return out
 
 
 class _OutOfBudget(Exception):
     pass
 
 
+_WORSE: dict = {}
+
+
+def _worse(jt: int, cap: int) -> dict:
+    """``{code: codes}``: a state that fails with ``n`` jokers needed and ``x``
+    placeable (code ``n * 4 + x``) fails with more needed or fewer placeable."""
+    res = _WORSE.get((jt, cap))
+    if res is None:
+        res = _WORSE[(jt, cap)] = {
+            n * 4 + x: [nn * 4 + xx for nn in range(n, jt + 1) for xx in range(x + 1)]
+            for n in range(jt + 1)
+            for x in range(cap + 1)
+        }
+    return res
+
+
+class _View:
+    """One position read in one number order, as the search wants it: per
+    number index the colours' tables of options (:func:`_colour_level`) and the
+    group table (:func:`_group_level`)."""
+
+    __slots__ = ("m", "caps", "must", "codes", "cl", "gl", "lo", "hi", "jt", "order")
+
+    def __init__(self, levels: list[tuple], lo: int, hi: int, jt: int, order: int | list) -> None:
+        """``order``: the order for all, or per number index the orders of the
+        colours."""
+        if isinstance(order, int):
+            order = [(order,) * NUM_SUITS] * NUM_RANKS
+        self.lo, self.hi, self.jt, self.order = lo, hi, jt, order
+        self.m = m = [lv[0] for lv in levels]
+        self.caps = caps = [(a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]) for a, b in levels]
+        # the mandatory naturals that no group can hold (per colour)
+        self.must = must = [_run_only(m[k], caps[k], jt) for k in range(NUM_RANKS)]
+        # each number as _sk_ahead reads it (see _next_code), per colour
+        self.codes = codes = [None] * NUM_RANKS
+        for k in range(lo, hi + 1):
+            cp, ms, f = caps[k], must[k], 2 if k == hi else 1
+            codes[k] = (
+                (cp[0] * 64 + ms[0]) * 2 + f,
+                (cp[1] * 64 + ms[1]) * 2 + f,
+                (cp[2] * 64 + ms[2]) * 2 + f,
+                (cp[3] * 64 + ms[3]) * 2 + f,
+            )
+        self.cl: list = [None] * NUM_RANKS
+        for k in range(lo, hi + 1):
+            self.cl[k] = self._colour_levels(k)
+        self.gl = [_group_level(caps[k], max(order[k])) for k in range(NUM_RANKS)]
+
+    def _colour_levels(self, k: int) -> tuple:
+        """The colours' tables of options at number index ``k``."""
+        cp, mk, order = self.caps[k], self.m[k], self.order[k]
+        hi = self.hi
+        get = _CL.get
+        if k < hi:
+            a = self.codes[k + 1]
+            b = self.codes[k + 2] if k + 2 <= hi else _NONE4
+            k0 = (cp[0], False, mk[0], a[0] << 16 | b[0], order[0])
+            k1 = (cp[1], False, mk[1], a[1] << 16 | b[1], order[1])
+            k2 = (cp[2], False, mk[2], a[2] << 16 | b[2], order[2])
+            k3 = (cp[3], False, mk[3], a[3] << 16 | b[3], order[3])
+        else:
+            k0 = (cp[0], True, mk[0], 0, order[0])
+            k1 = (cp[1], True, mk[1], 0, order[1])
+            k2 = (cp[2], True, mk[2], 0, order[2])
+            k3 = (cp[3], True, mk[3], 0, order[3])
+        return (
+            get(k0) or _colour_level(k0),
+            get(k1) or _colour_level(k1),
+            get(k2) or _colour_level(k2),
+            get(k3) or _colour_level(k3),
+        )
+
+    def changed(self, k: int, c: int) -> _View:
+        """The same with one more mandatory natural of colour ``c`` at number
+        index ``k`` (one optional natural made mandatory)."""
+        v = object.__new__(_View)
+        v.lo, v.hi, v.jt, v.order, v.caps, v.gl = (
+            self.lo,
+            self.hi,
+            self.jt,
+            self.order,
+            self.caps,
+            self.gl,
+        )
+        mk = list(self.m[k])
+        mk[c] += 1
+        v.m = list(self.m)
+        v.m[k] = mk = tuple(mk)
+        v.must, v.codes, v.cl = self.must, self.codes, list(self.cl)
+        redo = [k]
+        must = _run_only(mk, self.caps[k], self.jt)
+        if must != self.must[k]:
+            v.must = list(self.must)
+            v.must[k] = must
+            v.codes = list(self.codes)
+            cp = self.caps[k]
+            v.codes[k] = tuple(_next_code(cp[i], must[i], k == self.hi) for i in range(NUM_SUITS))
+            redo += [j for j in (k - 1, k - 2) if j >= self.lo]
+        for j in redo:
+            v.cl[j] = v._colour_levels(j)
+        return v
+
+
+def _run_only(m: tuple, caps: tuple, jt: int) -> tuple:
+    """Per colour the mandatory naturals that no group of their number can hold
+    (no other colour there, or one and no joker), else 0."""
+    have = (caps[0] > 0) + (caps[1] > 0) + (caps[2] > 0) + (caps[3] > 0)
+    if have > 2 or (have == 2 and jt):
+        return _NONE4
+    out = []
+    for c in range(NUM_SUITS):
+        others = have - (caps[c] > 0)
+        out.append(m[c] if others == 0 or (others == 1 and not jt) else 0)
+    return tuple(out)
+
+
 def _search(
-    levels: list[tuple],
-    lo: int,
-    hi: int,
-    jm: int,
-    jt: int,
+    view: _View,
     cap: int,
     need_x: int,
-    shared: _Memo | None = None,
-    from_k: int = NUM_RANKS,
-    budget: int | None = None,
-    local: _Memo | None = None,
-) -> list | None:
-    """Depth-first search for one way through the numbers ``lo..hi`` that ends
-    with at least ``need_x`` jokers placeable (``cap`` caps that count): the list
-    of ``(u, g, groups, colour options)`` per number, or None. States that failed
-    are remembered, with those they beat (no fewer jokers needed, no more
-    placeable). ``shared`` is read and written for the states after numbers
-    ``>= from_k`` (those the levels changed by the caller do not reach), a local
-    memo (``local``) for the others. Raises _OutOfBudget after ``budget`` states."""
-    if local is None:
-        local = _Memo()
-    left = [budget if budget is not None else -1]
+    shared: dict,
+    from_k: int,
+    local: dict,
+    budget: int,
+    start: tuple | None = None,
+) -> tuple | None:
+    """Depth-first search for one way through the numbers ``lo..hi`` of ``view``
+    that ends with at least ``need_x`` jokers placeable (``cap`` caps that
+    count): a linked list ``(step, rest)`` (``rest`` None after the last number)
+    of steps ``(group choice, colour options)``, or None. The states after a
+    number that were tried are remembered (failed ones with those they beat: no
+    fewer jokers needed, no more placeable) in ``shared`` when the number is
+    ``> from_k`` (only levels the caller did not change lie beyond), else in
+    ``local``. Raises _OutOfBudget after ``budget`` states (-1: no limit).
+    ``start`` = ``(k, s0, s1, s2, s3, n, x)``: search from that state before
+    number index k instead (the way then starts there)."""
+    lo, hi, jt = view.lo, view.hi, view.jt
+    if hi < lo:
+        return () if need_x <= 0 else None
+    CL, GL = view.cl, view.gl
+    left = budget
+    row_of = _cl_row
+    fit_of = _gl_fit
+    # failing (n, x) fails (n', x') with n' >= n, x' <= x: codes n * 4 + x
+    worse = _worse(jt, cap)
 
-    def go(k: int, runs: tuple, n: int, x: int) -> list | None:
-        if left[0] == 0:
+    def go(k: int, s0: int, s1: int, s2: int, s3: int, n: int, x: int):
+        nonlocal left
+        left -= 1
+        if left == 0:
             raise _OutOfBudget
-        left[0] -= 1
-        m, o = levels[k]
+        gl = jt - n
+        c0, c1, c2, c3 = CL[k]
+        r0 = c0[0].get(s0 * 4 + gl) or row_of(c0, s0, gl)
+        r1 = c1[0].get(s1 * 4 + gl) or row_of(c1, s1, gl)
+        r2 = c2[0].get(s2 * 4 + gl) or row_of(c2, s2, gl)
+        r3 = c3[0].get(s3 * 4 + gl) or row_of(c3, s3, gl)
+        gtab = GL[k]
+        gkey = (r0[0], r1[0], r2[0], r3[0], gl)
+        groups = gtab[0].get(gkey)
+        if groups is None:
+            groups = fit_of(gtab, gkey)
+        if not groups:
+            return None
+        l0, l1, l2, l3 = r0[1], r1[1], r2[1], r3[1]
         fin = k == hi
-        mm = shared if shared is not None and k >= from_k else local
-        failed = mm.failed
-        good = mm.good
-        for r2, dn, de, step in _sk_iter(runs, m, o, jt - n, fin):
-            n2 = n + dn
-            x2 = x + dn + de
-            if x2 > cap:
-                x2 = cap
-            if fin:
-                if x2 >= need_x:
-                    return [step]
-                continue
-            fk = (k, r2)
-            bad = failed.get(fk)
-            if bad is not None and any(bn <= n2 and bx >= x2 for bn, bx in bad):
-                continue
-            gk = (k, r2, n2, x2)
-            rest = good.get(gk)
-            if rest is None:
-                rest = go(k + 1, r2, n2, x2)
-                if rest is not None:
-                    good[gk] = rest
-            if rest is not None:
-                return [step, *rest]
-            if bad is None:
-                failed[fk] = [(n2, x2)]
-            else:
-                bad.append((n2, x2))
+        k1 = k + 1
+        mm = shared if k1 > from_k else local
+        for choice in groups:
+            g0, g1, g2, g3 = choice[0]
+            gn = choice[1]
+            gx = choice[2]
+            rest = gl - gn
+            lb, lc, ld = l1[g1], l2[g2], l3[g3]
+            for a in l0[g0]:
+                ea = a[2]
+                if ea > rest:
+                    continue
+                for b in lb:
+                    eab = ea + b[2]
+                    if eab > rest:
+                        continue
+                    for c in lc:
+                        eabc = eab + c[2]
+                        if eabc > rest:
+                            continue
+                        for d in ld:
+                            if eabc + d[2] > rest:
+                                continue
+                            dn = gn + a[3] + b[3] + c[3] + d[3]
+                            x2 = x + dn + gx + a[4] + b[4] + c[4] + d[4]
+                            if x2 > cap:
+                                x2 = cap
+                            if fin:
+                                if x2 >= need_x:
+                                    return ((choice, a, b, c, d), None)
+                                continue
+                            n2 = n + dn
+                            key = (k1, a[0], b[0], c[0], d[0], n2 * 4 + x2)
+                            r = mm.get(key, 0)
+                            if r == 0:
+                                r = go(k1, a[0], b[0], c[0], d[0], n2, x2)
+                                if r is None:
+                                    base = key[:5]
+                                    for code in worse[key[5]]:
+                                        mm.setdefault((*base, code), None)
+                                else:
+                                    mm[key] = r
+                            if r is not None:
+                                return ((choice, a, b, c, d), r)
         return None
 
-    if hi < lo:
-        return [] if need_x <= 0 else None
-    return go(lo, _EMPTY, 0, 0)
+    if start is not None:
+        return go(*start)
+    return go(lo, 0, 0, 0, 0, 0, 0)
+
+
+def _unlink(path: tuple | None) -> list:
+    out = []
+    while path:
+        out.append(path[0])
+        path = path[1]
+    return out
 
 
 _START_BUDGET = 64
+_REVERSE_FROM = 6
 
 
 class _Solver:
@@ -857,58 +1226,68 @@ class _Solver:
     with the numbers reversed, 13 down to 1): one order, then the other, each
     with twice the states allowed last time, until one finishes. The memos of
     each order are kept from run to run and shared by searches that change one
-    number (``modify``)."""
+    number (``solve`` with ``k_mod``)."""
 
     first = 0  # the order tried first without a changed number (the tests set 1)
 
-    def __init__(self, levels: list[tuple], jm: int, jt: int, cap: int) -> None:
-        self.jm, self.jt, self.cap = jm, jt, cap
+    def __init__(
+        self,
+        levels: list[tuple],
+        jt: int,
+        cap: int,
+        order: int = _PROMISE,
+        views: list | None = None,
+        shared: list | None = None,
+    ) -> None:
+        self.jt, self.cap, self.order = jt, cap, order
+        self.levels = levels
         lo, hi = _natural_span(levels)
-        self.views = [
-            (levels, lo, hi),
-            (levels[::-1], NUM_RANKS - 1 - hi, NUM_RANKS - 1 - lo),
-        ]
-        self.shared = [_Memo(), _Memo()]
+        self.spans = [(lo, hi), (NUM_RANKS - 1 - hi, NUM_RANKS - 1 - lo)]
+        # the position as read in each order (may be shared by solvers of one
+        # position with the same order)
+        self.views: list = [None, None] if views is None else views
+        self.shared: list = [{}, {}] if shared is None else shared
 
-    def solve(self, need_x: int, k_mod: int | None = None, mod: tuple | None = None):
-        """``(path, reversed)`` of a way, or None. With ``k_mod``, number index
-        ``k_mod`` holds ``mod`` = (m, o) instead."""
+    def view(self, d: int) -> _View:
+        v = self.views[d]
+        if v is None:
+            lo, hi = self.spans[d]
+            levels = self.levels if d == 0 else self.levels[::-1]
+            order = self.order
+            if not isinstance(order, int) and d == 1:
+                order = order[::-1]
+            v = self.views[d] = _View(levels, lo, hi, self.jt, order)
+        return v
+
+    def solve(self, need_x: int, k_mod: int | None = None, c_mod: int = 0):
+        """``(path, reversed, lo)`` of a way (a list of steps from number index
+        ``lo`` in the order searched), or None. With ``k_mod``, one optional
+        natural of colour ``c_mod`` at number index ``k_mod`` is mandatory."""
         order = (self.first, 1 - self.first)
         if k_mod is not None:
-            order = (1, 0) if k_mod > 6 else (0, 1)  # reach the changed number early
+            order = (1, 0) if k_mod > _REVERSE_FROM else (0, 1)  # reach the changed number early
             if self.first:
                 order = order[::-1]
-        locals_ = [_Memo(), _Memo()]
+        locals_: list = [{}, {}]
+        views: list = [None, None]
         budget = _START_BUDGET
         while True:
             for d in order:
-                levels, lo, hi = self.views[d]
-                from_k = NUM_RANKS
-                if k_mod is not None:
-                    kk = k_mod if d == 0 else NUM_RANKS - 1 - k_mod
-                    levels = list(levels)
-                    levels[kk] = mod
-                    from_k = kk
-                    shared = self.shared[d]
-                else:
-                    shared, from_k = self.shared[d], 0
+                if views[d] is None:
+                    view = self.view(d)
+                    from_k = -1
+                    if k_mod is not None:
+                        from_k = k_mod if d == 0 else NUM_RANKS - 1 - k_mod
+                        view = view.changed(from_k, c_mod)
+                    views[d] = (view, from_k)
+                view, from_k = views[d]
                 try:
                     path = _search(
-                        levels,
-                        lo,
-                        hi,
-                        self.jm,
-                        self.jt,
-                        self.cap,
-                        need_x,
-                        shared,
-                        from_k,
-                        budget,
-                        locals_[d],
+                        view, self.cap, need_x, self.shared[d], from_k, locals_[d], budget
                     )
                 except _OutOfBudget:
                     continue
-                return None if path is None else (path, d == 1, lo)
+                return None if path is None else (_unlink(path), d == 1, view.lo)
             budget *= 2
 
 

@@ -521,3 +521,133 @@ def test_playable_matches_the_oracle(case):
     assert cover.playable(mand, opt) == set(want)
     with reversed_first():
         assert cover.playable(mand, opt) == set(want)
+
+
+# ------------------------------------------------ playable: new code paths
+
+
+def oracle_playable(mand, opt) -> set[int]:
+    out = set()
+    for t in range(N):
+        if opt[t]:
+            m2, o2 = list(mand), list(opt)
+            m2[t] += 1
+            o2[t] -= 1
+            if oracle_best(m2, o2) is not None:
+                out.add(t)
+    return out
+
+
+@settings(FAST, max_examples=300)
+@given(small_cases(max_tiles=9))
+def test_meld_possible_matches_the_oracle(case):
+    """The cheap exclusion of playable(): a natural no valid meld of all the
+    tiles holds (the oracle lists every meld)."""
+    mand, opt = case
+    total = tuple(a + b for a, b in zip(mand, opt))
+    levels, _jm, jt = cover._levels(list(mand), list(opt))
+    in_meld = {f for tiles in oracle_melds(total) for f in tiles}
+    for t in range(52):
+        if total[t]:
+            assert cover._meld_possible(levels, jt, t % 13, t // 13) == (t in in_meld)
+
+
+@settings(FAST, max_examples=200)
+@given(small_cases(max_tiles=9))
+def test_playable_after_matches_the_oracle(case):
+    """Playing the playable tiles one by one: playable_after (with the answer
+    before, the ways found before, or neither) is the oracle's playable set."""
+    mand, opt = case
+    before = cover.playable(mand, opt)
+    assert before == oracle_playable(mand, opt)
+    for t in sorted(before):
+        m2, o2 = list(mand), list(opt)
+        m2[t] += 1
+        o2[t] -= 1
+        want = oracle_playable(m2, o2)
+        cover._RESULTS.clear()
+        cover.playable(mand, opt)  # the ways found before are remembered
+        assert cover.playable_after(m2, o2, t, before) == want
+        cover._RESULTS.clear()
+        assert cover.playable_after(m2, o2, t) == want  # nothing remembered
+        cover._RESULTS.clear()
+        assert cover.playable_after(m2, o2, t, before) == want
+
+
+def _window_case(rng: random.Random, j_table: int, j_rack: int, dup: bool, table: bool):
+    """A small random position: naturals of 2-3 colours in a window of 5
+    numbers, ``j_table`` / ``j_rack`` jokers, two copies of one face when
+    ``dup`` (one on the table and one in the rack when ``table``), no table
+    tiles at all unless ``table``."""
+    lo = rng.randint(1, 9)
+    colours = rng.sample(range(4), rng.randint(2, 3))
+    faces = [face(c, n) for c in colours for n in range(lo, lo + 5)]
+    mand, opt = [0] * N, [0] * N
+    for f in rng.sample(faces, rng.randint(3, 6 - j_table - j_rack)):
+        (mand if table and rng.random() < 0.5 else opt)[f] += 1
+    if dup:
+        f = rng.choice(faces)
+        mand[f] = opt[f] = 0
+        opt[f] += 1
+        (mand if table else opt)[f] += 1
+    mand[JOKER] = j_table if table else 0
+    opt[JOKER] = j_rack
+    return mand, opt
+
+
+@pytest.mark.parametrize(
+    ("j_table", "j_rack", "dup", "table"),
+    [
+        (jt, jr, dup, table)
+        for jt, jr in [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (2, 0)]
+        for dup in (False, True)
+        for table in (True, False)
+        if table or not jt
+    ],
+)
+def test_playable_jokers_duplicates_empty_table(j_table, j_rack, dup, table):
+    """playable and playable_after against the oracle with 0, 1 or 2 jokers on
+    the table and in the rack, two copies of a face, and an empty table."""
+    rng = random.Random(j_table * 1000 + j_rack * 100 + dup * 10 + table)
+    for _ in range(20 if j_table + j_rack < 2 else 8):
+        mand, opt = _window_case(rng, j_table, j_rack, dup, table)
+        cover._RESULTS.clear()
+        want = oracle_playable(mand, opt)
+        assert cover.playable(mand, opt) == want, (mand, opt)
+        with reversed_first():
+            assert cover.playable(mand, opt) == want
+        cover.playable(mand, opt)
+        for t in sorted(want):
+            m2, o2 = list(mand), list(opt)
+            m2[t] += 1
+            o2[t] -= 1
+            assert cover.playable_after(m2, o2, t, want) == oracle_playable(m2, o2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_playable_after_along_a_turn(seed):
+    """Random turns on tables too big for the oracle: after each tile played,
+    playable_after agrees with the breadth-first pass, and so does can_cover
+    of the table with the tiles played."""
+    rng = random.Random(100 + seed)
+    for size in (10, 16, 24):
+        table = random_table(rng, size)
+        free = [f for f in range(N) for _ in range(2 - table[f])]
+        rack = [0] * N
+        for f in rng.sample(free, 10):
+            rack[f] += 1
+        mand, opt = list(table), rack
+        now = cover.playable(mand, opt)
+        assert now == cover._playable_bfs(mand, opt)
+        while now:
+            t = rng.choice(sorted(now))
+            mand[t] += 1
+            opt[t] -= 1
+            now = cover.playable_after(mand, opt, t, now)
+            assert now == cover._playable_bfs(mand, opt)
+            assert cover.can_cover(mand) == cover._can_cover_bfs(mand)
+
+
+def test_playable_after_bad_input():
+    with pytest.raises(ValueError):
+        cover.playable_after(vec("5H 6H"), vec("7H"), parse_cards("7H")[0])
