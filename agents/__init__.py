@@ -22,6 +22,7 @@ Registry names:
 | `rummy500-expert` | rule-based Rummy 500 agent: digging, lay-offs (`rummy500`, `persian`) |
 | `rummy51-expert` | rule-based Rummy 51 agent: plans the opening (`rummy51`)       |
 | `indian-expert` | rule-based Indian rummy agent: counts its hand as a show would, drops bad hands (`indian`) |
+| `contract-expert` | rule-based contract rummy agent: distance to the contract, buys, going down (`contract`) |
 | `search`       | determinized Monte Carlo search with fast rollouts             |
 | `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.npz`, or a `.npz`/`.zip` path; loading runs no code) |
 | `rllib:<path>` | a self-play PPO policy trained on RLlib (`experiments/train_rllib.py`), played in numpy |
@@ -55,6 +56,11 @@ _AGENTS: dict[str, tuple[str, str, str]] = {
     "rummy500-expert": ("agents.rummy500", "Rummy500ExpertAgent", "rule-based Rummy 500 agent"),
     "rummy51-expert": ("agents.rummy51", "Rummy51ExpertAgent", "rule-based Rummy 51 agent"),
     "indian-expert": ("agents.indian", "IndianExpertAgent", "rule-based Indian rummy agent"),
+    "contract-expert": (
+        "agents.contract",
+        "ContractExpertAgent",
+        "rule-based contract rummy agent",
+    ),
     "search": ("agents.search", "SearchAgent", "determinized Monte Carlo search"),
     "ppo": ("agents.ppo_agent", "PPOAgent", "a trained MaskablePPO policy (ppo:<model>)"),
     "rllib": ("agents.rllib_agent", "RLlibAgent", "a policy exported by rummy-train-rllib"),
@@ -74,6 +80,7 @@ VARIANT_AGENTS: dict[str, str] = {
     "persian": "rummy500-expert",
     "rummy51": "rummy51-expert",
     "indian": "indian-expert",
+    "contract": "contract-expert",
 }
 
 VARIANT = "variant"

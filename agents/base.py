@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections import defaultdict
+from collections.abc import Callable
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
@@ -35,6 +36,7 @@ from rummy_env.engine import card_values
 from rummy_env.melds import ACE_HIGH_POS, SUIT_SHIFT, run_face
 from rummy_env.moves import (
     ActionCodec,
+    Buy,
     Declare,
     Discard,
     DrawDiscard,
@@ -144,6 +146,7 @@ read_observation = read
 # move kinds (a MoveTable entry is (kind, card, extra))
 DRAW_STOCK, DRAW_DISCARD, MELD, LAYOFF, SWAP, DISCARD, KNOCK, PASS, END_ROUND, OTHER = range(10)
 DECLARE, DROP = 10, 11  # Indian rummy
+BUY = 12  # contract rummy
 
 
 class MoveTable:
@@ -199,7 +202,26 @@ class MoveTable:
             return (DECLARE, parse_card(m.card), None)
         if isinstance(m, Drop):
             return (DROP, -1, None)
+        if isinstance(m, Buy):
+            return (BUY, -1, None)
         return (OTHER, -1, None)
+
+
+def best_to_part_with(
+    hand: list[int], key: Callable[[int], Any], keep: int = -1
+) -> tuple[Any, int]:
+    """``(key, face)`` of the card of ``hand`` (not ``keep``) with the least ``key(face)``,
+    each key computed while ``hand`` lacks one copy of that face (the hand is restored)."""
+    best = None
+    for f, c in enumerate(hand):
+        if not c or f == keep:
+            continue
+        hand[f] -= 1
+        k = key(f)
+        hand[f] += 1
+        if best is None or k < best[0]:
+            best = (k, f)
+    return best
 
 
 def move_cards(entry: tuple[int, int, Any], hand: list[int]) -> list[int]:

@@ -38,6 +38,7 @@ from agents.base import (
     DROP,
     Agent,
     View,
+    best_to_part_with,
     by_kind,
     legal_to_act,
     split_obs,
@@ -121,18 +122,12 @@ class IndianExpertAgent(Agent):
     def best_after_discard(self, hand: list[int], wf: tuple[int, ...], keep: int = -1):
         """``(score, face)`` of the best discard (not ``keep``): lowest score, then the
         highest value, never a wild card on a tie."""
-        best = None
-        for f, c in enumerate(hand):
-            if not c or f == keep:
-                continue
-            hand[f] -= 1
-            sc = self.score(hand, wf)
-            hand[f] += 1
-            wild = f == JOKER or f in wf
-            key = (sc, wild, -self.values[f], -f)
-            if best is None or key < best[0]:
-                best = (key, f)
-        return best[0][0], best[1]
+        key, f = best_to_part_with(
+            hand,
+            lambda f: (self.score(hand, wf), f == JOKER or f in wf, -self.values[f], -f),
+            keep,
+        )
+        return key[0], f
 
     # ------------------------------------------------------------------ act
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:

@@ -593,6 +593,7 @@ _KINDS = {
     "EndRound": "end the round",
     "Declare": "declare",
     "Drop": "drop",
+    "Buy": "buy",
 }
 
 

@@ -107,6 +107,9 @@ def observed(
         )
     phase = v["phase"]
     current = absolute(v["to_act"])
+    asked = None
+    if rules.contract and phase == "buy":  # the asked seat acts; the drawer's turn goes on
+        asked, current = current, absolute(v["turn"])
     dealer = absolute(v["dealer"])
     upcard_stage = -1
     if phase == "upcard":
@@ -171,6 +174,14 @@ def observed(
             for q, out in enumerate(by_seat(v["dropped"]))
         ]
         template["cut"] = v["cut"]
+    if rules.contract:
+        template["buys"] = by_seat(v["buys"])
+        template["asked"] = asked
+        template["round"] = v["deal"] - rules.contract_deal
+        # the deal's first turn (nobody has discarded yet: the question skips no one)
+        first = len(v["discard"]) == 1 and not v["table"] and not any(known)
+        first = first and v["stock_size"] == rules.num_cards - sum(sizes) - 1
+        template["turns"] = 0 if first else 1
     if template.get("must_use") and current == seat:
         # the observer took it from the discard pile this turn, in view of all: a card
         # known to be in his hand (his own known cards are not in his observation)

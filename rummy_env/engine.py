@@ -38,7 +38,7 @@ import random
 from collections.abc import Callable
 from difflib import get_close_matches
 from enum import IntEnum
-from functools import cache
+from functools import cache, lru_cache
 from itertools import compress
 from operator import mul
 from typing import Any, NamedTuple
@@ -64,7 +64,7 @@ from rummy_env.melds import (
     show_arrangement,
     three_suit_ranks,
 )
-from rummy_env.rules import RuleSet
+from rummy_env.rules import CONTRACTS, RuleSet
 
 
 class IllegalActionError(ValueError):
@@ -76,6 +76,7 @@ class Phase(IntEnum):
     PLAY = 1  # meld / lay off / swap any number of times, then discard
     GAME_OVER = 2  # the episode is over (round, or match with match=True)
     UPCARD = 3  # gin: the first up-card is offered (take it or pass)
+    BUY = 4  # contract rummy: another player is asked whether he buys the discard top
 
 
 # the members as plain globals: reading Phase.X goes through the enum machinery (slow in hot paths)
@@ -102,12 +103,15 @@ class Layout:
         self.KNOCK = self.DISCARD + self.discard_width
         # Knock(card) for each natural card, then Knock(None) (big gin)
         self.PASS = self.KNOCK + (NUM_NATURAL + 1 if rules.scoring == "gin" else 0)
-        self.END_ROUND = self.PASS + (1 if rules.upcard_offer else 0)
+        buying = rules.buy_limit > 0
+        # Pass: gin's up-card refused, contract rummy's buy declined
+        self.END_ROUND = self.PASS + (1 if rules.upcard_offer or buying else 0)
         indian = rules.scoring == "indian"
         # Indian rummy: Declare(card) for each card, then Drop()
         self.DECLARE = self.END_ROUND + (1 if rules.empty_stock == "end_round" else 0)
         self.DROP = self.DECLARE + (self.discard_width if indian else 0)
-        self.size = self.DROP + (1 if indian and any(rules.drop_penalties) else 0)
+        self.BUY = self.DROP + (1 if indian and any(rules.drop_penalties) else 0)
+        self.size = self.BUY + (1 if buying else 0)  # contract rummy: Buy()
 
 
 # ------------------------------------------------------------- table melds
@@ -393,6 +397,8 @@ class GameState:
         "cut",
         "dropped",
         "drew",
+        "buys",
+        "asked",
     )
 
     def copy(self) -> GameState:
@@ -424,6 +430,7 @@ class GameState:
         c.must_use, c.opened, c.turn_value = self.must_use, self.opened[:], self.turn_value
         c.turn_pure, c.credit, c.turns = self.turn_pure, self.credit[:], self.turns
         c.cut, c.dropped, c.drew = self.cut, self.dropped[:], self.drew[:]
+        c.buys, c.asked = self.buys[:], self.asked
         return c
 
     # ------------------------------------------------------------ card moves
@@ -508,6 +515,8 @@ class GameState:
             "cut": card_str(self.cut) if self.cut >= 0 else None,
             "dropped": [None if d < 0 else d for d in self.dropped],
             "drew": list(self.drew),
+            "buys": list(self.buys),
+            "asked": None if self.asked < 0 else self.asked,
         }
 
 
@@ -525,6 +534,8 @@ def _card_values(rules: RuleSet, wild_rank: int) -> tuple[int, ...]:
         r = f % NUM_RANKS
         if r == rules.fixed_wild_rank:  # a wild 2 costs what a joker does
             vals.append(rules.joker_penalty)
+        elif 1 <= r <= 8 and rules.low_card_penalty:  # a 2-9 (contract rummy: 5)
+            vals.append(rules.low_card_penalty)
         else:
             vals.append(rules.ace_penalty if r == 0 else min(r + 1, 10))
     vals.append(rules.joker_penalty)
@@ -563,7 +574,7 @@ def _blank(rules: RuleSet) -> GameState:
     s.upcard_stage = -1  # gin: 0 offered to the non-dealer, 1 to the dealer, 2 both passed
     s.hands_won = [0] * n
     s.must_use = -1  # face the next meld or lay-off must contain (D-5, D-6)
-    s.opened = [not rules.open_points] * n
+    s.opened = [_open_from_start(rules)] * n
     s.turn_value = 0  # opening: value melded this turn by a player not yet opened
     s.turn_pure = False  # opening: a pure run laid this turn
     s.credit = [0] * n  # rummy500: value melded and laid off this round
@@ -571,7 +582,29 @@ def _blank(rules: RuleSet) -> GameState:
     s.cut = -1  # Indian rummy: the cut card (the stock's bottom card until drawn), or -1
     s.dropped = [-1] * n  # Indian rummy: the drop penalty of a seat that left the round
     s.drew = [False] * n  # Indian rummy: whether the seat has drawn this round
+    s.buys = [rules.buy_limit] * n  # contract rummy: buys left this deal
+    s.asked = -1  # contract rummy: the seat asked whether it buys (Phase.BUY), or -1
     return s
+
+
+def _open_from_start(rules: RuleSet) -> bool:
+    """Whether a player may lay off from the start of a round: not where he must first
+    open (rummy51's count) or go down with his contract (contract rummy)."""
+    return not (rules.open_points or rules.contract)
+
+
+def deal_number(s: GameState) -> int:
+    """Contract rummy: the deal being played, 1-7 (``contract_deal`` + rounds played)."""
+    return s.rules.contract_deal + s.round
+
+
+def round_hand_size(rules: RuleSet, round_: int) -> int:
+    """Cards dealt to each player in round ``round_`` (0-based): ``hand_size``; in contract
+    rummy two more from deal 5 on when the match began before it (10 then 12)."""
+    size = rules.hand_size
+    if rules.contract and rules.contract_deal < 5 <= rules.contract_deal + round_:
+        size += 2
+    return size
 
 
 def _next_active(s: GameState, p: int) -> int:
@@ -599,10 +632,12 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
     s.turn_played = False
     s.forbidden = -1
     s.must_use = -1
-    s.opened = [not rules.open_points] * n
+    s.opened = [_open_from_start(rules)] * n
     s.turn_value = 0
     s.turn_pure = False
     s.credit = [0] * n
+    s.buys = [rules.buy_limit] * n
+    s.asked = -1
     s.turns = 0
     s.dropped = [-1] * n
     s.drew = [False] * n
@@ -618,7 +653,7 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
         while len(order) < sum(s.active):
             order.append(p)
             p = _next_active(s, p)
-        for _ in range(rules.hand_size):
+        for _ in range(round_hand_size(rules, s.round)):
             for p in order:
                 hands[p].append(pack.pop())
         discard = [pack.pop()] if rules.upcard else []
@@ -959,9 +994,22 @@ def _draw_discard(s: GameState, p: int, d: int) -> None:
     s.upcard_stage = -1
 
 
-def _opening_ok(s: GameState, p: int, nat, wu: int, value: int, pure: bool, forb: int) -> bool:
-    """Whether the opening can still be completed this turn after this meld."""
+def _opening_ok(
+    s: GameState,
+    p: int,
+    nat,
+    wu: int,
+    value: int,
+    pure: bool,
+    forb: int,
+    meld: Callable[[], TableMeld] | None = None,
+) -> bool:
+    """Whether the opening (contract rummy: the contract) can still be completed this turn
+    after this meld (``nat`` and ``wu`` wild cards; ``meld()`` makes it; None: nothing laid
+    yet, whether the whole hand can)."""
     rules = s.rules
+    if rules.contract:
+        return _contract_ok(s, p, nat, wu, meld, forb)
     need = rules.open_points - s.turn_value - value
     need_pure = rules.open_pure_run and not s.turn_pure and not pure
     if need <= 0 and not need_pure:
@@ -982,33 +1030,169 @@ def _opening_ok(s: GameState, p: int, nat, wu: int, value: int, pure: bool, forb
     )
 
 
+# ------------------------------------------------------------- contract rummy
+def _contract_left(s: GameState, p: int) -> tuple[int, int]:
+    """The sets and runs of his contract that seat ``p`` has still to lay this turn (before
+    he is down, his melds on the table are this turn's)."""
+    sets, runs = CONTRACTS[deal_number(s)]
+    for m in s.table:
+        if m.owner == p:
+            if m.is_run:
+                runs -= 1
+            else:
+                sets -= 1
+    return sets, runs
+
+
+def _contract_ok(
+    s: GameState, p: int, nat, wu: int, meld: Callable[[], TableMeld] | None, forb: int
+) -> bool:
+    """Whether, after laying this meld (``meld()`` makes it; None: none, the whole hand),
+    the rest of the contract can still be laid from the hand this turn, leaving a move."""
+    sets, runs = _contract_left(s, p)
+    new = meld() if meld is not None else None
+    if new is not None:
+        if new.is_run:
+            runs -= 1
+        else:
+            sets -= 1
+    if sets < 0 or runs < 0:
+        return False
+    rest = list(s.hands[p])
+    for f in nat:
+        rest[f] -= 1
+    rest[JOKER] -= wu
+    accepts = None
+    if _no_final_discard(s):  # a single card left must then be laid off (this meld too)
+        table = s.table if new is None else [*s.table, new]
+        accepts = frozenset(f for m in table for f in m.accepts.values())
+    return _contract_search(s.cat, tuple(rest), sets, runs, forb, accepts)
+
+
+def _no_final_discard(s: GameState) -> bool:
+    """Contract rummy's seventh deal: a discard may not empty the hand."""
+    return s.rules.contract and deal_number(s) == 7
+
+
+@lru_cache(maxsize=1 << 16)
+def _contract_search(
+    cat: Catalogue, counts: tuple, sets: int, runs: int, forb: int, accepts: frozenset | None
+) -> bool:
+    """Whether ``sets`` sets and ``runs`` runs can be laid from ``counts`` (as meld moves lay
+    them: sets of 3-4 cards, runs with the naturals held and wild cards for the rest), one
+    after another, leaving nothing, or something other than the forbidden face ``forb`` to
+    discard; with ``accepts`` (the seventh deal: the faces the table's melds take) a single
+    card left must be one the table or a meld laid here takes."""
+    return _contract_dfs(cat, list(counts), sets, runs, forb, accepts, [], 0)
+
+
+def _contract_dfs(cat, c, sets, runs, forb, accepts, laid, start) -> bool:
+    w = c[JOKER]
+    if sets:  # sets first, in rank order (two of one rank allowed)
+        for r in range(start, NUM_RANKS):
+            nh = c[r] + c[r + NUM_RANKS] + c[r + 2 * NUM_RANKS] + c[r + 3 * NUM_RANKS]
+            if nh < cat.min_naturals or nh + w < 3:
+                continue
+            for k, wu in cat.sets_for(cat.held_code(c, r), w):
+                faces = code_faces(cat.set_shapes[k][0], r)
+                meld = (False, r, k, wu)
+                if _contract_with(cat, c, faces, meld, sets - 1, runs, forb, accepts, laid, r):
+                    return True
+        return False
+    if runs:  # then runs, by suit and segment
+        for su in range(start if laid and laid[-1][0] else 0, 4):
+            b = su * NUM_RANKS
+            pm = sum(1 << q for q in range(NUM_RANKS) if c[b + q])
+            if cat.ace_high and pm & 1:
+                pm |= 1 << ACE_HIGH_POS
+            for k, wu in cat.runs_for(pm, w):
+                lo, hi = cat.segments[k]
+                faces = [b + q % NUM_RANKS for q in range(lo, hi + 1) if pm >> q & 1]
+                meld = (True, su, k, wu)
+                if _contract_with(cat, c, faces, meld, sets, runs - 1, forb, accepts, laid, su):
+                    return True
+        return False
+    return _contract_rest_ok(cat, c, forb, accepts, laid)
+
+
+def _contract_with(cat, c, faces, meld, sets, runs, forb, accepts, laid, start) -> bool:
+    """:func:`_contract_dfs` after laying ``meld`` (``(is_run, key, shape, wilds)``: the
+    naturals ``faces`` and jokers) from ``c``, which is left as it was."""
+    wu = meld[3]
+    for f in faces:
+        c[f] -= 1
+    c[JOKER] -= wu
+    laid.append(meld)
+    ok = _contract_dfs(cat, c, sets, runs, forb, accepts, laid, start)
+    laid.pop()
+    for f in faces:
+        c[f] += 1
+    c[JOKER] += wu
+    return ok
+
+
+def _contract_rest_ok(cat, c, forb, accepts, laid) -> bool:
+    """Whether the cards ``c`` left once the contract is down leave a move (see
+    :func:`_contract_search`)."""
+    n = sum(c)
+    if n == 0:
+        return True
+    if accepts is not None and n == 1:  # no final discard: the card must be laid off
+        y = c.index(1)
+        return y in accepts or any(y in m.accepts.values() for m in _laid_melds(cat, laid, c))
+    return forb < 0 or c[forb] < n
+
+
+def _laid_melds(cat: Catalogue, laid: list, rest: list[int]) -> list[TableMeld]:
+    """The melds of :func:`_contract_dfs`'s ``laid`` as table melds (jokers as wild cards)."""
+    out = []
+    for is_run, key, k, wu in laid:
+        if is_run:
+            lo, hi = cat.segments[k]
+            wild = 0  # (which positions are wild does not change what the run takes)
+            for q in range(lo, lo + wu):
+                wild |= 1 << q
+            out.append(TableMeld.run(0, key, lo, hi, wild, cat))
+        else:
+            out.append(TableMeld(0, False, key, 0, 0, 0, cat.set_shapes[k][0], wu, cat))
+    return out
+
+
 def discard_only(s: GameState) -> list[int] | None:
     """The faces the player to act may discard (ascending), when a quick test shows
     that discarding is all he may do (play phase of a game with melding during play);
     else None. When a list, ``legal_actions`` lists exactly ``Discard`` of these faces.
 
-    The test: no wild card in hand, no taken card to use, opened, no rank held in
-    three suits (three cards where suits repeat), no three neighbouring ranks of a suit (so no meld), no held card
-    that a table meld accepts, and no wild card on the table (no swap).
+    The test: no taken card to use, and either contract rummy before going down with a
+    contract that cannot be laid (no meld, no lay-off), or: no wild card in hand, opened,
+    no rank held in three suits (three cards where suits repeat), no three neighbouring
+    ranks of a suit (so no meld), no held card that a table meld accepts, and no wild
+    card on the table (no swap).
     """
     p = s.current
     hand = s.hands[p]
-    if hand[JOKER] or s.must_use >= 0 or not s.opened[p]:
+    if s.must_use >= 0:
         return None
-    for f in s.wild_faces:
-        if hand[f]:
-            return None
     a, b, c, d = s.smask[p]
-    if three_suit_ranks(a, b, c, d):
-        return None
-    if not s.cat.distinct and _ranks_of_three(hand):  # suits repeat (D-16)
-        return None
-    held = a | b << 13 | c << 26 | d << 39  # the hand's natural faces, a bit each
-    if run3_bits(held, s.cat.ace_high):
-        return None
-    for tm in s.table:
-        if tm.lay_bits & held or tm.swaps:  # (a meld with a wild card: not tested further)
+    if not s.opened[p]:
+        if not s.rules.contract or s.turn_value or _opening_ok(s, p, (), 0, 0, False, s.forbidden):
             return None
+    else:
+        if hand[JOKER] or (_no_final_discard(s) and s.nhand[p] == 1):
+            return None
+        for f in s.wild_faces:
+            if hand[f]:
+                return None
+        if three_suit_ranks(a, b, c, d):
+            return None
+        if not s.cat.distinct and _ranks_of_three(hand):  # suits repeat (D-16)
+            return None
+        held = a | b << 13 | c << 26 | d << 39  # the hand's natural faces, a bit each
+        if run3_bits(held, s.cat.ace_high):
+            return None
+        for tm in s.table:
+            if tm.lay_bits & held or tm.swaps:  # (a meld with a wild card: not tested further)
+                return None
     lo, hi = _LOW_FACES, _HIGH_FACES  # the held faces, ascending, from the suit masks
     faces = [
         *lo[0][a & 127],
@@ -1020,6 +1204,8 @@ def discard_only(s: GameState) -> list[int] | None:
         *lo[3][d & 127],
         *hi[3][d >> 7],
     ]
+    if hand[JOKER]:  # (contract rummy before going down)
+        faces.append(JOKER)
     if s.forbidden >= 0 and hand[s.forbidden]:
         faces.remove(s.forbidden)
     return faces
@@ -1131,7 +1317,9 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     av, jv = rules.ace_meld_value, rules.joker_meld_value
     acts: list[int] = []
     # --- melds: sets then runs (ids ascend in this order)
-    may_meld = True
+    may_meld = not (opened and rules.contract)  # contract rummy: no new melds once down
+    # contract rummy, going down: the contract search judges what each meld leaves
+    going_down = rules.contract and not opened
     if not opened:
         if rules.open_pure_run and not s.turn_pure:
             # no opening without a pure run of three in hand
@@ -1186,13 +1374,18 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                     if must == JOKER or (must in wf and r != wrank)  # the first wild laid
                     else must % NUM_RANKS == r and code >> SUIT_SHIFT * (must // NUM_RANKS) & 15
                 )
-                if not _may_play(n - sizes[k], can_out, forb, nforb, used_f, holds_must):
+                if not (
+                    going_down or _may_play(n - sizes[k], can_out, forb, nforb, used_f, holds_must)
+                ):
                     continue
                 if not opened:
                     nat = code_faces(code, r)
-                    if not _opening_ok(
-                        s, p, nat, wu, set_value(r, len(nat), wu, av, jv), False, forb
-                    ):
+                    value = set_value(r, len(nat), wu, av, jv)
+
+                    def meld(r=r, code=code, wu=wu) -> TableMeld:
+                        return TableMeld(p, False, r, 0, 0, 0, code, wu, cat)
+
+                    if not _opening_ok(s, p, nat, wu, value, False, forb, meld):
                         continue
                 if first_meld:
                     return [base + r * nshapes + k]
@@ -1235,7 +1428,8 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                 or _run_holds(su, lo, hi, must)
                 or (bool(wu) and (must == JOKER or must in wf))  # the first wild laid
             )
-            if not _may_play(n - (hi - lo + 1), can_out, forb, nforb, used_f, holds_must):
+            rest = n - (hi - lo + 1)
+            if not (going_down or _may_play(rest, can_out, forb, nforb, used_f, holds_must)):
                 continue
             if not opened:
                 wild = 0
@@ -1245,12 +1439,18 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                         nat.append(su * NUM_RANKS + q % NUM_RANKS)
                     else:
                         wild |= 1 << q
-                if not _opening_ok(s, p, nat, wu, run_value(lo, hi, wild, av, jv), wu == 0, forb):
+                value = run_value(lo, hi, wild, av, jv)
+
+                def meld(su=su, lo=lo, hi=hi, wild=wild) -> TableMeld:
+                    return TableMeld.run(p, su, lo, hi, wild, cat)
+
+                if not _opening_ok(s, p, nat, wu, value, wu == 0, forb, meld):
                     continue
             if first_meld:
                 return [base + su * nseg + k]
             acts.append(base + su * nseg + k)
     # --- lay-offs and swaps (only once opened, D-7)
+    last7 = _no_final_discard(s)
     if s.table and opened:
         lw = L.layoff_width
         rest = n - 1
@@ -1264,7 +1464,10 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                 if hand[f] and (must < 0 or f == must):
                     if k >= NUM_NATURAL and nat_first and _natural_playable(m, k, hand):
                         continue
-                    if _may_play(rest, can_out, forb, nforb, f == forb, True):
+                    if last7 and rest == 1:  # no final discard: the last card must fit
+                        if _last_card_fits(s, hand, f, mi, m.laid_off(k, s.cat, f)):
+                            acts.append(b + k)
+                    elif _may_play(rest, can_out, forb, nforb, f == forb, True):
                         acts.append(b + k)
         if L.SWAP < L.DISCARD and rules.joker_swap and must < 0:
             for mi, m in enumerate(s.table):
@@ -1279,10 +1482,17 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                             acts.append(b + f)
         acts.sort()
     # --- discards: not while a taken card awaits its meld, nor in the middle of an opening
-    if must < 0 and (opened or s.turn_value == 0):
+    if must < 0 and (opened or s.turn_value == 0) and not (last7 and n == 1):
         b = L.DISCARD
         acts += [b + f for f in compress(_FACES, hand) if f != forb]
     return acts
+
+
+def _last_card_fits(s: GameState, hand: list[int], f: int, mi: int, new: TableMeld) -> bool:
+    """Contract rummy's seventh deal: whether, after ``f`` is laid off making table meld
+    ``mi`` into ``new``, the one card left in ``hand`` can be laid off too."""
+    y = next(g for g in compress(_FACES, hand) if g != f or hand[g] == 2)
+    return any(y in (new if i == mi else m).accepts.values() for i, m in enumerate(s.table))
 
 
 def _ranks_of_three(hand: list[int]) -> list[int]:
@@ -1584,6 +1794,62 @@ def _apply_draw(s: GameState, p: int, a: int) -> bool:
     return _end_stuck_round(s, "stock_empty")
 
 
+def _apply_contract_draw(s: GameState, p: int, a: int) -> bool:
+    """Contract rummy's draw: a draw from the stock first asks the others, in turn order,
+    whether they buy the discard top (:data:`Phase.BUY`); the draw follows the question."""
+    if a == 0 and s.discard and len(s.stock) >= 2:
+        q = _next_to_ask(s, p)
+        if q >= 0:
+            s.asked = q
+            s.phase = Phase.BUY
+            return False
+    return _apply_draw(s, p, a)
+
+
+def _next_to_ask(s: GameState, after: int) -> int:
+    """The next seat after ``after`` (in turn order, before the drawer comes round) that may
+    buy: not down, buys left, and not the seat whose discard it is; -1 if none."""
+    p = s.current
+    last = _previous_active(s, p) if s.turns else -1  # who discarded (nobody: the up-card)
+    q = _next_active(s, after)
+    while q != p:
+        if q != last and s.buys[q] > 0 and not s.opened[q]:
+            return q
+        q = _next_active(s, q)
+    return -1
+
+
+def _previous_active(s: GameState, p: int) -> int:
+    """The seat in play before ``p`` in turn order."""
+    q = p
+    while (nxt := _next_active(s, q)) != p:
+        q = nxt
+    return q
+
+
+def _legal_buy(s: GameState) -> list[int]:
+    L = s.layout
+    return [L.PASS, L.BUY]
+
+
+def _apply_buy(s: GameState, q: int, a: int) -> bool:
+    """The asked seat ``q`` buys (the discard top, and the stock top as a penalty) or
+    passes (the next seat is asked); then the drawer draws from the stock."""
+    if a == s.layout.BUY:
+        f = s.discard.pop()
+        s._add(q, f)
+        s.known[q][f] += 1
+        s._add(q, s.stock.pop())
+        s.buys[q] -= 1
+        nxt = -1
+    else:
+        nxt = _next_to_ask(s, q)
+    s.asked = nxt
+    if nxt >= 0:
+        return False
+    return _apply_draw(s, s.current, 0)
+
+
 def _apply_upcard(s: GameState, p: int, a: int) -> bool:
     """gin's up-card: take it (a draw) or pass (to the dealer, then the non-dealer draws
     from the stock)."""
@@ -1657,7 +1923,7 @@ def phase_table(rules: RuleSet) -> tuple[PhaseRules, ...]:
         draw = PhaseRules(_legal_indian_draw, _apply_indian_draw)
         play = PhaseRules(_legal_declare_play, _apply_declare_play)
     else:
-        draw = PhaseRules(_legal_draw, _apply_draw)
+        draw = PhaseRules(_legal_draw, _apply_contract_draw if rules.buy_limit else _apply_draw)
         legal = _legal_play if rules.meld_during_play else _legal_knock_play
         play = PhaseRules(legal, _apply_play)
     table = {
@@ -1665,6 +1931,8 @@ def phase_table(rules: RuleSet) -> tuple[PhaseRules, ...]:
         Phase.PLAY: play,
         Phase.GAME_OVER: PhaseRules(_nothing_legal, _apply_after_game),
         Phase.UPCARD: PhaseRules(_legal_upcard, _apply_upcard),
+        # contract rummy: the asked seat decides out of turn
+        Phase.BUY: PhaseRules(_legal_buy, _apply_buy, operator.attrgetter("asked")),
     }
     return tuple(table[ph] for ph in sorted(table))
 
@@ -1748,7 +2016,9 @@ def _apply_meld(s: GameState, p: int, mid: int) -> None:
         if not s.opened[p]:
             s.turn_value += v
             s.turn_pure = s.turn_pure or (m.is_run and not m.n_wild)
-            if s.turn_value >= rules.open_points and (s.turn_pure or not rules.open_pure_run):
+            if rules.contract:  # down with the whole contract
+                s.opened[p] = _contract_left(s, p) == (0, 0)
+            elif s.turn_value >= rules.open_points and (s.turn_pure or not rules.open_pure_run):
                 s.opened[p] = True
 
 
@@ -1907,7 +2177,18 @@ def _match_by_target(s: GameState, winner: int | None, eliminated: list[int]) ->
     return over
 
 
+def _match_by_deals(s: GameState, winner: int | None, eliminated: list[int]) -> bool:
+    """Contract rummy: over after the seventh deal; the lowest total wins."""
+    if deal_number(s) < 7:
+        return False
+    low = min(s.totals)
+    s.match_winner = winner if s.totals[winner] == low else s.totals.index(low)
+    return True
+
+
 def _match_end(rules: RuleSet):
+    if rules.contract:
+        return _match_by_deals
     if rules.scoring in PENALTY_SCORING:
         return _match_by_elimination if rules.elimination else _match_by_penalty_limit
     return _match_by_target
@@ -2035,6 +2316,8 @@ STATE_KEYS = (
     "cut",
     "dropped",
     "drew",
+    "buys",
+    "asked",
 )
 _REQUIRED = STATE_KEYS[:7]
 _MELD_KEYS = ("owner", "kind", "cards")
@@ -2150,7 +2433,11 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
     s.stock = f.cards("stock", d["stock"])[::-1]
     s.discard = f.cards("discard", d["discard"])
     s.table = _read_table(f, s)
-    phases = [ph.name.lower() for ph in Phase if ph != Phase.UPCARD or rules.upcard_offer]
+    phases = [
+        ph.name.lower()
+        for ph in Phase
+        if (ph != Phase.UPCARD or rules.upcard_offer) and (ph != Phase.BUY or rules.buy_limit)
+    ]
     phase = d["phase"]
     if not isinstance(phase, str) or phase.lower() not in phases:
         raise f.error("phase", phase, ", ".join(map(repr, phases)))
@@ -2179,7 +2466,7 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
     s.upcard_stage = f.integer("upcard_stage", d.get("upcard_stage", -1), -1, 2)
     s.hands_won = f.per_seat("hands_won", [0] * n, lambda k, v: f.integer(k, v, 0))
     s.must_use = f.field("must_use", None, f.card)
-    s.opened = f.per_seat("opened", [not rules.open_points] * n, f.flag)
+    s.opened = f.per_seat("opened", [_open_from_start(rules)] * n, f.flag)
     s.turn_value = f.integer("turn_value", d.get("turn_value", 0), 0)
     s.turn_pure = f.field("turn_pure", False, f.flag)
     s.credit = f.per_seat("credit", [0] * n, f.integer)
@@ -2195,6 +2482,10 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
         "dropped", [None] * n, lambda k, v: -1 if v is None else f.integer(k, v, 0)
     )
     s.drew = f.per_seat("drew", [False] * n, f.flag)
+    s.buys = f.per_seat(
+        "buys", [rules.buy_limit] * n, lambda k, v: f.integer(k, v, 0, rules.buy_limit)
+    )
+    s.asked = f.field("asked", None, lambda k, v: -1 if v is None else f.seat(k, v))
     if check:
         _check_state(s)
     return s
@@ -2308,8 +2599,12 @@ def _check_state(s: GameState) -> None:
         )
     if not any(s.active):
         fail("active", f"={s.active} has no active seat", "at least one active seat")
-    if not rules.open_points and not all(s.opened):
+    if _open_from_start(rules) and not all(s.opened):
         fail("opened", f"={s.opened}", "all True: these rules have no opening (open_points=0)")
+    if rules.contract:
+        _check_contract(s, fail)
+    elif s.asked >= 0:
+        fail("asked", f"={s.asked}", "None: only contract rummy asks for buys")
     if rules.scoring != "rummy500" and any(s.credit):
         fail("credit", f"={s.credit}", "zeros: credit is scored in rummy500 only")
     if rules.scoring != "gin" and any(s.hands_won):
@@ -2438,8 +2733,51 @@ def _check_state(s: GameState) -> None:
                 f"{value}, {pure}: the value of the melds laid this turn by the player to act, who "
                 "has not opened, and whether one is a pure run",
             )
-    elif s.turn_value and not rules.open_points:
+    elif s.turn_value and _open_from_start(rules):
         fail("turn_value", f"={s.turn_value}", "0: these rules have no opening (open_points=0)")
+
+
+def _check_contract(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """Contract rummy's deal number and buy question."""
+    if deal_number(s) > 7:
+        fail(
+            "round",
+            f"={s.round} with contract_deal={s.rules.contract_deal}",
+            f"at most {7 - s.rules.contract_deal}: the seventh deal is the last",
+        )
+    if s.phase == Phase.GAME_OVER:
+        return
+    for p in range(len(s.opened)):
+        sets, runs = _contract_left(s, p)
+        if s.opened[p] != ((sets, runs) == (0, 0)) and not (
+            not s.opened[p] and p == s.current and s.phase == Phase.PLAY and (sets or runs)
+        ):
+            fail(
+                f"opened[{p}]",
+                f"={s.opened[p]} with {sets} set(s) and {runs} run(s) of the contract not laid",
+                "True exactly for the seats whose melds on the table make up the contract "
+                "(while going down, the player to act may hold part of it)",
+            )
+        if sets < 0 or runs < 0:
+            fail(
+                "table",
+                f"holds more melds of seat {p} than the contract "
+                f"{CONTRACTS[deal_number(s)]} (sets, runs)",
+                "each seat's melds: its contract exactly, or part of it while it goes down",
+            )
+    if (s.phase == Phase.BUY) != (s.asked >= 0):
+        fail("asked", f"={s.asked} in phase {s.phase.name.lower()!r}", "a seat exactly in 'buy'")
+    if s.asked >= 0:
+        a = s.asked
+        last = _previous_active(s, s.current) if s.turns else -1
+        if a in (s.current, last) or s.opened[a] or not s.buys[a]:
+            fail(
+                "asked",
+                f"={a}",
+                "a seat that may buy: not the drawer nor the last discarder, not down, buys left",
+            )
+        if len(s.stock) < 2 or not s.discard:
+            fail("stock", "holds fewer than 2 cards during a buy question", "2 or more")
 
 
 def _check_indian(s: GameState, fail: Callable[[str, str, str], None]) -> None:
@@ -2484,7 +2822,7 @@ def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None
                     f"={t} with active[{p}]={s.active[p]}",
                     f"<= penalty_limit ({rules.penalty_limit}) exactly for the active seats",
                 )
-    else:
+    elif not rules.contract:  # (contract rummy: the match is seven deals)
         key = "penalty_limit" if rules.scoring in PENALTY_SCORING else "target"
         limit = getattr(rules, key)
         if max(s.totals) >= limit:

@@ -5,14 +5,15 @@
 | Actions            | Discrete                                                         |
 | Parallel API       | No                                                               |
 | Manual Control     | No                                                               |
-| Agents             | `['player_0', 'player_1', ...]`: 2-6 basic/deuces/indian, 2-8 rummy500/persian, 2-4 rummy51, 2 gin |
-| Action Shape       | Discrete(n), n per rule set (basic 2p: 1267, gin: 108, indian: 109) |
-| Observation Shape  | (size,) per rule set (basic 2p: 3961, gin: 2992, indian 2p: 5924) |
+| Agents             | `['player_0', 'player_1', ...]`: 2-6 basic/deuces/indian, 2-8 rummy500/persian/contract, 2-4 rummy51, 2 gin |
+| Action Shape       | Discrete(n), n per rule set (basic 2p: 1267, gin: 108, indian: 109, contract: 4950) |
+| Observation Shape  | (size,) per rule set (basic 2p: 3961, gin: 2992, indian 2p: 5924, contract 3p: 7956) |
 | Observation Values | counts, one-hots and scores in -10^4..10^4 (float32, clipped)    |
 
 The rummy family (docs/rules.md) on one rules engine configured by a frozen
 `RuleSet`. A turn is several AEC steps by the same agent: draw, then any number
-of melds, lay-offs and joker swaps, then a discard that passes the turn.
+of melds, lay-offs and joker swaps, then a discard that passes the turn. Contract
+rummy's buy question is asked out of turn: `agent_selection` is then the asked seat.
 
 ### Arguments
 
@@ -35,13 +36,15 @@ A dict `{"observation": float32 vector, "action_mask": int8 vector}`; the
 layout of the vector is the table in `rummy_env.observation` (what the player
 knows at a real table: own hand, the discard pile in order, every meld with its
 owner, cards known to be in opponents' hands, sizes, phase, scores; in Indian
-rummy the cut card, the round's wild rank, who dropped and who has drawn).
+rummy the cut card, the round's wild rank, who dropped and who has drawn; in contract
+rummy the deal and each seat's buys left).
 `rummy_env.observation.decode(obs, rules)` turns it back into a readable dict.
 
 ### Action Space
 
 One flat `Discrete(n)`; blocks for draw, meld, lay-off, swap and discard, and the
-variants' own moves (knock, pass, end round; Indian rummy's declare and drop) (table
+variants' own moves (knock, pass, end round; Indian rummy's declare and drop; contract
+rummy's buy) (table
 in `rummy_env.moves`). `env.unwrapped.encode(move)` / `decode(action)` convert
 to and from readable `Move`s; the mask marks exactly the moves `step` accepts.
 
@@ -78,7 +81,7 @@ by the project). `env.unwrapped.render_view` picks whose view it draws: None
 ### Version History
 
 * v0: the rummy family of docs/rules.md (basic, deuces, rummy500, persian, rummy51, gin,
-  indian).
+  indian, contract).
 """
 
 from __future__ import annotations

@@ -175,6 +175,15 @@ class Drop:
         return "drop"
 
 
+@dataclass(frozen=True)
+class Buy:
+    """Contract rummy, out of turn: take the discard top and a penalty card from the stock
+    (``Pass()`` declines)."""
+
+    def __str__(self) -> str:
+        return "buy"
+
+
 Move = (
     DrawStock
     | DrawDiscard
@@ -187,6 +196,7 @@ Move = (
     | EndRound
     | Declare
     | Drop
+    | Buy
 )
 
 
@@ -283,8 +293,10 @@ class ActionCodec:
             if f >= L.discard_width:
                 raise ValueError(f"{move}: this rule set has no jokers")
             return L.DECLARE + f
-        if isinstance(move, Drop) and L.size > L.DROP:
+        if isinstance(move, Drop) and L.BUY > L.DROP:
             return L.DROP
+        if isinstance(move, Buy) and L.size > L.BUY:
+            return L.BUY
         allowed = ["DrawStock", "DrawDiscard"]
         if L.LAYOFF > L.MELD:
             allowed += ["Meld", "LayOff"]
@@ -299,8 +311,10 @@ class ActionCodec:
             allowed.append("EndRound")
         if L.DROP > L.DECLARE:
             allowed.append("Declare")
-        if L.size > L.DROP:
+        if L.BUY > L.DROP:
             allowed.append("Drop")
+        if L.size > L.BUY:
+            allowed.append("Buy")
         raise ValueError(
             f"{move!r}: not a move of {self.rules.name!r} (allowed: {', '.join(allowed)})"
         )
@@ -360,4 +374,6 @@ class ActionCodec:
             return EndRound()
         if a < L.DROP:
             return Declare(card_str(a - L.DECLARE))
-        return Drop()
+        if a < L.BUY:
+            return Drop()
+        return Buy()

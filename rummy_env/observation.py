@@ -6,8 +6,9 @@ knows at a real table and nothing more. Seats in it are *relative*: offset 0 is
 indexed as in :mod:`rummy_env.cards` (``suit * 13 + rank``; 52 = joker).
 
 With ``P`` players, ``F = 53`` faces, ``D = rules.num_cards`` (longest
-possible discard pile), ``M = rules.max_melds`` table slots and ``I`` = 1 in
-Indian rummy (``scoring="indian"``), else 0, the slices, in order:
+possible discard pile), ``M = rules.max_melds`` table slots, ``I`` = 1 in
+Indian rummy (``scoring="indian"``), else 0, and ``C`` = 1 in contract rummy, else 0,
+the slices, in order:
 
 | name          | size          | content                                                            |
 |---------------|---------------|--------------------------------------------------------------------|
@@ -17,8 +18,8 @@ Indian rummy (``scoring="indian"``), else 0, the slices, in order:
 | `table`       | M x (P+2+F+W) | per meld slot (order laid): owner one-hot (P), kind (set, run), cards: 1 = natural card (a set: the count of that card, 2 where suits repeat), 2 = a joker standing for that card in a run, 5-8 = a wild 2 of suit S/H/D/C standing there (`wild_deuces`); an ace played high: 3 natural, 4 a joker, 9-12 a wild 2; column 52 = jokers in the meld; W = 4 columns with `wild_deuces` (else 0): the wild 2s in it by suit |
 | `hand_sizes`  | P             | cards in each player's hand                                        |
 | `stock_size`  | 1             | cards in the stock                                                 |
-| `phase`       | 4             | one-hot: draw, play, game over, up-card offer (gin)                |
-| `to_act`      | P             | one-hot: whose turn it is                                          |
+| `phase`       | 4 + C         | one-hot: draw, play, game over, up-card offer (gin), buy question (contract rummy) |
+| `to_act`      | P             | one-hot: who acts now (the asked seat during a buy question)      |
 | `forbidden`   | F             | one-hot: the face that may not be discarded this turn              |
 | `played`      | P             | 1 if the player melded or laid off in an earlier turn this round   |
 | `active`      | P             | 1 if the player is still in the match                              |
@@ -34,6 +35,9 @@ Indian rummy (``scoring="indian"``), else 0, the slices, in order:
 | `wild_rank`   | I x 13        | Indian rummy: one-hot, this round's wild rank (the cut card's; aces for a joker) |
 | `dropped`     | I x P         | Indian rummy: 1 if the player dropped out of this round            |
 | `drew`        | I x P         | Indian rummy: 1 if the player has drawn this round (a drop now is a middle drop) |
+| `deal`        | C x 7         | contract rummy: one-hot, the deal played (1-7), which sets its contract |
+| `buys`        | C x P         | contract rummy: buys each player has left this deal               |
+| `turn`        | C x P         | contract rummy: one-hot, whose turn it is (during a buy question the drawer, while `to_act` is the asked seat) |
 
 The unbounded numbers (`totals`, `credit`, `turn_value`, `knock_limit`,
 `rebuilds`) are clipped to `-OBS_BOUND..OBS_BOUND` (10^4), the bounds of the
@@ -43,7 +47,8 @@ target), so only extreme rule values or crafted totals are cut.
 Size = PF + DF + M(P+2+F+W) + 2F + 8P + 8; e.g. basic, 2 players, one deck
 without jokers: 106 + 2756 + 17*57 + 106 + 16 + 8 = 3961; gin (no table
 slots): 106 + 2756 + 106 + 16 + 8 = 2992. Indian rummy adds F + 13 + 2P: 2 players, two
-decks with 2 jokers: 106 + 5618 + 106 + 16 + 8 + 53 + 13 + 4 = 5924.
+decks with 2 jokers: 106 + 5618 + 106 + 16 + 8 + 53 + 13 + 4 = 5924. Contract rummy adds
+1 + 7 + 2P.
 
 :func:`decode` turns a vector back into a readable dict (cards as text).
 """
@@ -60,7 +65,7 @@ from typing import Any
 import numpy as np
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, card_str
-from rummy_env.engine import GameState, Phase, acting_seat
+from rummy_env.engine import GameState, Phase, acting_seat, deal_number
 from rummy_env.melds import ACE_HIGH_POS, run_face, suit_code
 from rummy_env.rules import RuleSet
 
@@ -92,7 +97,7 @@ class ObsLayout:
             ("table", self.M * self.slot),
             ("hand_sizes", P),
             ("stock_size", 1),
-            ("phase", len(Phase)),
+            ("phase", len(Phase) if rules.contract else Phase.BUY),  # (BUY: contract only)
             ("to_act", P),
             ("forbidden", F),
             ("played", P),
@@ -109,11 +114,17 @@ class ObsLayout:
         # Indian rummy: the cut card, the wild rank, drops and draws
         self.indian = rules.scoring == "indian"
         ind = 1 if self.indian else 0
+        # contract rummy: the deal (its contract) and each seat's buys left
+        self.contract = rules.contract
+        con = 1 if self.contract else 0
         sizes += [
             ("cut", ind * F),
             ("wild_rank", ind * NUM_RANKS),
             ("dropped", ind * P),
             ("drew", ind * P),
+            ("deal", con * 7),
+            ("buys", con * P),
+            ("turn", con * P),
         ]
         self.slices: dict[str, slice] = {}
         off = 0
@@ -209,6 +220,12 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
         o[layout.TURN_VALUE] = min(state.turn_value, OBS_BOUND)
     if state.must_use >= 0:
         o[layout.MUST_USE + state.must_use] = 1.0
+    if layout.contract:
+        o[layout.DEAL + deal_number(state) - 1] = 1.0
+        buys = state.buys
+        for off in range(P):
+            o[layout.BUYS + off] = buys[(player + off) % P]
+        o[layout.TURN + (state.current - player) % P] = 1.0
     if layout.indian:
         if state.cut >= 0:
             o[layout.CUT + state.cut] = 1.0
@@ -316,6 +333,9 @@ class View:
     wild_rank: int = -1  # Indian rummy: this round's wild rank (0 = aces), or -1
     dropped: list[bool] | None = None  # Indian rummy: per offset, dropped out of the round
     drew: list[bool] | None = None  # Indian rummy: per offset, has drawn this round
+    deal: int = 0  # contract rummy: the deal played (1-7: its contract), else 0
+    buys: list[int] | None = None  # contract rummy: per offset, buys left this deal
+    turn: int = -1  # contract rummy: offset of the seat whose turn it is (the drawer in a buy)
 
     @property
     def hand_cards(self) -> list[int]:
@@ -408,6 +428,9 @@ def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
         wild_rank=one_hot("wild_rank"),
         dropped=flags("dropped") if L.indian else None,
         drew=flags("drew") if L.indian else None,
+        deal=one_hot("deal") + 1 if L.contract else 0,
+        buys=counts("buys", P) if L.contract else None,
+        turn=one_hot("turn") if L.contract else -1,
     )
 
 
@@ -467,8 +490,9 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
     ``hand_sizes``, ``stock_size``, ``phase``, ``to_act``, ``forbidden``,
     ``played``, ``active``, ``totals``, ``dealer``, ``rebuilds``, ``knock_limit``,
     ``must_use``, ``opened``, ``turn_value``, ``credit`` and, in Indian rummy, ``cut``,
-    ``wild_rank`` (a rank letter), ``dropped`` and ``drew`` (empty lists, or None, where
-    the rule set's layout has no such slice).
+    ``wild_rank`` (a rank letter), ``dropped`` and ``drew``, in contract rummy ``deal``,
+    ``buys`` and ``turn`` (empty lists, 0, -1 or None, where the rule set's layout has no
+    such slice).
     """
     v = read(obs, rules)
 
@@ -509,4 +533,7 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
         "wild_rank": "A23456789TJQK"[v.wild_rank] if v.wild_rank >= 0 else None,
         "dropped": v.dropped if v.dropped is not None else [],
         "drew": v.drew if v.drew is not None else [],
+        "deal": v.deal,
+        "buys": v.buys if v.buys is not None else [],
+        "turn": v.turn,
     }

@@ -7,8 +7,8 @@ import textwrap
 from typing import Any
 
 from rummy_env.cards import card_str
-from rummy_env.engine import PENALTY_SCORING, GameState, Phase, acting_seat
-from rummy_env.rules import RuleSet
+from rummy_env.engine import PENALTY_SCORING, GameState, Phase, acting_seat, deal_number
+from rummy_env.rules import CONTRACTS, RuleSet
 
 
 def plural(n: int, word: str) -> str:
@@ -162,6 +162,19 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
                 else ""
             )
         )
+    if rules.contract:
+        deal = deal_number(state)
+        sets, runs = CONTRACTS[deal]
+        down = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
+        lines.append(
+            f"deal {deal} of 7 · contract: {plural(sets, 'set')} of 3+ and "
+            f"{plural(runs, 'run')} of {rules.min_run}+ · down: {down} · buys left: {state.buys}"
+        )
+        if state.asked >= 0:
+            lines.append(
+                f"player_{state.asked} is asked whether he buys "
+                f"{card_str(state.discard[-1])} (player_{state.current} draws from the stock)"
+            )
     if rules.scoring == "rummy500":
         lines.append(f"melded and laid off this round: {state.credit}")
     if rules.knock_limit or rules.oklahoma:

@@ -105,6 +105,26 @@ _PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
         },
         (2, 6),
     ),
+    "contract": (
+        "Contract Rummy, RULES.md 4 contract: 2-8 players, seven deals each with its contract "
+        "of sets and runs of four, buying out of turn",
+        {
+            "decks": 0,
+            "jokers": 1,
+            "ace": "low_or_high",
+            "ace_penalty": 15,
+            "joker_penalty": 25,
+            "low_card_penalty": 5,
+            "min_run": 4,
+            "set_suits_distinct": False,
+            "max_set": 0,
+            "joker_swap": False,
+            "elimination": False,
+            "contract_deal": 1,
+            "buy_limit": 3,
+        },
+        (2, 8),
+    ),
     "gin": (
         "Gin Rummy, RULES.md 4 gin: 2 players, knock at 10, gin 25, undercut 25, match to 100",
         {
@@ -122,6 +142,17 @@ _PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
         },
         (2, 2),
     ),
+}
+
+#: Contract rummy: deal number -> (sets, runs) of its contract (RULES.md 4 contract)
+CONTRACTS: dict[int, tuple[int, int]] = {
+    1: (2, 0),
+    2: (1, 1),
+    3: (0, 2),
+    4: (3, 0),
+    5: (2, 1),
+    6: (1, 2),
+    7: (0, 3),
 }
 
 #: The named rule sets: preset name -> one-line description.
@@ -201,6 +232,14 @@ class RuleSet:
     the round before his first draw, and after it; ``(0, 0)``: no dropping."""
     penalty_cap: int = 0
     """Indian rummy: the most a loser's count can be (80); 0 = no cap."""
+    contract_deal: int = 0
+    """Contract rummy (preset ``contract`` only): the deal played, 1-7, with its contract
+    (:data:`CONTRACTS`: the sets and runs a player lays down together before he may lay
+    off); ``match=True`` plays the deals from this one to the 7th. 0: not contract rummy."""
+    buy_limit: int = 0
+    """Contract rummy: buys a player may make per deal (3); 0 = no buying."""
+    low_card_penalty: int = 0
+    """Value of a 2-9 left in hand; 0 = its face value (contract rummy: 5)."""
     min_run: int = 3
     """Fewest cards in a run (contract rummy: 4). Games that meld during play only;
     a knocking game counts deadwood with runs of 3."""
@@ -312,16 +351,44 @@ class RuleSet:
                 f"(allowed: {lo if lo == hi else f'{lo}-{hi}'})"
             )
         n = self.num_players
+        contract = self.name == "contract"
         if self.decks == 0:
-            object.__setattr__(self, "decks", 1 if n <= 4 else 2)
-        if not 1 <= self.decks <= 2:
+            object.__setattr__(self, "decks", (2 if n <= 4 else 3) if contract else 1 + (n > 4))
+        most = 3 if contract else 2
+        if not 1 <= self.decks <= most:
             raise ValueError(
-                f"decks={self.decks} is not allowed (allowed: 1, 2, or 0 = by player count)"
+                f"decks={self.decks} is not allowed (allowed: 1-{most}, or 0 = by player count)"
+            )
+        if contract and not 1 <= self.contract_deal <= 7:
+            raise ValueError(
+                f"contract_deal={self.contract_deal} is not allowed (allowed: 1-7, the deal "
+                "whose contract is played)"
+            )
+        if not contract and (self.contract_deal or self.buy_limit):
+            raise ValueError(
+                f"contract_deal={self.contract_deal}, buy_limit={self.buy_limit} is not allowed "
+                f"with {self.name!r} (allowed: 0 for both; contracts and buying are the "
+                "'contract' preset's)"
+            )
+        if contract and (
+            self.scoring != "standard" or not self.meld_during_play or self.discard_pickup != "top"
+        ):
+            raise ValueError(
+                f"scoring={self.scoring!r}, meld_during_play={self.meld_during_play}, "
+                f"discard_pickup={self.discard_pickup!r} is not allowed with contract rummy "
+                "(allowed: scoring='standard', meld_during_play=True, discard_pickup='top')"
+            )
+        if self.buy_limit < 0 or self.low_card_penalty < 0:
+            raise ValueError(
+                f"buy_limit={self.buy_limit}, low_card_penalty={self.low_card_penalty} is not "
+                "allowed (allowed: 0 or more)"
             )
         if not 0 <= self.jokers <= 4:
             raise ValueError(f"jokers={self.jokers} is not allowed (allowed: 0-4 per deck)")
         if self.hand_size == 0:
-            if self.scoring == "rummy500":
+            if contract:
+                size = 10 if self.contract_deal <= 4 else 12
+            elif self.scoring == "rummy500":
                 size = 13 if n == 2 else 7
             else:
                 size = {2: 10, 3: 7, 4: 7}.get(n, 6 if self.decks == 1 else 10)
@@ -489,6 +556,11 @@ class RuleSet:
         """The rank whose cards are wild in every round besides the jokers (1: the 2s), or
         -1 (Indian rummy's wild rank is the cut card's, per round: ``GameState.wild_faces``)."""
         return 1 if self.wild_deuces else -1
+
+    @property
+    def contract(self) -> bool:
+        """Whether these are contract rummy's rules (deals with contracts, buying)."""
+        return self.contract_deal > 0
 
     @property
     def meld_text(self) -> str:

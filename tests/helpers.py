@@ -102,6 +102,26 @@ def snapshot(env: rummy_env.raw_env) -> dict:
     return env.unwrapped.state.to_dict()
 
 
+def restored(env: rummy_env.raw_env, other: rummy_env.raw_env) -> rummy_env.raw_env:
+    """``other`` (a fresh env of the same rules) reset to ``env``'s saved state: the same
+    state and the same agent to act."""
+    other.reset(options={"state": snapshot(env)})
+    assert snapshot(other) == snapshot(env)
+    assert other.agent_selection == env.agent_selection
+    return other
+
+
+def play_both(envs, *moves) -> None:
+    """Play each move on every env; their states and agents to act stay identical."""
+    for move in moves:
+        for e in envs:
+            play(e, move)
+        first = snapshot(envs[0])
+        for e in envs[1:]:
+            assert snapshot(e) == first, move
+            assert e.agent_selection == envs[0].agent_selection
+
+
 def hand(env: rummy_env.raw_env, seat: int) -> list[str]:
     return snapshot(env)["hands"][seat]
 
@@ -301,7 +321,7 @@ def random_masked_game(
         assert legal, f"seed {seed}: dead end at step {s.step_count}: {s.to_dict()}"
         mask = obs["action_mask"]
         assert np.flatnonzero(mask).tolist() == legal
-        assert agent == f"player_{s.current}"
+        assert agent == f"player_{engine.acting_seat(s)}"
         assert places(s.to_dict()) == full
         check_rules(env, legal)
         if deep and steps % LEAK_EVERY == 0:

@@ -36,6 +36,8 @@ CONFIGS = [
     ("basic", 6, {"jokers": 1, "wilds_at_most_naturals": False}),
     ("indian", 4, {}),
     ("indian", 3, {"drop_penalties": (0, 0), "match": True}),
+    ("contract", 3, {}),  # buy questions out of turn
+    ("contract", 4, {"contract_deal": 6, "match": True}),  # deals 6 and 7
 ] + [(p, 2, {}) for p in sorted(rummy_env.PRESETS) if p != "basic"]
 
 

@@ -75,20 +75,7 @@ def melds_on_table(env: rummy_env.raw_env) -> list[tuple[int, tuple[int, ...]]]:
 
 def restored(env: rummy_env.raw_env, **overrides) -> rummy_env.raw_env:
     """A fresh env of the same rules reset to ``env``'s saved state."""
-    other = make_env(**overrides)
-    other.reset(options={"state": snapshot(env)})
-    assert snapshot(other) == snapshot(env)
-    return other
-
-
-def play_both(envs, *moves) -> None:
-    """Play each move on every env; their states stay identical after each move."""
-    for move in moves:
-        for e in envs:
-            play(e, move)
-        first = snapshot(envs[0])
-        for e in envs[1:]:
-            assert snapshot(e) == first, move
+    return helpers.restored(env, make_env(**overrides))
 
 
 # ===================================================== the preset itself
@@ -528,7 +515,7 @@ def test_natural_2_swaps_out_a_wild_2_at_its_place():
     assert table(env) == [(0, ["2H", "3S", "4S", "5S"])]
     other = restored(env, hand_size=5)
     assert melds_on_table(other) == [(1, (H2,))]
-    play_both([env, other], DrawStock(), SwapJoker("2S", 0))
+    helpers.play_both([env, other], DrawStock(), SwapJoker("2S", 0))
     assert table(env) == [(0, ["2S", "3S", "4S", "5S"])]
     assert melds_on_table(env) == [(0, ())]
     assert hand(env, 0) == ["2H", "6D", "9D"]
@@ -644,7 +631,7 @@ def test_save_restore_with_wild_2s_on_the_table():
     assert snapshot(other) == d
     assert melds_on_table(other) == melds_on_table(env)
     assert other.legal_actions() == env.legal_actions()
-    play_both(
+    helpers.play_both(
         [env, other],
         DrawStock(),
         SwapJoker("6H", 1),

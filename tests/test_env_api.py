@@ -668,6 +668,7 @@ def test_observation_slices_follow_docs_table(kw):
         "M": rules.num_cards // 3,
         "W": 4 if rules.wild_deuces else 0,
         "I": 1 if rules.scoring == "indian" else 0,
+        "C": 1 if rules.contract else 0,
     }
     documented = [
         (name, eval(size.replace("x", "*"), {}, dict(symbols)))  # noqa: S307

@@ -257,10 +257,7 @@ def draw_and_discard(env) -> None:
 
 
 def restored(env, num_players: int = 2, **overrides):
-    other = make_env(num_players, **overrides)
-    other.reset(options={"state": snapshot(env)})
-    assert snapshot(other) == snapshot(env)
-    return other
+    return helpers.restored(env, make_env(num_players, **overrides))
 
 
 # P0's winning hand in the scoring deals (no 8 in it): runs AS-3S (pure) and 4H-7H

@@ -28,7 +28,19 @@ from hypothesis import HealthCheck, given, settings
 
 import rummy_env
 from rummy_env import engine
-from rummy_env.moves import Declare, Discard, DrawDiscard, DrawStock, Drop, LayOff, Meld, SwapJoker
+from rummy_env.moves import (
+    Buy,
+    Declare,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Drop,
+    LayOff,
+    Meld,
+    Pass,
+    SwapJoker,
+)
+from rummy_env.rules import CONTRACTS
 from tests.helpers import (
     SEEDS,
     engine_accepted,
@@ -79,6 +91,14 @@ CONFIGS = [
         dict(num_players=4, decks=2, set_suits_distinct=False, max_set=5, min_run=4),
     ),
     ("3p-sets-of-3", dict(num_players=3, jokers=1, max_set=3)),
+    # contract rummy: going down with the contract, buying out of turn; the 7th deal (runs
+    # only, no final discard); five players with three decks; a match of the last deals
+    ("contract-3p", dict(preset="contract", num_players=3)),
+    ("contract-4p", dict(preset="contract", num_players=4)),
+    ("contract-4p-deal6", dict(preset="contract", num_players=4, contract_deal=6)),
+    ("contract-3p-deal7", dict(preset="contract", num_players=3, contract_deal=7)),
+    ("contract-5p-deal2", dict(preset="contract", num_players=5, contract_deal=2)),
+    ("contract-2p-match", dict(preset="contract", num_players=2, contract_deal=5, match=True)),
 ]
 CONFIG_IDS = [c[0] for c in CONFIGS]
 CONFIG_KW = [c[1] for c in CONFIGS]
@@ -138,7 +158,9 @@ def card_value(card: str, rules: rummy_env.RuleSet) -> int:
     r = card[0]
     if r == "A":
         return rules.ace_penalty
-    return 10 if r in "TJQK" else int(r)
+    if r in "TJQK":
+        return 10
+    return rules.low_card_penalty or int(r)  # (contract rummy: a 2-9 counts 5)
 
 
 def hand_value(cards: list[str], rules: rummy_env.RuleSet) -> int:
@@ -179,7 +201,7 @@ def test_no_dead_ends(kw, seed):
             continue
         s = env.state
         assert not engine.is_terminal(s)
-        assert env.agent_selection == agent == f"player_{s.current}"
+        assert env.agent_selection == agent == f"player_{engine.acting_seat(s)}"
         legal = env.legal_actions()
         assert legal, f"seed {seed}: dead end at step {s.step_count} ({s.to_dict()})"
         assert np.flatnonzero(mask).tolist() == legal
@@ -250,6 +272,7 @@ class Oracle:
         self.draws, self.discards, self.melds = [], [], []
         self.declares: list[tuple[int, str]] = []  # Indian rummy
         self.drops: list[int] = []
+        self.buy_question: set[int] = set()
         self.layoffs: dict[int, list] = {}
         self.swaps: dict[int, list] = {}
         for a in range(env.codec.num_actions):
@@ -270,6 +293,8 @@ class Oracle:
                 self.declares.append((a, m.card))
             elif isinstance(m, Drop):
                 self.drops.append(a)
+            elif isinstance(m, (Buy, Pass)):
+                self.buy_question.add(a)
             else:
                 raise AssertionError(f"unexpected move {m!r} in basic")
 
@@ -352,42 +377,67 @@ class Oracle:
                 elif m.depth == 0 and d["discard"] and n > hand[d["discard"][-1]]:
                     out.add(a)
             return out | set(self.drops)  # Indian rummy: a drop instead of a draw
+        if d["phase"] == "buy":  # contract rummy: the asked seat buys or passes
+            return set(self.buy_question)
         if d["phase"] != "play":
             return out
         forb = d["forbidden"]
+        r = self.rules
+        contract = r.contract_deal > 0
+        last7 = contract and r.contract_deal + d["round"] == 7  # no final discard
+        opened = d["opened"][p]
 
         def leaves_a_move(rest: Counter) -> bool:
             if not +rest:
                 return not self.rules.go_out_requires_discard
             return any(c != forb for c in +rest)
 
-        for a, card in self.discards:
-            if hand[card] and card != forb:
-                out.add(a)
+        mine = [m for m in d["table"] if m["owner"] == p]
+        if not contract or opened or not mine:  # (not in the middle of going down)
+            for a, card in self.discards:
+                if hand[card] and card != forb and not (last7 and n == 1):
+                    out.add(a)
         for a, card in self.declares:  # Indian rummy: every other card in a show (brute force)
             if hand[card] and card != forb:
                 rest = list((hand - Counter([card])).elements())
                 if brute_show(rest, wild_of(d["cut"]), everything=True) == 0:
                     out.add(a)
-        for a, kind, cards in self.melds:
-            used = self.meld_use(kind, cards, hand)
-            if used is not None and leaves_a_move(hand - used):
-                out.add(a)
+        if contract:
+            sets, runs = CONTRACTS[r.contract_deal + d["round"]]
+            left = [sets - sum(m["kind"] == "set" for m in mine), runs]
+            left[1] -= sum(m["kind"] == "run" for m in mine)
+            for a, kind, cards in self.melds if not opened else ():
+                need = (left[0] - (kind == "set"), left[1] - (kind == "run"))
+                used = self.meld_use(kind, cards, hand)
+                if used is not None and min(need) >= 0:
+                    laid = [self.as_table(kind, cards, hand)]
+                    if self.contract_done(hand - used, need, forb, last7, d["table"], laid):
+                        out.add(a)
+        else:
+            for a, kind, cards in self.melds:
+                used = self.meld_use(kind, cards, hand)
+                if used is not None and leaves_a_move(hand - used):
+                    out.add(a)
         for mi, m in enumerate(d["table"]):
             t = self.parse_meld(m)
+            if contract and not opened:
+                break  # no lay-off before going down
             for a, lay in self.layoffs.get(mi, ()):
                 card = lay.card
                 if card == "JK":  # a wild lay-off: a joker, else a 2 not at its own place
                     pool = self.wild_pool(hand, self.stands_for(t, lay), t.get("rank") == 1)
                     card = pool[0] if pool else None
-                if (
-                    card
-                    and hand[card]
-                    and self.accepts(t, lay)
-                    and leaves_a_move(hand - Counter([card]))
-                ):
+                if not (card and hand[card] and self.accepts(t, lay)):
+                    continue
+                rest = hand - Counter([card])
+                if last7 and n == 2:  # the last card must then be laid off too
+                    after = dict(m, cards=self.laid_cards(m, lay, card))
+                    table = d["table"][:mi] + [after] + d["table"][mi + 1 :]
+                    if self.fits(next(iter(rest)), table):
+                        out.add(a)
+                elif leaves_a_move(rest):
                     out.add(a)
-            for a, card in self.swaps.get(mi, ()):
+            for a, card in self.swaps.get(mi, ()) if r.joker_swap else ():
                 if t["kind"] == "run":
                     taken = t["wild_at"].get(card, "JK")
                 else:
@@ -399,6 +449,58 @@ class Oracle:
                 ):
                     out.add(a)
         return out
+
+    def contract_done(self, rest, need, forb, last7, table, laid) -> bool:
+        """Brute force: the melds still needed (``need`` sets, runs) can be laid one after
+        another from ``rest`` (every meld action tried), leaving nothing, or a card other
+        than ``forb``; in the seventh deal one card left must fit on the table or a meld
+        laid (``laid``: the melds of this search as table dicts)."""
+        if need == (0, 0):
+            if not +rest:
+                return True
+            if last7 and sum(rest.values()) == 1:
+                return self.fits(next(iter(+rest)), table + laid)
+            return any(c != forb for c in +rest)
+        for _, kind, cards in self.melds:
+            k = (need[0] - (kind == "set"), need[1] - (kind == "run"))
+            if min(k) < 0:
+                continue
+            used = self.meld_use(kind, cards, rest)
+            if used is not None and self.contract_done(
+                rest - used, k, forb, last7, table, laid + [self.as_table(kind, cards, rest)]
+            ):
+                return True
+        return False
+
+    def as_table(self, kind: str, cards, hand: Counter) -> dict[str, Any]:
+        """The meld action's cards as they would lie on the table (JK where the hand lacks a
+        run's card)."""
+        if kind == "run":
+            cards = tuple(c if hand[c] else "JK" for c in cards)
+        return {"owner": -1, "kind": kind, "cards": list(cards)}
+
+    def fits(self, card: str, table: list[dict[str, Any]]) -> bool:
+        """Whether ``card`` can be laid off on some meld of ``table``."""
+        for m in table:
+            t = self.parse_meld(m)
+            ends = (None,) if t["kind"] == "set" or card != "JK" else ("low", "high")
+            if any(self.accepts(t, LayOff(card, 0, end)) for end in ends):
+                return True
+        return False
+
+    def laid_cards(self, m: dict[str, Any], lay: LayOff, card: str) -> list[str]:
+        """A table meld's cards after ``card`` is laid off as ``lay`` says."""
+        cards = list(m["cards"])
+        if m["kind"] == "set":
+            return cards + [card]
+        t = self.parse_meld(m)
+        if card == "JK":
+            low = lay.end == "low"
+        else:  # (a card that fits both ends, an ace, goes high, as the engine lays it)
+            r = self.rank(card)
+            high = t["hi"] < self.max_pos and (t["hi"] + 1) % 13 == r
+            low = t["lo"] > 0 and (t["lo"] - 1) % 13 == r and not high
+        return [card] + cards if low else cards + [card]
 
     def stands_for(self, t: dict[str, Any], lay: LayOff) -> str | None:
         """The card a wild card laid off on run ``t`` stands for (None on a set)."""

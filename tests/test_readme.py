@@ -118,6 +118,7 @@ def md_table(path: Path, first: str, has: str = "") -> list[list[str]]:
         ("rummy51", 3, {}),
         ("deuces", 3, {}),
         ("indian", 4, {}),
+        ("contract", 5, {}),
     ],
 )
 def test_observation_tables_match_the_layout(path, preset, n, kw):
@@ -129,6 +130,7 @@ def test_observation_tables_match_the_layout(path, preset, n, kw):
         "M": rules.max_melds,
         "W": 4 if rules.wild_deuces else 0,
         "I": 1 if rules.scoring == "indian" else 0,
+        "C": 1 if rules.contract else 0,
     }
     rows = md_table(path, "slice")[1:]
     documented = [
