@@ -10,6 +10,9 @@ random 14-tile rack from what is left of the pack. Measured per size:
   slowest call in milliseconds;
 * ``after``: ``playable_after(table + t, rack - t, t, before)`` for a random
   playable tile ``t`` (``before``: the answer above), as after a PlayTile;
+* ``both``: ``cover_and_playable(table + t, rack - t, t, before)``, the same
+  with whether the table may be committed as it stands (what a turn asks after
+  each tile played);
 * ``split``: ``split(table)``.
 
 Then, for the initial meld (the rack alone, no table): ``best_cover(0, rack)``
@@ -17,16 +20,21 @@ and ``playable_values(0, rack)``.
 
 Each call is on a fresh table (``--tables`` per size); the memo tables of
 cover.py are kept from call to call, as in a process playing many games, and
-``--cold`` clears them before every call. Prints calls per second.
+``--cold`` clears them before every call; ``--warmup N`` first runs every call
+on N other random tables of each size (not timed; the timed tables are the same
+as without it), as in a process that has already played a while. Prints calls
+per second, and the median over the sizes from 10 tiles up.
 
     python -m experiments.cover_speed
     python -m experiments.cover_speed --tables 50 --seed 1 --cold
+    python -m experiments.cover_speed --tables 30 --warmup 100
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import time
 
 from rummy_env import cover
@@ -138,19 +146,45 @@ def _rate(fn, items, cold: bool) -> float:
     return _timed(fn, items, cold)[0]
 
 
+def _warm_up(sizes: list[int], n: int, seed: int) -> None:
+    """Every measured call on ``n`` random tables of each size, from random
+    numbers of their own (the timed tables stay those drawn without it)."""
+    rng = random.Random(f"warm-up {seed}")
+    for size in sizes:
+        positions = [random_position(rng, size) for _ in range(n)]
+        for table, rack in positions:
+            cover.can_cover(table, rack)
+            cover.can_cover(table)
+            cover.split(table)
+        for item in _after_items(positions, rng.randrange(1 << 30)):
+            cover.cover_and_playable(*item)
+    zero = [0] * NUM_FACES
+    for _ in range(n):
+        rack = random_position(rng, 0)[1]
+        cover.best_cover(zero, rack)
+        cover.playable_values(zero, rack)
+    cover._RESULTS.clear()
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=int, default=20, help="fresh tables per size")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sizes", default="0,10,20,30,40,50,60,70,80")
     ap.add_argument("--cold", action="store_true", help="clear the memo tables before every call")
+    ap.add_argument(
+        "--warmup", type=int, default=0, help="untimed tables per size run first (memo tables)"
+    )
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.warmup and not args.cold:
+        _warm_up(sizes, args.warmup, args.seed)
     print(
         f"{'table':>5} {'tiles':>6} {'jokers':>6} {'can_cover/s':>12} {'table only/s':>12}"
-        f" {'playable/s':>11} {'slowest ms':>10} {'after/s':>8} {'split/s':>9}"
+        f" {'playable/s':>11} {'slowest ms':>10} {'after/s':>8} {'both/s':>8} {'split/s':>9}"
     )
+    rows = []
     for size in sizes:
         positions = [random_position(rng, size) for _ in range(args.tables)]
         tiles = sum(sum(t) for t, _r in positions) / len(positions)
@@ -158,11 +192,25 @@ def main(argv: list[str] | None = None) -> None:
         cc = _rate(cover.can_cover, positions, args.cold)
         ct = _rate(cover.can_cover, [(t,) for t, _r in positions], args.cold)
         pl, worst = _timed(cover.playable, positions, args.cold)
-        af = _rate(cover.playable_after, _after_items(positions, args.seed + size), args.cold)
+        items = _after_items(positions, args.seed + size)
+        af = _rate(cover.playable_after, items, args.cold)
+        cover._RESULTS.clear()  # the answers after, not those before
+        for table, rack in positions:
+            cover.playable(table, rack)
+        bo = _rate(cover.cover_and_playable, items, args.cold)
         sp = _rate(cover.split, [(t,) for t, _r in positions], args.cold)
         print(
             f"{size:>5} {tiles:>6.1f} {jokers:>6.2f} {cc:>12.0f} {ct:>12.0f} {pl:>11.0f}"
-            f" {worst:>10.1f} {af:>8.0f} {sp:>9.0f}"
+            f" {worst:>10.1f} {af:>8.0f} {bo:>8.0f} {sp:>9.0f}"
+        )
+        if size >= 10:
+            rows.append((cc, ct, pl, af, bo, sp))
+    if rows:
+        med = [statistics.median(col) for col in zip(*rows)]
+        print(
+            f"median over {len(rows)} sizes from 10 tiles: can_cover {med[0]:.0f}/s, table only"
+            f" {med[1]:.0f}/s, playable {med[2]:.0f}/s, after {med[3]:.0f}/s, both {med[4]:.0f}/s,"
+            f" split {med[5]:.0f}/s"
         )
     zero = [0] * NUM_FACES
     racks = [(zero, random_position(rng, 0)[1]) for _ in range(5 * args.tables)]

@@ -19,6 +19,11 @@ API (``mandatory`` must all be used; any part of ``optional`` may be):
   (the vectors given are those after the move), with less work: the answer
   before it (``previous``, or remembered) bounds the answer, and the ways found
   before that used ``played`` show tiles playable;
+* :func:`cover_and_playable` ``(mandatory, optional, played=None,
+  previous=None) -> (bool, set)``: ``can_cover(mandatory)`` and the playable
+  set (as :func:`playable_after` when ``played`` is given) in one call, what a
+  turn asks after each tile played (commit, and play which tile next); the
+  search for the second often answers the first;
 * :func:`split` ``(counts) -> list[list[int]] | None``: one split of exactly
   ``counts`` (runs in number order, 52 where a joker stands; groups by colour,
   jokers last);
@@ -28,7 +33,7 @@ API (``mandatory`` must all be used; any part of ``optional`` may be):
 * :func:`clear_caches`: empties the memo tables shared by all calls.
 
 At most two jokers in all (mandatory plus optional; more raises ValueError), as
-in the 106-tile game. Counts of naturals may be any size (the tests keep to two).
+in the 106-tile game, and at most 13 copies of a face (the tests keep to two).
 
 Two dynamic programmes over the numbers 1..13, in the manner of the published
 Rummikub solvers (van Rijn, Takes and Vis, "The complexity of Rummikub
@@ -62,7 +67,8 @@ ways one colour goes through a number only those no other beats are kept.
 The skeleton programme is searched depth-first, remembering the states after
 each number that failed (with those they beat: no fewer jokers needed, no more
 with a place) and, for states on a way found, the rest of that way. A colour's
-open runs are numbered, so a state is a flat tuple of small ints, and the ways
+open runs are numbered, so a state is a flat tuple of small ints (one int as a
+key of those memos: hence at most 13 copies of a face), and the ways
 one colour goes through a number are kept in tables shared by every position
 that reads the same there (its naturals and mandatory naturals, whether it is
 the last number, and the two numbers after it): per run state and jokers left,
@@ -83,8 +89,20 @@ yet shown, with that tile made mandatory: a face no valid meld of all the tiles
 holds is not playable without a search (``_meld_possible``), a way found shows
 every optional tile it uses, the searches of one position share what they learnt
 about the numbers beyond the one they change, and a face of 8 or more is searched
-from 13 down. The ways found are kept with the answer, for
-:func:`playable_after`. ``_can_cover_bfs`` and ``_playable_bfs`` do the same
+from 13 down. In :func:`playable_after` (where a tile played often leaves several
+faces unplayable: 1.4 failing searches a call on tables of 10-20 tiles, against
+under 0.5 for :func:`playable` from 20 tiles up), once a face is found not
+playable the faces left are searched a set at a time, those of numbers 1-7 and
+those of 8-13 apart, while two or more are left: a way that uses at least one of
+the set (the state then also says whether it has; the failures of those that
+have not stay true as the set shrinks, so one failing search shows them all
+unplayable), from the set's end of the numbers; a last face alone as above.
+(Searching so from the start costs more where the faces left are playable: a
+set's search finds the one way per face that the searches one by one find, but
+reads more states to reach it.) The ways found are kept with the answer, for
+:func:`playable_after`, and for the last 64 answers the position as the search
+read it (its views), which a tile moved from optional to mandatory changes at
+one number only. ``_can_cover_bfs`` and ``_playable_bfs`` do the same
 with one forward (and one backward) pass over every reachable state, as the
 first design asked; on dense tables with jokers that is 10^3 to 10^5 states a
 number, so the tests use them as a reference only.
@@ -103,46 +121,59 @@ Memo tables: the options of one colour, group partitions, the tables of the
 search (above) and filtered option lists are kept across calls (cleared past
 300,000 entries each, 20,000 tables), and the last 4,096 answers of
 :func:`can_cover` and :func:`playable` (with the ways found) by their
-arguments.
+arguments. The tables depend on small things only (a few hundred colour tables,
+some 10,000 rows after a few thousand random positions), so a process that plays
+for a while has them all; ``--warmup`` of the benchmark shows that state.
 
-Speed (``python -m experiments.cover_speed --tables 50``; a 2-core machine with
-another job running; random tables of random valid melds from one 106-tile pack
-plus a random 14-tile rack; calls per second, memo tables kept from call to
-call as in a process that plays many games (warm); each call on a fresh table;
-``after``: :func:`playable_after` once a random playable tile is played):
+Speed (``python -m experiments.cover_speed --tables 30``, seed 0; a 2-core
+machine with another job running, load about 2; random tables of random valid
+melds from one 106-tile pack plus a random 14-tile rack; calls per second, each
+cell the median of 8 runs; memo tables kept from call to call as in a process
+that plays many games (warm), but a run starts with none; each call on a fresh
+table; ``after``: :func:`playable_after` once a random playable tile is played;
+``both``: :func:`cover_and_playable` for the same):
 
-    table  tiles jokers  can_cover/s table only/s  playable/s slowest ms  after/s   split/s
-        0    0.0   0.30        81625       136528        3736        0.9    12904    137044
-       10   10.7   0.86         3922         9977        1541        1.3     2606     11078
-       20   20.3   1.44         4868         9202        2058        1.8     2816      7770
-       30   30.5   1.82         5385         7652        1915        3.3     1777      7485
-       40   40.5   1.90         6224         7884        1672        4.3     2265      5479
-       50   50.2   2.00         6645         7883        1574       16.9     1145      6346
-       60   60.9   1.98         6923         9212        4577        0.9    21502      6676
-       70   70.5   2.00         6861         8068        6054        0.7    35497      5935
-       80   80.6   2.00         8240        11373        9766        0.3    56937      6173
+    table  tiles jokers  can_cover/s table only/s  playable/s slowest ms  after/s   both/s   split/s
+        0    0.0   0.33        76738       118156        2915        1.3    14256    14359    128814
+       10   10.6   0.80         3343        10466        2061        1.3     6109     5156      1658
+       20   20.2   1.43         4077         8415        1414        2.4     2122     1804      7423
+       30   30.4   1.77         3544         5930        1592        2.7     3184     2570      6028
+       40   40.5   1.93         4834         5560        1396        6.8     1571     1435      5256
+       50   50.3   1.97         5962         7223        2898        1.1     5647     2520      6782
+       60   60.9   2.00         5444         8236        3920        0.6    18578     5713      5883
+       70   70.7   2.00         5684         7766        5472        0.4    69748     6816      6256
+       80   80.6   2.00         8434         7393        6961        0.9    43562     8211      5930
 
-Initial meld (a 14-tile rack, no table): best_cover 2457/s, playable_values
-2624/s (slowest 3.0 ms).
+Median of the 10-80 rows (median over the runs; from one run to the next it
+moves by 20-30%): ``can_cover`` 5,000/s, ``playable`` 2,300/s,
+``playable_after`` 5,900/s, ``cover_and_playable`` 3,700/s (its ``can_cover``
+of the table with the tile is often a search of its own: a tile put down
+usually fits the table's jokers), ``split`` 5,900/s. Initial meld (a 14-tile
+rack, no table): best_cover 1,950/s, playable_values 2,560/s (slowest 3 ms). A
+garbage collection of the interpreter (10-30 ms) falls in the same cell of every
+run (above: ``split`` at 10 tiles) and shows in its figure.
 
 With the memo tables cleared before every call (``--cold``) the 10-80 tile
-rows drop to 155-789 ``can_cover`` and 207-528 ``playable`` calls a second
-(the tables of the search are many; a process that plays many games keeps
-them). A ``playable`` call costs a search for each witness it needs (several
-when the rack's tiles each need the one joker, say) and one for each face that
-cannot be played but is in some meld of all the tiles.
+rows drop to 200-960 ``can_cover`` and 270-540 ``playable`` calls a second
+(median 330 and 320; the tables of the search are many; a process that plays
+many games keeps them). A ``playable`` call costs a search for each witness it
+needs (several when the rack's tiles each need the one joker, say: one way
+found shows one of them) and one for each face that cannot be played but is in
+some meld of all the tiles; a search is about one state a number, 3-4 us each.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import combinations, product
+from operator import add as _add
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 
 __all__ = [
     "best_cover",
     "can_cover",
+    "cover_and_playable",
     "playable",
     "playable_after",
     "playable_values",
@@ -156,6 +187,7 @@ __all__ = [
 _EMPTY = ((), (), (), ())
 _NONE4 = (0, 0, 0, 0)
 _MAX_JOKERS = 2
+_MAX_COPIES = 13  # of one face in all (the search packs its states into ints)
 _CACHE_LIMIT = 300_000  # entries per transition cache before it is cleared
 
 
@@ -174,16 +206,7 @@ def _store(table: dict, key, value):
 def can_cover(mandatory: Sequence[int], optional: Sequence[int] | None = None) -> bool:
     """Whether ``mandatory`` plus some sub-multiset of ``optional`` splits
     exactly into valid melds (count vectors of length 53)."""
-    mand = _as_list(mandatory)
-    opt = _as_list(optional)
-    key = ("c", tuple(mand), tuple(opt))
-    hit = _RESULTS.get(key)
-    if hit is not None:
-        return hit
-    levels, jm, jt = _levels(mand, opt)
-    if not any(mand):
-        return True
-    return _remember(key, _Solver(levels, jt, jm).solve(jm) is not None)
+    return _can_cover(_as_list(mandatory), _as_list(optional))
 
 
 def playable(mandatory: Sequence[int], optional: Sequence[int]) -> set[int]:
@@ -193,20 +216,7 @@ def playable(mandatory: Sequence[int], optional: Sequence[int]) -> set[int]:
     A search for a way that uses as many optional tiles as it can, then one per
     face not yet shown playable: a way found shows every optional tile it uses
     playable."""
-    mand = _as_list(mandatory)
-    opt = _as_list(optional)
-    key = ("p", tuple(mand), tuple(opt))
-    hit = _RESULTS.get(key)
-    if hit is not None:
-        return set(hit[0])
-    levels, jm, jt = _levels(mand, opt)
-    todo = {f for f in range(NUM_FACES) if opt[f]}
-    out: set[int] = set()
-    witnesses: list[tuple[int, ...]] = []
-    if todo:
-        _playable_search(levels, opt, jm, jt, todo, out, witnesses)
-    _remember(key, (frozenset(out), tuple(witnesses)))
-    return out
+    return set(_playable_answer(_as_list(mandatory), _as_list(optional))[0])
 
 
 def playable_after(
@@ -225,34 +235,128 @@ def playable_after(
     the other optional tiles it used playable now (the ways of the last 4,096
     answers are kept)."""
     mand = _as_list(mandatory)
-    opt = _as_list(optional)
+    _check_played(mand, played)
+    return set(_playable_answer(mand, _as_list(optional), played, previous)[0])
+
+
+def cover_and_playable(
+    mandatory: Sequence[int],
+    optional: Sequence[int],
+    played: int | None = None,
+    previous: Iterable[int] | None = None,
+) -> tuple[bool, set[int]]:
+    """``(can_cover(mandatory), playable(mandatory, optional))`` in one call,
+    what a turn asks after each tile played: may the table be left as it stands
+    (``optional`` not used), and which tiles may be played next. With
+    ``played`` (and ``previous``) the second is found as by
+    :func:`playable_after`.
+
+    The search for playable tiles often answers the first question too: a way
+    that uses no optional tile covers ``mandatory``, and no way at all means
+    nothing does; and a tile just played that no meld of the mandatory tiles
+    can hold means no; otherwise :func:`can_cover` searches."""
+    mand = _as_list(mandatory)
+    if played is not None:
+        _check_played(mand, played)
+    faces, _ways, covers = _playable_answer(mand, _as_list(optional), played, previous)
+    if covers is None:
+        none = [0] * NUM_FACES
+        covers = _RESULTS.get(("c", tuple(mand), tuple(none)))
+        if covers is None:
+            if played is not None and played != JOKER:
+                # the tile played alone in no meld of the mandatory tiles: no
+                # split (the usual case just after a tile is put down)
+                levels, _jm, jt = _levels(mand, none)
+                if not _meld_possible(levels, jt, played % NUM_RANKS, played // NUM_RANKS):
+                    return False, set(faces)
+            covers = _can_cover(mand, none)
+    return covers, set(faces)
+
+
+def _check_played(mand: list[int], played: int) -> None:
     if not 0 <= played < NUM_FACES or mand[played] < 1:
         raise ValueError("the tile played must be in mandatory")
-    key = ("p", tuple(mand), tuple(opt))
+
+
+def _can_cover(mand: list[int], opt: list[int]) -> bool:
+    key = ("c", tuple(mand), tuple(opt))
     hit = _RESULTS.get(key)
     if hit is not None:
-        return set(hit[0])
+        return hit
     levels, jm, jt = _levels(mand, opt)
-    todo = {f for f in range(NUM_FACES) if opt[f]}
-    if previous is not None:
-        todo.intersection_update(previous)
-    mand[played] -= 1
-    opt[played] += 1
-    before = _RESULTS.get(("p", tuple(mand), tuple(opt)))
+    if not any(mand):
+        return True
+    return _remember(key, _Solver(levels, jt, jm).solve(jm) is not None)
+
+
+def _playable_answer(
+    mand: list[int],
+    opt: list[int],
+    played: int | None = None,
+    previous: Iterable[int] | None = None,
+) -> tuple:
+    """``(faces, ways, covers)``: the answer of :func:`playable`, the optional
+    tiles of each way found, and whether ``mand`` alone splits if that was
+    learnt on the way (else None); remembered, and the views its searches read
+    (:func:`_make_view`) for the last few answers. With ``played``: as
+    :func:`playable_after` (``played`` has just moved from ``opt`` to
+    ``mand``, ``previous`` the answer before)."""
+    tm, to = tuple(mand), tuple(opt)
+    key = ("p", tm, to)
+    hit = _RESULTS.get(key)
+    if hit is not None:
+        return hit
+    if mand[JOKER] + opt[JOKER] > _MAX_JOKERS:
+        _levels(mand, opt)  # raises
     out: set[int] = set()
     witnesses: list[tuple[int, ...]] = []
-    if before is not None:
-        todo &= before[0]
-        for w in before[1]:
-            if played in w:
-                rest = list(w)
-                rest.remove(played)
-                out.update(rest)
-                witnesses.append(tuple(rest))
+    covers = None
+    views: list = [None, None]  # the position as the search reads it, each way
+    if played is not None and previous is not None:
+        todo = {f for f in previous if 0 <= f < NUM_FACES and opt[f]}
+    else:
+        todo = {f for f in range(NUM_FACES) if opt[f]}
+    if played is not None:
+        bm, bo = list(mand), list(opt)
+        bm[played] -= 1
+        bo[played] += 1
+        before_key = ("p", tuple(bm), tuple(bo))
+        before = _RESULTS.get(before_key)
+        if before is not None:
+            todo &= before[0]
+            for w in before[1]:
+                if played in w:
+                    rest = list(w)
+                    rest.remove(played)
+                    out.update(rest)
+                    witnesses.append(tuple(rest))
+                    if not rest:
+                        covers = True
     if todo - out:
-        _playable_search(levels, opt, jm, jt, todo, out, witnesses)
-    _remember(key, (frozenset(out), tuple(witnesses)))
-    return out
+        if played is not None:
+            # the views before, with the tile moved (the jokers in all and
+            # every number's naturals in all are the same)
+            old = _VIEWS.get(before_key)
+            if old is not None:
+                if played == JOKER:
+                    views = list(old)
+                else:
+                    k, c = played % NUM_RANKS, played // NUM_RANKS
+                    v0, v1 = old
+                    views = [
+                        None if v0 is None else v0.changed(k, c),
+                        None if v1 is None else v1.changed(NUM_RANKS - 1 - k, c),
+                    ]
+        levels, jm, jt = _levels(mand, opt)
+        found = _playable_search(
+            levels, opt, jm, jt, todo, out, witnesses, views, played is not None
+        )
+        if covers is None:
+            covers = found
+        if len(_VIEWS) >= _VIEWS_LIMIT:
+            _VIEWS.clear()
+        _VIEWS[key] = views
+    return _remember(key, (frozenset(out), tuple(witnesses), covers))
 
 
 def best_cover(mandatory: Sequence[int], optional: Sequence[int] | None = None) -> int | None:
@@ -393,14 +497,16 @@ def clear_caches() -> None:
     """Empty the memo tables (they are shared by all calls and grow with use)."""
     for d in (_TRANS, _SUCC_BEST, _EDGES, _COLOUR_OPTS, _GROUP_CHOICES, _PARTITION):
         d.clear()
-    for d in (_SK_COLOUR, _SK_GROUPS, _SK_GCHOICES, _SK_TRANS, _SK_SUCC, _SK_EDGES):
+    for d in (_SK_COLOUR, _SK_GROUPS, _SK_GFOUND, _SK_GCHOICES, _SK_TRANS, _SK_SUCC, _SK_EDGES):
         d.clear()
-    for d in (_SK_FILTER, _SK_GSORTED, _SK_AHEAD, _CL, _GL, _RESULTS):
+    for d in (_SK_FILTER, _SK_GSORTED, _SK_AHEAD, _CL, _GL, _RESULTS, _VIEWS):
         d.clear()
 
 
 _RESULTS: dict = {}  # (kind, mandatory, optional) -> answer, for repeated questions
 _RESULTS_LIMIT = 4096
+_VIEWS: dict = {}  # playable's key -> the views of its search: [upwards, downwards]
+_VIEWS_LIMIT = 64
 
 
 def _remember(key: tuple, value):
@@ -418,15 +524,21 @@ def _playable_search(
     todo: set[int],
     out: set[int],
     witnesses: list[tuple[int, ...]],
-) -> None:
+    views: list,
+    merge: bool = False,
+) -> bool | None:
     """The search behind :func:`playable`: adds to ``out`` the faces of
     ``todo`` (faces of ``opt``) that are playable, and to ``witnesses`` the
     optional tiles of each way found (each of them playable too). With
     ``out`` empty a first search without a tile forced tells whether anything
     is; the faces then left are searched one by one (those that no valid meld
-    of all the tiles holds are not)."""
+    of all the tiles holds are not), or with ``merge``, once one is found not
+    playable, those left of numbers up to 7 and those above together while two
+    or more are left (:meth:`_Solver.solve_any`), a last one alone. Returns whether the mandatory tiles alone
+    split, where a way found tells (one that uses no optional tile: True; no
+    way at all: False), else None. ``views``: the position as read upwards
+    and downwards, where known (filled in as made)."""
     cap = jm + 1 if opt[JOKER] else jm  # ways that place one optional joker show it
-    views: list = [None, None]
     solver = _Solver(levels, jt, cap, _MOST, views)
     # the optional naturals: (number index, colour, mandatory ones there, face)
     cells = [
@@ -435,7 +547,10 @@ def _playable_search(
         if opt[f]
     ]
 
+    covers = None
+
     def mark(found) -> None:
+        nonlocal covers
         path, rev, lo = found
         w = []
         for k, c, m, f in cells:
@@ -446,17 +561,20 @@ def _playable_search(
                 w.append(f)
                 if more > 1:
                     w.extend([f] * (more - 1))
-        n, x = _path_jokers(path, cap)
-        j = max(n, min(jt, x)) - jm  # optional jokers the way can place
-        if j > 0:
-            out.add(JOKER)
-            w.extend([JOKER] * j)
+        if opt[JOKER]:  # else no way places an optional joker
+            n, x = _path_jokers(path, cap)
+            j = max(n, min(jt, x)) - jm  # optional jokers the way can place
+            if j > 0:
+                out.add(JOKER)
+                w.extend([JOKER] * j)
+        if not w:
+            covers = True
         witnesses.append(tuple(w))
 
     if not out:
         found = solver.solve(jm)
         if found is None:
-            return
+            return False
         mark(found)
     if JOKER in todo and JOKER not in out:
         found = _Solver(levels, jt, jm + 1, _MOST, views).solve(jm + 1)
@@ -464,7 +582,7 @@ def _playable_search(
             mark(found)
     rest = [f for f in todo if f not in out and f != JOKER]
     rest.sort(key=lambda f: -abs(f % NUM_RANKS - 6))  # the ends first
-    for t in rest:
+    for i, t in enumerate(rest):
         if t in out:
             continue
         k, c = t % NUM_RANKS, t // NUM_RANKS
@@ -473,6 +591,31 @@ def _playable_search(
         found = solver.solve(jm, k, c)
         if found is not None:
             mark(found)
+        elif merge:
+            # a face not playable: the others left may well not be either. Of
+            # two or more left at the low (high) numbers, a search for a way
+            # that uses any of them, from their end (none: none is playable),
+            # until one is left, which a search with it made mandatory settles
+            left = [
+                f
+                for f in rest[i + 1 :]
+                if f not in out and _meld_possible(levels, jt, f % NUM_RANKS, f // NUM_RANKS)
+            ]
+            for high in (False, True):
+                part = [f for f in left if (f % NUM_RANKS > _REVERSE_FROM) == high]
+                while len(part) > 1:
+                    found = solver.solve_any(jm, part, high)
+                    if found is None:
+                        part = []
+                        break
+                    mark(found)
+                    part = [f for f in part if f not in out]
+                for f in part:
+                    found = solver.solve(jm, f % NUM_RANKS, f // NUM_RANKS)
+                    if found is not None:
+                        mark(found)
+            break
+    return covers
 
 
 def _meld_possible(levels: list[tuple], jt: int, k: int, c: int) -> bool:
@@ -628,6 +771,10 @@ def _sk_colour_opts(runs: tuple[int, ...], nmax: int, gmax: int, fin: bool) -> t
     res = _SK_COLOUR.get(key)
     if res is not None:
         return res
+    more = _SK_COLOUR.get((runs, nmax, _MAX_JOKERS, fin)) if gmax < _MAX_JOKERS else None
+    if more is not None:  # the same as with more jokers, less those needing more
+        res = _SK_COLOUR[key] = tuple(op for op in more if op[2] <= gmax)
+        return res
     distinct = sorted(set(runs))
     per_state = []
     for code in distinct:
@@ -701,30 +848,44 @@ def _sk_group_opts(g: tuple[int, ...]) -> tuple:
     res = _SK_GROUPS.get(g)
     if res is not None:
         return res
-    found: dict = {}
-
-    def rec(rest: tuple[int, ...], parts: tuple, need: int, extra: int) -> None:
-        if not any(rest):
-            if (need, extra) not in found:
-                found[(need, extra)] = parts
-            return
-        c0 = next(c for c in range(NUM_SUITS) if rest[c])
-        others = [c for c in range(c0 + 1, NUM_SUITS) if rest[c]]
-        for size in range(1, min(3, len(others)) + 1):
-            for pick in combinations(others, size):
-                r2 = list(rest)
-                r2[c0] -= 1
-                for c in pick:
-                    r2[c] -= 1
-                n = size + 1
-                rec(tuple(r2), (*parts, (c0, *pick)), need + (n == 2), extra + (n < 4))
-
-    rec(g, (), 0, 0)
+    found = _sk_group_found(g)
     out = []
     for (need, extra), parts in found.items():
         if not any((n2, e2) != (need, extra) and n2 <= need and e2 >= extra for (n2, e2) in found):
             out.append((need, min(extra, 2), parts))
     res = _SK_GROUPS[g] = tuple(out)
+    return res
+
+
+_SK_GFOUND: dict = {}
+
+
+def _sk_group_found(g: tuple[int, ...]) -> dict:
+    """``{(need, extra): groups}`` over every partition of ``g`` into groups, the
+    first one found for each pair: the group holding the first colour left
+    (with 1, 2 or 3 of the others, in order), then the rest the same way."""
+    res = _SK_GFOUND.get(g)
+    if res is not None:
+        return res
+    if not any(g):
+        res = {(0, 0): ()}
+    else:
+        res = {}
+        c0 = next(c for c in range(NUM_SUITS) if g[c])
+        others = [c for c in range(c0 + 1, NUM_SUITS) if g[c]]
+        for size in range(1, min(3, len(others)) + 1):
+            for pick in combinations(others, size):
+                r2 = list(g)
+                r2[c0] -= 1
+                for c in pick:
+                    r2[c] -= 1
+                grp = (c0, *pick)
+                n, e = size == 1, size < 3  # a group of 2 needs a joker; 2 or 3 take one
+                for (need, extra), parts in _sk_group_found(tuple(r2)).items():
+                    key = (need + n, extra + e)
+                    if key not in res:
+                        res[key] = (grp, *parts)
+    _SK_GFOUND[g] = res
     return res
 
 
@@ -737,12 +898,17 @@ def _sk_group_choices(caps: tuple[int, ...], gmax: int) -> tuple:
     key = (caps, gmax)
     res = _SK_GCHOICES.get(key)
     if res is None:
-        out = []
-        for g in product(*(range(c + 1) for c in caps)):
-            for need, extra, parts in _sk_group_opts(g):
-                if need <= gmax:
-                    out.append((g, need, extra, parts))
-        res = _SK_GCHOICES[key] = tuple(out)
+        more = _SK_GCHOICES.get((caps, _MAX_JOKERS)) if gmax < _MAX_JOKERS else None
+        if more is not None:  # the same as with more jokers, less those needing more
+            res = tuple(ch for ch in more if ch[1] <= gmax)
+        else:
+            res = tuple(
+                (g, need, extra, parts)
+                for g in product(*(range(c + 1) for c in caps))
+                for need, extra, parts in _sk_group_opts(g)
+                if need <= gmax
+            )
+        _SK_GCHOICES[key] = res
     return res
 
 
@@ -813,6 +979,7 @@ def _sk_edges(key: tuple) -> tuple:
 # search state is a flat tuple of small ints; ``_CS_OPEN``: the runs of each that
 # are not valid yet (each takes a natural or a joker at the next number).
 _CS_ID: dict = {}
+_CS_MAX = 1 << 12
 _CS: list = []
 _CS_OPEN: list = []
 
@@ -820,6 +987,8 @@ _CS_OPEN: list = []
 def _cs_id(runs: tuple[int, ...]) -> int:
     i = _CS_ID.get(runs)
     if i is None:
+        if len(_CS) >= _CS_MAX:  # ids are 12-bit fields of the search's keys
+            raise ValueError(f"more than {_MAX_COPIES} copies of a tile")
         i = _CS_ID[runs] = len(_CS)
         _CS.append(runs)
         _CS_OPEN.append(sum(1 for r in runs if r != _SV))
@@ -835,22 +1004,18 @@ _PROMISE, _MOST = 0, 1
 _SK_FILTER: dict = {}
 
 
-def _sk_filtered(
-    sid: int, cap: int, gmax: int, fin: bool, lo: int, hi: int, nxt: int, order: int
-) -> tuple:
-    """One colour's options from the runs ``sid`` putting ``lo..hi`` naturals into
-    runs: ``(runs2 id, nr, e, dn, de, option)`` with ``e`` the jokers needed here
-    plus those the runs left open need at least at the next two numbers
-    (:func:`_sk_ahead`, ``nxt``): options with ``e > gmax`` are left out. Sorted
-    by ``order``."""
-    key = (sid, cap, gmax, fin, lo, hi, nxt, order)
+def _sk_filtered(sid: int, cap: int, gmax: int, fin: bool, nxt: int, order: int) -> tuple:
+    """One colour's options from the runs ``sid``: ``(runs2 id, nr, e, dn, de,
+    option)`` with ``e`` the jokers needed here plus those the runs left open
+    need at least at the next two numbers (:func:`_sk_ahead`, ``nxt``): options
+    with ``e > gmax`` are left out. Sorted by ``order`` (:func:`_cl_row` takes
+    the ones with a number of naturals into runs from these, in this order)."""
+    key = (sid, cap, gmax, fin, nxt, order)
     res = _SK_FILTER.get(key)
     if res is None:
         out = []
         for op in _sk_colour_opts(_CS[sid], cap, gmax, fin):
             runs2, nr, dn, de = op[0], op[1], op[2], op[3]
-            if nr < lo or nr > hi:
-                continue
             s2 = _cs_id(runs2)
             e = dn + _sk_ahead(s2, nxt) if nxt else dn
             if e > gmax:
@@ -926,7 +1091,7 @@ def _path_jokers(path: list, cap: int) -> tuple[int, int]:
 # after it (:func:`_sk_ahead`) and the order. Likewise per number the group
 # choices, by the naturals of each colour and the order.
 _CL: dict = {}  # (cap, fin, m, nxt, order) -> [{runs id * 4 + jokers left: row}, key]
-_GL: dict = {}  # (caps, order) -> [{(sig ids, jokers left): choices}, key]
+_GL: dict = {}  # (caps, order) -> [{(masks, jokers left): choices}, key]
 _LEVELS_LIMIT = 20_000  # tables of either kind before they are dropped
 
 
@@ -939,8 +1104,8 @@ def _colour_level(key: tuple) -> list:
     return cl
 
 
-def _group_level(caps: tuple[int, ...], order: int) -> list:
-    key = (caps, order)
+def _group_level(key: tuple) -> list:
+    """The group table of ``key`` = ``(caps, order)``."""
     gl = _GL.get(key)
     if gl is None:
         if len(_GL) > _LEVELS_LIMIT:
@@ -949,16 +1114,32 @@ def _group_level(caps: tuple[int, ...], order: int) -> list:
     return gl
 
 
+def _number_codes(m: tuple, caps: tuple, jt: int, fin: bool) -> tuple:
+    """Per colour, a number with naturals ``caps`` (``m`` mandatory) as
+    :func:`_sk_ahead` reads it (see :func:`_next_code`)."""
+    must = _run_only(m, caps, jt)
+    f = 2 if fin else 1
+    return (
+        (caps[0] * 64 + must[0]) * 2 + f,
+        (caps[1] * 64 + must[1]) * 2 + f,
+        (caps[2] * 64 + must[2]) * 2 + f,
+        (caps[3] * 64 + must[3]) * 2 + f,
+    )
+
+
 def _cl_row(cl: list, sid: int, gmax: int) -> tuple:
     """One colour's options from the runs ``sid`` with ``gmax`` jokers left, for
     each number ``g`` of its naturals put into groups: ``(mask, lists)``,
-    ``lists[g]`` the options (:func:`_sk_filtered`), bit ``g`` of ``mask`` set
-    when there is one."""
+    ``lists[g]`` the options with ``m - g .. cap - g`` naturals into runs (from
+    :func:`_sk_filtered`, in its order), bit ``g`` of ``mask`` set when there is
+    one."""
     cap, fin, m, nxt, order = cl[1]
+    full = _sk_filtered(sid, cap, gmax, fin, nxt, order)
     lists = []
     mask = 0
     for g in range(cap + 1):
-        lst = _sk_filtered(sid, cap, gmax, fin, max(0, m - g), cap - g, nxt, order)
+        lo, hi = m - g, cap - g
+        lst = tuple(p for p in full if lo <= p[1] <= hi)
         lists.append(lst)
         if lst:
             mask |= 1 << g
@@ -970,12 +1151,11 @@ def _cl_row(cl: list, sid: int, gmax: int) -> tuple:
     return row
 
 
-def _gl_fit(gl: list, key: tuple) -> tuple:
+def _gl_fit(gl: list, key: int, m0: int, m1: int, m2: int, m3: int, gmax: int) -> tuple:
     """The group choices (:func:`_sk_group_order`) for which every colour has an
-    option: ``key`` is the colours' masks (:func:`_cl_row`) and the jokers
-    left."""
+    option: ``m0..m3`` the colours' masks (:func:`_cl_row`), ``gmax`` the jokers
+    left, ``key`` those as one int."""
     caps, order = gl[1]
-    m0, m1, m2, m3, gmax = key
     out = tuple(
         choice
         for choice in _sk_group_order(caps, gmax, order)
@@ -1008,90 +1188,80 @@ def _worse(jt: int, cap: int) -> dict:
     return res
 
 
+def _colour_tables(cp: tuple, mk: tuple, a: tuple | None, b: tuple | None, order: int) -> tuple:
+    """The colours' tables of options at a number with naturals ``cp`` and
+    mandatory naturals ``mk``, ``a`` and ``b`` the codes of the next two numbers
+    (:func:`_number_codes`, ``_NONE4`` for none; ``a`` None: the last number),
+    and its group table."""
+    if a is not None:
+        k0 = (cp[0], False, mk[0], a[0] << 16 | b[0], order)
+        k1 = (cp[1], False, mk[1], a[1] << 16 | b[1], order)
+        k2 = (cp[2], False, mk[2], a[2] << 16 | b[2], order)
+        k3 = (cp[3], False, mk[3], a[3] << 16 | b[3], order)
+    else:
+        k0 = (cp[0], True, mk[0], 0, order)
+        k1 = (cp[1], True, mk[1], 0, order)
+        k2 = (cp[2], True, mk[2], 0, order)
+        k3 = (cp[3], True, mk[3], 0, order)
+    get = _CL.get
+    return (
+        get(k0) or _colour_level(k0),
+        get(k1) or _colour_level(k1),
+        get(k2) or _colour_level(k2),
+        get(k3) or _colour_level(k3),
+        _GL.get((cp, order)) or _group_level((cp, order)),
+    )
+
+
 class _View:
     """One position read in one number order, as the search wants it: per
     number index the colours' tables of options (:func:`_colour_level`) and the
     group table (:func:`_group_level`)."""
 
-    __slots__ = ("m", "caps", "must", "codes", "cl", "gl", "lo", "hi", "jt", "order")
+    __slots__ = ("m", "caps", "codes", "cl", "lo", "hi", "jt", "order")
 
-    def __init__(self, levels: list[tuple], lo: int, hi: int, jt: int, order: int | list) -> None:
-        """``order``: the order for all, or per number index the orders of the
-        colours."""
-        if isinstance(order, int):
-            order = [(order,) * NUM_SUITS] * NUM_RANKS
+    def __init__(self, m: list, caps: list, lo: int, hi: int, jt: int, order: int) -> None:
+        """``m``, ``caps``: per number index the mandatory naturals and all the
+        naturals per colour, in this view's number order."""
         self.lo, self.hi, self.jt, self.order = lo, hi, jt, order
-        self.m = m = [lv[0] for lv in levels]
-        self.caps = caps = [(a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]) for a, b in levels]
-        # the mandatory naturals that no group can hold (per colour)
-        self.must = must = [_run_only(m[k], caps[k], jt) for k in range(NUM_RANKS)]
-        # each number as _sk_ahead reads it (see _next_code), per colour
+        self.m, self.caps = m, caps
         self.codes = codes = [None] * NUM_RANKS
         for k in range(lo, hi + 1):
-            cp, ms, f = caps[k], must[k], 2 if k == hi else 1
-            codes[k] = (
-                (cp[0] * 64 + ms[0]) * 2 + f,
-                (cp[1] * 64 + ms[1]) * 2 + f,
-                (cp[2] * 64 + ms[2]) * 2 + f,
-                (cp[3] * 64 + ms[3]) * 2 + f,
-            )
-        self.cl: list = [None] * NUM_RANKS
+            codes[k] = _number_codes(m[k], caps[k], jt, k == hi)
+        self.cl = cl = [None] * NUM_RANKS
         for k in range(lo, hi + 1):
-            self.cl[k] = self._colour_levels(k)
-        self.gl = [_group_level(caps[k], max(order[k])) for k in range(NUM_RANKS)]
+            cl[k] = self._colour_levels(k)
 
     def _colour_levels(self, k: int) -> tuple:
-        """The colours' tables of options at number index ``k``."""
-        cp, mk, order = self.caps[k], self.m[k], self.order[k]
-        hi = self.hi
-        get = _CL.get
+        """The colours' tables of options and the group table at number index
+        ``k``."""
+        cp, mk, order, hi = self.caps[k], self.m[k], self.order, self.hi
         if k < hi:
             a = self.codes[k + 1]
             b = self.codes[k + 2] if k + 2 <= hi else _NONE4
-            k0 = (cp[0], False, mk[0], a[0] << 16 | b[0], order[0])
-            k1 = (cp[1], False, mk[1], a[1] << 16 | b[1], order[1])
-            k2 = (cp[2], False, mk[2], a[2] << 16 | b[2], order[2])
-            k3 = (cp[3], False, mk[3], a[3] << 16 | b[3], order[3])
         else:
-            k0 = (cp[0], True, mk[0], 0, order[0])
-            k1 = (cp[1], True, mk[1], 0, order[1])
-            k2 = (cp[2], True, mk[2], 0, order[2])
-            k3 = (cp[3], True, mk[3], 0, order[3])
-        return (
-            get(k0) or _colour_level(k0),
-            get(k1) or _colour_level(k1),
-            get(k2) or _colour_level(k2),
-            get(k3) or _colour_level(k3),
-        )
+            a = b = None
+        return _colour_tables(cp, mk, a, b, order)
 
     def changed(self, k: int, c: int) -> _View:
         """The same with one more mandatory natural of colour ``c`` at number
         index ``k`` (one optional natural made mandatory)."""
         v = object.__new__(_View)
-        v.lo, v.hi, v.jt, v.order, v.caps, v.gl = (
-            self.lo,
-            self.hi,
-            self.jt,
-            self.order,
-            self.caps,
-            self.gl,
-        )
+        v.lo, v.hi, v.jt, v.order = self.lo, self.hi, self.jt, self.order
+        v.caps = self.caps
         mk = list(self.m[k])
         mk[c] += 1
         v.m = list(self.m)
         v.m[k] = mk = tuple(mk)
-        v.must, v.codes, v.cl = self.must, self.codes, list(self.cl)
-        redo = [k]
-        must = _run_only(mk, self.caps[k], self.jt)
-        if must != self.must[k]:
-            v.must = list(self.must)
-            v.must[k] = must
+        v.codes, v.cl = self.codes, list(self.cl)
+        codes = _number_codes(mk, self.caps[k], self.jt, k == self.hi)
+        v.cl[k] = v._colour_levels(k)
+        if codes != self.codes[k]:
             v.codes = list(self.codes)
-            cp = self.caps[k]
-            v.codes[k] = tuple(_next_code(cp[i], must[i], k == self.hi) for i in range(NUM_SUITS))
-            redo += [j for j in (k - 1, k - 2) if j >= self.lo]
-        for j in redo:
-            v.cl[j] = v._colour_levels(j)
+            v.codes[k] = codes
+            for j in (k - 1, k - 2):
+                if j >= self.lo:
+                    v.cl[j] = v._colour_levels(j)
         return v
 
 
@@ -1131,7 +1301,7 @@ def _search(
     lo, hi, jt = view.lo, view.hi, view.jt
     if hi < lo:
         return () if need_x <= 0 else None
-    CL, GL = view.cl, view.gl
+    CL = view.cl
     left = budget
     row_of = _cl_row
     fit_of = _gl_fit
@@ -1144,45 +1314,53 @@ def _search(
         if left == 0:
             raise _OutOfBudget
         gl = jt - n
-        c0, c1, c2, c3 = CL[k]
+        c0, c1, c2, c3, gtab = CL[k]
         r0 = c0[0].get(s0 * 4 + gl) or row_of(c0, s0, gl)
         r1 = c1[0].get(s1 * 4 + gl) or row_of(c1, s1, gl)
         r2 = c2[0].get(s2 * 4 + gl) or row_of(c2, s2, gl)
         r3 = c3[0].get(s3 * 4 + gl) or row_of(c3, s3, gl)
-        gtab = GL[k]
-        gkey = (r0[0], r1[0], r2[0], r3[0], gl)
+        gkey = (((r0[0] << 14 | r1[0]) << 14 | r2[0]) << 14 | r3[0]) << 2 | gl
         groups = gtab[0].get(gkey)
         if groups is None:
-            groups = fit_of(gtab, gkey)
-        if not groups:
-            return None
+            groups = fit_of(gtab, gkey, r0[0], r1[0], r2[0], r3[0], gl)
+            if not groups:
+                return None
         l0, l1, l2, l3 = r0[1], r1[1], r2[1], r3[1]
         fin = k == hi
         k1 = k + 1
         mm = shared if k1 > from_k else local
         for choice in groups:
             g0, g1, g2, g3 = choice[0]
-            gn = choice[1]
-            gx = choice[2]
-            rest = gl - gn
+            rest = gl - choice[1]
             lb, lc, ld = l1[g1], l2[g2], l3[g3]
+            if not (lb and lc and ld):
+                continue
             for a in l0[g0]:
                 ea = a[2]
                 if ea > rest:
                     continue
+                na = choice[1] + a[3]
+                xa = choice[2] + a[4]
+                ka = (k1 << 12 | a[0]) << 12
                 for b in lb:
                     eab = ea + b[2]
                     if eab > rest:
                         continue
+                    nb = na + b[3]
+                    xb = xa + b[4]
+                    kb = (ka | b[0]) << 12
                     for c in lc:
                         eabc = eab + c[2]
                         if eabc > rest:
                             continue
+                        nc = nb + c[3]
+                        xc = xb + c[4]
+                        kc = (kb | c[0]) << 12
                         for d in ld:
                             if eabc + d[2] > rest:
                                 continue
-                            dn = gn + a[3] + b[3] + c[3] + d[3]
-                            x2 = x + dn + gx + a[4] + b[4] + c[4] + d[4]
+                            dn = nc + d[3]
+                            x2 = x + dn + xc + d[4]
                             if x2 > cap:
                                 x2 = cap
                             if fin:
@@ -1190,16 +1368,17 @@ def _search(
                                     return ((choice, a, b, c, d), None)
                                 continue
                             n2 = n + dn
-                            key = (k1, a[0], b[0], c[0], d[0], n2 * 4 + x2)
-                            r = mm.get(key, 0)
+                            # the state after the number, as one int (see _cs_id)
+                            key = (kc | d[0]) << 4
+                            code = n2 * 4 + x2
+                            r = mm.get(key | code, 0)
                             if r == 0:
                                 r = go(k1, a[0], b[0], c[0], d[0], n2, x2)
                                 if r is None:
-                                    base = key[:5]
-                                    for code in worse[key[5]]:
-                                        mm.setdefault((*base, code), None)
+                                    for worse_code in worse[code]:
+                                        mm.setdefault(key | worse_code, None)
                                 else:
-                                    mm[key] = r
+                                    mm[key | code] = r
                             if r is not None:
                                 return ((choice, a, b, c, d), r)
         return None
@@ -1207,6 +1386,125 @@ def _search(
     if start is not None:
         return go(*start)
     return go(lo, 0, 0, 0, 0, 0, 0)
+
+
+def _search_any(
+    view: _View,
+    cap: int,
+    need_x: int,
+    shared: dict,
+    unused: dict,
+    budget: int,
+    um: list,
+    last: int,
+) -> tuple | None:
+    """:func:`_search` for a way that also uses at least one of some optional
+    naturals (the faces not yet shown playable): ``um[k]`` has bit ``c`` set
+    when the natural of colour ``c`` at number index ``k`` is one of them, the
+    last such index ``last``. A state is the same plus whether the way has used
+    one yet. States that have are plain ones: they read and write ``shared``
+    (:func:`_search`'s memo of the same view, with no number changed); those
+    that have not keep their failures in ``unused``, which stay true for fewer
+    such faces (the caller's next search), and their ways in a memo of this
+    search only (a way found shows a face, which is then no longer one of
+    them)."""
+    lo, hi, jt = view.lo, view.hi, view.jt
+    if hi < lo or last < lo:
+        return None
+    CL, M = view.cl, view.m
+    left = budget
+    row_of = _cl_row
+    fit_of = _gl_fit
+    worse = _worse(jt, cap)
+    found_here: dict = {}
+
+    def go(k: int, s0: int, s1: int, s2: int, s3: int, n: int, x: int, used: bool):
+        nonlocal left
+        left -= 1
+        if left == 0:
+            raise _OutOfBudget
+        gl = jt - n
+        c0, c1, c2, c3, gtab = CL[k]
+        r0 = c0[0].get(s0 * 4 + gl) or row_of(c0, s0, gl)
+        r1 = c1[0].get(s1 * 4 + gl) or row_of(c1, s1, gl)
+        r2 = c2[0].get(s2 * 4 + gl) or row_of(c2, s2, gl)
+        r3 = c3[0].get(s3 * 4 + gl) or row_of(c3, s3, gl)
+        gkey = (((r0[0] << 14 | r1[0]) << 14 | r2[0]) << 14 | r3[0]) << 2 | gl
+        groups = gtab[0].get(gkey)
+        if groups is None:
+            groups = fit_of(gtab, gkey, r0[0], r1[0], r2[0], r3[0], gl)
+            if not groups:
+                return None
+        l0, l1, l2, l3 = r0[1], r1[1], r2[1], r3[1]
+        fin = k == hi
+        k1 = k + 1
+        u = 0 if used else um[k]
+        m0, m1, m2, m3 = M[k]
+        for choice in groups:
+            g0, g1, g2, g3 = choice[0]
+            rest = gl - choice[1]
+            lb, lc, ld = l1[g1], l2[g2], l3[g3]
+            if not (lb and lc and ld):
+                continue
+            for a in l0[g0]:
+                ea = a[2]
+                if ea > rest:
+                    continue
+                na = choice[1] + a[3]
+                xa = choice[2] + a[4]
+                ka = (k1 << 12 | a[0]) << 12
+                ua = used or (u & 1 and g0 + a[1] > m0)
+                for b in lb:
+                    eab = ea + b[2]
+                    if eab > rest:
+                        continue
+                    nb = na + b[3]
+                    xb = xa + b[4]
+                    kb = (ka | b[0]) << 12
+                    ub = ua or (u & 2 and g1 + b[1] > m1)
+                    for c in lc:
+                        eabc = eab + c[2]
+                        if eabc > rest:
+                            continue
+                        nc = nb + c[3]
+                        xc = xb + c[4]
+                        kc = (kb | c[0]) << 12
+                        uc = ub or (u & 4 and g2 + c[1] > m2)
+                        for d in ld:
+                            if eabc + d[2] > rest:
+                                continue
+                            ud = uc or (u & 8 and g3 + d[1] > m3)
+                            dn = nc + d[3]
+                            x2 = x + dn + xc + d[4]
+                            if x2 > cap:
+                                x2 = cap
+                            if fin:
+                                if ud and x2 >= need_x:
+                                    return ((choice, a, b, c, d), None)
+                                continue
+                            if not ud and k1 > last:
+                                continue  # none of the faces left to use
+                            n2 = n + dn
+                            key = (kc | d[0]) << 4
+                            code = n2 * 4 + x2
+                            memo = shared if ud else unused
+                            r = memo.get(key | code, 0)
+                            if r == 0 and not ud:
+                                r = found_here.get(key | code, 0)
+                            if r == 0:
+                                r = go(k1, a[0], b[0], c[0], d[0], n2, x2, ud)
+                                if r is None:
+                                    for worse_code in worse[code]:
+                                        memo.setdefault(key | worse_code, None)
+                                elif ud:
+                                    shared[key | code] = r
+                                else:
+                                    found_here[key | code] = r
+                            if r is not None:
+                                return ((choice, a, b, c, d), r)
+        return None
+
+    return go(lo, 0, 0, 0, 0, 0, 0, False)
 
 
 def _unlink(path: tuple | None) -> list:
@@ -1241,22 +1539,16 @@ class _Solver:
     ) -> None:
         self.jt, self.cap, self.order = jt, cap, order
         self.levels = levels
-        lo, hi = _natural_span(levels)
-        self.spans = [(lo, hi), (NUM_RANKS - 1 - hi, NUM_RANKS - 1 - lo)]
         # the position as read in each order (may be shared by solvers of one
         # position with the same order)
         self.views: list = [None, None] if views is None else views
         self.shared: list = [{}, {}] if shared is None else shared
+        self.unused: dict | None = None  # solve_any's memos of failures
 
     def view(self, d: int) -> _View:
         v = self.views[d]
         if v is None:
-            lo, hi = self.spans[d]
-            levels = self.levels if d == 0 else self.levels[::-1]
-            order = self.order
-            if not isinstance(order, int) and d == 1:
-                order = order[::-1]
-            v = self.views[d] = _View(levels, lo, hi, self.jt, order)
+            v = self.views[d] = _make_view(self.levels, d, self.jt, self.order)
         return v
 
     def solve(self, need_x: int, k_mod: int | None = None, c_mod: int = 0):
@@ -1289,6 +1581,55 @@ class _Solver:
                     continue
                 return None if path is None else (_unlink(path), d == 1, view.lo)
             budget *= 2
+
+    def solve_any(self, need_x: int, faces: Iterable[int], high: bool = False):
+        """:meth:`solve` for a way that uses at least one of the optional
+        naturals ``faces`` (one natural of each), searched from 13 down first
+        when ``high`` (the faces are then numbers past the middle)."""
+        if self.unused is None:
+            self.unused = {}
+        # failures of states that used none of the faces stay true for fewer
+        # faces: one memo for each set of faces and the sets that follow it
+        unused = self.unused.setdefault(high, [{}, {}])
+        order = (1, 0) if high else (0, 1)  # reach the faces early
+        if self.first:
+            order = order[::-1]
+        budget = _START_BUDGET
+        views: list = [None, None]
+        while True:
+            for d in order:
+                if views[d] is None:
+                    view = self.view(d)
+                    um = [0] * NUM_RANKS
+                    for f in faces:
+                        k = f % NUM_RANKS
+                        um[NUM_RANKS - 1 - k if d else k] |= 1 << (f // NUM_RANKS)
+                    last = max(k for k in range(NUM_RANKS) if um[k]) if any(um) else -1
+                    views[d] = (view, um, last)
+                view, um, last = views[d]
+                try:
+                    path = _search_any(
+                        view, self.cap, need_x, self.shared[d], unused[d], budget, um, last
+                    )
+                except _OutOfBudget:
+                    continue
+                return None if path is None else (_unlink(path), d == 1, view.lo)
+            budget *= 2
+
+
+def _make_view(levels: list[tuple], d: int, jt: int, order: int) -> _View:
+    """The position ``levels`` read upwards (``d`` 0) or from 13 down (1)."""
+    m = [lv[0] for lv in levels]
+    caps = [a if b == _NONE4 else tuple(map(_add, a, b)) for a, b in levels]
+    ks = [k for k in range(NUM_RANKS) if caps[k] != _NONE4]
+    lo, hi = (ks[0], ks[-1]) if ks else (0, -1)
+    if ks and max(map(max, caps)) > _MAX_COPIES:
+        raise ValueError(f"at most {_MAX_COPIES} copies of a tile in all")
+    if d:
+        m.reverse()
+        caps.reverse()
+        lo, hi = NUM_RANKS - 1 - hi, NUM_RANKS - 1 - lo
+    return _View(m, caps, lo, hi, jt, order)
 
 
 # ------------------------- skeleton DP: breadth-first reference passes (tests)

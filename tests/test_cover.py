@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from experiments.cover_speed import random_meld
+from experiments.cover_speed import random_meld, random_position
 from rummy_env import cover
 from rummy_env.cards import JOKER, parse_cards
 
@@ -45,9 +45,11 @@ def tiles_of(counts) -> list[int]:
     return [f for f in range(N) for _ in range(counts[f])]
 
 
+@cache
 def oracle_melds(total: tuple[int, ...]) -> dict[tuple[int, ...], int]:
     """Every valid meld formable from ``total`` (as a sorted tuple of faces) with
-    the best value it can have (jokers counted as what they stand for)."""
+    the best value it can have (jokers counted as what they stand for). Kept per
+    ``total``: a playable set asks the same total once per tile."""
     jokers = total[JOKER]
     melds: dict[tuple[int, ...], int] = {}
 
@@ -66,27 +68,36 @@ def oracle_melds(total: tuple[int, ...]) -> dict[tuple[int, ...], int]:
     for colour in range(4):
         for lo in range(1, 14):
             for hi in range(lo + 2, 14):
-                span = list(range(lo, hi + 1))
-                for j in range(0, jokers + 1):
-                    for wild in combinations(span, j):
-                        nat = [n for n in span if n not in wild]
+                span = range(lo, hi + 1)
+                # the numbers with no tile must be jokers; a joker may also stand
+                # where a tile is (a longer span only misses more: stop there)
+                missing = [n for n in span if not total[face(colour, n)]]
+                if len(missing) > jokers:
+                    break
+                present = [n for n in span if total[face(colour, n)]]
+                for j in range(len(missing), jokers + 1):
+                    for extra in combinations(present, j - len(missing)):
+                        nat = [n for n in present if n not in extra]
                         if len(nat) < 2 or j > len(nat):
                             continue
-                        if all(total[face(colour, n)] for n in nat):
-                            put([face(colour, n) for n in nat] + [JOKER] * j, sum(span))
+                        put([face(colour, n) for n in nat] + [JOKER] * j, sum(span))
     return melds
+
+
+@cache
+def _melds_by_face(total: tuple[int, ...]) -> dict[int, list[tuple[tuple[int, ...], int]]]:
+    by_face: dict[int, list[tuple[tuple[int, ...], int]]] = {}
+    for tiles, value in oracle_melds(total).items():
+        for f in set(tiles):
+            by_face.setdefault(f, []).append((tiles, value))
+    return by_face
 
 
 def oracle_best(mand, opt) -> int | None:
     """Brute force: the best exact cover of mand + some part of opt."""
     mand = tuple(mand)
     opt = tuple(opt)
-    total = tuple(a + b for a, b in zip(mand, opt))
-    melds = oracle_melds(total)
-    by_face: dict[int, list[tuple[tuple[int, ...], int]]] = {}
-    for tiles, value in melds.items():
-        for f in set(tiles):
-            by_face.setdefault(f, []).append((tiles, value))
+    by_face = _melds_by_face(tuple(a + b for a, b in zip(mand, opt)))
 
     @cache
     def go(m: tuple[int, ...], o: tuple[int, ...]) -> int | None:
@@ -374,6 +385,14 @@ def test_bad_input():
         cover.can_cover([0] * 52)
     with pytest.raises(ValueError):
         cover.can_cover(vec("JK JK"), vec("JK"))
+    many = [0] * N
+    many[face(0, 5)] = 14  # the search packs its states: at most 13 copies
+    with pytest.raises(ValueError):
+        cover.can_cover(many)
+    with pytest.raises(ValueError):
+        cover.playable(vec("5H 6H"), many)
+    many[face(0, 5)] = 13
+    assert cover.can_cover(many) == (oracle_best(many, [0] * N) is not None)
 
 
 def test_big_tables_are_quick():
@@ -639,15 +658,162 @@ def test_playable_after_along_a_turn(seed):
         mand, opt = list(table), rack
         now = cover.playable(mand, opt)
         assert now == cover._playable_bfs(mand, opt)
+        step = 0
         while now:
             t = rng.choice(sorted(now))
             mand[t] += 1
             opt[t] -= 1
-            now = cover.playable_after(mand, opt, t, now)
-            assert now == cover._playable_bfs(mand, opt)
-            assert cover.can_cover(mand) == cover._can_cover_bfs(mand)
+            want = cover._playable_bfs(mand, opt)
+            covers = cover._can_cover_bfs(mand)
+            step += 1
+            if step % 2:  # the two calls, or the one that answers both
+                now = cover.playable_after(mand, opt, t, now)
+                assert cover.can_cover(mand) == covers
+            else:
+                ok, now = cover.cover_and_playable(mand, opt, t, now)
+                assert ok == covers
+            assert now == want
 
 
 def test_playable_after_bad_input():
     with pytest.raises(ValueError):
         cover.playable_after(vec("5H 6H"), vec("7H"), parse_cards("7H")[0])
+    with pytest.raises(ValueError):
+        cover.cover_and_playable(vec("5H 6H"), vec("7H"), parse_cards("7H")[0])
+
+
+# ------------------------------------------ cover_and_playable: the turn's masks
+
+
+def oracle_covers(mand) -> bool:
+    return oracle_best(mand, [0] * N) is not None
+
+
+@settings(FAST, max_examples=150)
+@given(small_cases(max_tiles=9))
+def test_cover_and_playable_matches_the_oracle(case):
+    """cover_and_playable against the oracle: on a fresh position, with the
+    answer remembered (playable asked first), and after each playable tile is
+    played (from the ways found before, or with nothing remembered)."""
+    mand, opt = case
+    want = (oracle_covers(mand), oracle_playable(mand, opt))
+    cover._RESULTS.clear()
+    assert cover.cover_and_playable(mand, opt) == want
+    cover._RESULTS.clear()
+    cover.playable(mand, opt)
+    assert cover.cover_and_playable(mand, opt) == want
+    before = want[1]
+    for t in sorted(before):
+        m2, o2 = list(mand), list(opt)
+        m2[t] += 1
+        o2[t] -= 1
+        after = (oracle_covers(m2), oracle_playable(m2, o2))
+        cover._RESULTS.clear()
+        cover.playable(mand, opt)  # the ways found before are remembered
+        assert cover.cover_and_playable(m2, o2, t, before) == after
+        cover._RESULTS.clear()
+        assert cover.cover_and_playable(m2, o2, t) == after
+
+
+def test_cover_and_playable_answers_from_the_search(monkeypatch):
+    """Where the search for playable tiles tells whether the mandatory tiles
+    split (a way with no optional tile, no way at all, a way found before that
+    used only the tile played), no other search runs."""
+
+    def no_search(*_args):
+        raise AssertionError("can_cover searched")
+
+    cases = [  # (mandatory, optional, answer, answered by the search)
+        (vec("5H 6H 7H"), vec("9S KD"), (True, set()), True),  # valid, nothing to add
+        (vec("5H 6H"), vec("9S KD"), (False, set()), True),  # no way at all
+        (vec("5H 6H 7H JK"), vec("9S"), (True, set()), True),
+        (vec("5H 6H"), vec("JK 9S"), (False, {JOKER}), False),  # the way found needs the joker
+        (vec("5H 6H 7H"), vec("8H"), (True, {parse_cards("8H")[0]}), False),
+    ]
+    for mand, opt, want, by_search in cases:
+        cover._RESULTS.clear()
+        if by_search:
+            monkeypatch.setattr(cover, "_can_cover", no_search)
+        assert cover.cover_and_playable(mand, opt) == want
+        monkeypatch.undo()
+        assert (oracle_covers(mand), oracle_playable(mand, opt)) == want
+    # a way found before used 7H and nothing else: with 7H played the table splits
+    mand, opt = vec("5H 6H"), vec("7H 9S")
+    seven = parse_cards("7H")[0]
+    cover._RESULTS.clear()
+    before = cover.playable(mand, opt)
+    assert before == {seven}
+    m2, o2 = list(mand), list(opt)
+    m2[seven] += 1
+    o2[seven] -= 1
+    monkeypatch.setattr(cover, "_can_cover", no_search)
+    assert cover.cover_and_playable(m2, o2, seven, before) == (True, set())
+    # 9S just put down: no meld of the table's tiles holds it
+    mand, opt = vec("5H 6H 7H 9S"), vec("9H 9D")
+    cover._RESULTS.clear()
+    want = (False, set(parse_cards("9H 9D")))
+    assert cover.cover_and_playable(mand, opt, parse_cards("9S")[0]) == want
+    monkeypatch.undo()
+    assert (oracle_covers(mand), oracle_playable(mand, opt)) == want
+
+
+# ------------------------------------------ the search for a way with any of a set
+
+
+def _any_search_agrees(mand, opt, rng, playable_set) -> None:
+    """``_Solver.solve_any`` on random sets of optional naturals, in the order
+    ``_playable_search`` keeps (sets that only shrink for each ``high``, the two
+    interleaved): a way is found exactly when one of the set is playable, and
+    it uses one of them."""
+    levels, jm, jt = cover._levels(list(mand), list(opt))
+    cap = jm + 1 if opt[JOKER] else jm
+    solver = cover._Solver(levels, jt, cap, cover._MOST)
+    faces = [f for f in range(52) if opt[f]]
+    sets = {False: rng.sample(faces, rng.randint(1, len(faces))) if faces else []}
+    sets[True] = rng.sample(faces, rng.randint(1, len(faces))) if faces else []
+    for step in range(6):
+        high = bool(step % 2)
+        part = sets[high]
+        if not part:
+            continue
+        found = solver.solve_any(jm, part, high)
+        assert (found is not None) == any(f in playable_set for f in part), (mand, opt, part)
+        if found is not None:
+            path, rev, lo = found
+            used = set()
+            for f in part:
+                k, c = f % 13, f // 13
+                step_ = path[(12 - k if rev else k) - lo]
+                if step_[0][0][c] + step_[c + 1][1] > levels[k][0][c]:
+                    used.add(f)
+            assert used, (mand, opt, part)
+            sets[high] = [f for f in part if f not in used]
+        else:
+            sets[high] = []
+
+
+@settings(FAST, max_examples=200)
+@given(small_cases(max_tiles=9), st.randoms(use_true_random=False))
+def test_any_search_matches_the_oracle(case, rng):
+    mand, opt = case
+    _any_search_agrees(mand, opt, rng, oracle_playable(mand, opt))
+    with reversed_first():
+        _any_search_agrees(mand, opt, rng, oracle_playable(mand, opt))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_any_search_matches_the_full_pass(seed):
+    """The same on random tables of 10-20 tiles with a 14-tile rack (the
+    breadth-first pass as reference), and playable and playable_after there."""
+    rng = random.Random(500 + seed)
+    for size in (10, 14, 18, 22):
+        table, rack = random_position(rng, size)
+        want = cover._playable_bfs(table, rack)
+        for _ in range(3):
+            _any_search_agrees(table, rack, rng, want)
+        assert cover.playable(table, rack) == want
+        for t in sorted(want)[:2]:
+            m2, o2 = list(table), list(rack)
+            m2[t] += 1
+            o2[t] -= 1
+            assert cover.playable_after(m2, o2, t, want) == cover._playable_bfs(m2, o2)
