@@ -37,6 +37,7 @@ from rummy_env.melds import ACE_HIGH_POS, SUIT_SHIFT, run_face
 from rummy_env.moves import (
     ActionCodec,
     Buy,
+    Commit,
     Declare,
     Discard,
     DrawDiscard,
@@ -47,6 +48,7 @@ from rummy_env.moves import (
     LayOff,
     Meld,
     Pass,
+    PlayTile,
     SwapJoker,
 )
 from rummy_env.observation import View, read
@@ -147,6 +149,7 @@ read_observation = read
 DRAW_STOCK, DRAW_DISCARD, MELD, LAYOFF, SWAP, DISCARD, KNOCK, PASS, END_ROUND, OTHER = range(10)
 DECLARE, DROP = 10, 11  # Indian rummy
 BUY = 12  # contract rummy
+PLAY_TILE, COMMIT = 13, 14  # Rummikub
 
 
 class MoveTable:
@@ -204,6 +207,10 @@ class MoveTable:
             return (DROP, -1, None)
         if isinstance(m, Buy):
             return (BUY, -1, None)
+        if isinstance(m, PlayTile):
+            return (PLAY_TILE, parse_card(m.tile), None)
+        if isinstance(m, Commit):
+            return (COMMIT, -1, None)
         return (OTHER, -1, None)
 
 

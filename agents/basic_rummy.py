@@ -49,11 +49,13 @@ from collections import defaultdict
 import numpy as np
 
 from agents.base import (
+    COMMIT,
     DISCARD,
     DRAW_DISCARD,
     DRAW_STOCK,
     LAYOFF,
     MELD,
+    PLAY_TILE,
     SWAP,
     View,
     by_kind,
@@ -302,7 +304,9 @@ class BasicExpertAgent(GreedyAgent):
             a = legal[0]
         else:
             kinds = by_kind(self.moves, legal)
-            if v.phase in (Phase.DRAW, Phase.UPCARD):
+            if kinds.get(PLAY_TILE) or kinds.get(COMMIT):  # Rummikub: as greedy
+                a = self.tile_move(kinds)
+            elif v.phase in (Phase.DRAW, Phase.UPCARD):
                 a = self.expert_draw(v, kinds, legal)
             else:
                 a = self.expert_play(v, kinds, legal)

@@ -14,6 +14,9 @@ arrangement of the hand into sets and runs, :func:`rummy_env.melds.best_arrangem
   can, highest value first. Joker swaps are not used.
 * **Discard**: the card whose removal leaves the least deadwood; on ties the
   highest-valued card.
+* **Rummikub**: plays the largest commit it finds: a tile at a time, the highest number
+  first, while any tile is playable (the mask offers only tiles some commit can hold),
+  then commits; draws (or passes) when no tile is playable.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import (
+    COMMIT,
     DECLARE,
     DISCARD,
     DRAW_DISCARD,
@@ -30,6 +34,7 @@ from agents.base import (
     LAYOFF,
     MELD,
     PASS,
+    PLAY_TILE,
     Agent,
     View,
     by_kind,
@@ -87,11 +92,20 @@ class GreedyAgent(DeadwoodMixin, Agent):
         legal = legal_to_act(action_mask)
         if len(legal) == 1:
             return legal[0]
-        v = self.view(observation)
         kinds = by_kind(self.moves, legal)
+        if kinds.get(PLAY_TILE) or kinds.get(COMMIT):
+            return self.tile_move(kinds)
+        v = self.view(observation)
         if v.phase in (Phase.DRAW, Phase.UPCARD):
             return self.choose_draw(v, kinds, legal)
         return self.choose_play(v, kinds, legal)
+
+    def tile_move(self, kinds: dict[int, list[int]]) -> int:
+        """Rummikub: the highest playable tile, or commit when none is left."""
+        tiles = kinds.get(PLAY_TILE)
+        if tiles:
+            return max(tiles, key=lambda a: (self.values[self.moves[a][1]], a))
+        return kinds[COMMIT][0]
 
     # ---------------------------------------------------------------- draw
     def choose_draw(self, v: View, by_kind: dict[int, list[int]], legal: list[int]) -> int:

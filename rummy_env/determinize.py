@@ -90,6 +90,8 @@ def observed(
         + list(v["discard"])
         + [c for m in v["table"] for c in m["cards"]]
         + bottom
+        + v["table_tiles"]  # Rummikub: the table's tiles and this turn's played tiles
+        + v["played_tiles"]
     )
     for c in seen:
         left[parse_card(c)] -= 1
@@ -174,6 +176,13 @@ def observed(
             for q, out in enumerate(by_seat(v["dropped"]))
         ]
         template["cut"] = v["cut"]
+    if rules.scoring == "rummikub":  # (passes in a row are not observed: taken as 0)
+        template["table"] = (
+            [{"owner": None, "kind": None, "cards": list(v["table_tiles"])}]
+            if v["table_tiles"]
+            else []
+        )
+        template["played_tiles"] = list(v["played_tiles"])
     if rules.contract:
         template["buys"] = by_seat(v["buys"])
         template["asked"] = asked
@@ -245,7 +254,9 @@ def _dealt(
 def _fix_table(s: engine.GameState, template: dict[str, Any]) -> None:
     """``from_dict`` classifies a meld from its cards; where a run could also
     read as a set (only when a meld may hold fewer than two naturals), rebuild
-    it as the run the observation shows."""
+    it as the run the observation shows (Rummikub's table is one pool of tiles: nothing)."""
+    if s.rules.scoring == "rummikub":
+        return
     for i, m in enumerate(template["table"]):
         if (m["kind"] == "run") == s.table[i].is_run:
             continue

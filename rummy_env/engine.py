@@ -40,10 +40,19 @@ from difflib import get_close_matches
 from enum import IntEnum
 from functools import cache, lru_cache
 from itertools import compress
-from operator import mul
+from operator import add, mul
 from typing import Any, NamedTuple
 
-from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, card_str, deck_faces, parse_card
+from rummy_env import cover
+from rummy_env.cards import (
+    JOKER,
+    NUM_FACES,
+    NUM_NATURAL,
+    NUM_RANKS,
+    card_str,
+    deck_faces,
+    parse_card,
+)
 from rummy_env.melds import (
     ACE_HIGH_POS,
     SPREAD,
@@ -95,23 +104,27 @@ class Layout:
         self.DRAW_STOCK = 0
         self.DRAW_DISCARD = 1
         # DrawDiscard(depth): only the top, or (digging) any depth of the pile
-        self.max_depth = rules.num_cards if rules.discard_pickup == "any" else 1
+        tiles = rules.scoring == "rummikub"  # no discard pile: draw, play tiles, commit
+        self.max_depth = 0 if tiles else rules.num_cards if rules.discard_pickup == "any" else 1
         self.MELD = self.DRAW_DISCARD + self.max_depth
         self.LAYOFF = self.MELD + (cat.size if rules.meld_during_play else 0)
         self.SWAP = self.LAYOFF + self.max_melds * self.layoff_width
         self.DISCARD = self.SWAP + (self.max_melds * NUM_NATURAL if rules.wilds else 0)
-        self.KNOCK = self.DISCARD + self.discard_width
+        self.KNOCK = self.DISCARD + (0 if tiles else self.discard_width)
         # Knock(card) for each natural card, then Knock(None) (big gin)
         self.PASS = self.KNOCK + (NUM_NATURAL + 1 if rules.scoring == "gin" else 0)
         buying = rules.buy_limit > 0
         # Pass: gin's up-card refused, contract rummy's buy declined
-        self.END_ROUND = self.PASS + (1 if rules.upcard_offer or buying else 0)
+        self.END_ROUND = self.PASS + (1 if rules.upcard_offer or buying or tiles else 0)
         indian = rules.scoring == "indian"
         # Indian rummy: Declare(card) for each card, then Drop()
         self.DECLARE = self.END_ROUND + (1 if rules.empty_stock == "end_round" else 0)
         self.DROP = self.DECLARE + (self.discard_width if indian else 0)
         self.BUY = self.DROP + (1 if indian and any(rules.drop_penalties) else 0)
-        self.size = self.BUY + (1 if buying else 0)  # contract rummy: Buy()
+        self.PLAY_TILE = self.BUY + (1 if buying else 0)  # contract rummy: Buy()
+        # Rummikub: PlayTile(tile) for each face, then Commit()
+        self.COMMIT = self.PLAY_TILE + (NUM_FACES if tiles else 0)
+        self.size = self.COMMIT + (1 if tiles else 0)
 
 
 # ------------------------------------------------------------- table melds
@@ -399,6 +412,10 @@ class GameState:
         "drew",
         "buys",
         "asked",
+        "tiles",
+        "played_tiles",
+        "passes",
+        "last_tile",
     )
 
     def copy(self) -> GameState:
@@ -431,6 +448,8 @@ class GameState:
         c.turn_pure, c.credit, c.turns = self.turn_pure, self.credit[:], self.turns
         c.cut, c.dropped, c.drew = self.cut, self.dropped[:], self.drew[:]
         c.buys, c.asked = self.buys[:], self.asked
+        c.tiles, c.played_tiles, c.passes = self.tiles[:], self.played_tiles[:], self.passes
+        c.last_tile = self.last_tile
         return c
 
     # ------------------------------------------------------------ card moves
@@ -485,7 +504,13 @@ class GameState:
                     "cards": [card_str(f) for f in m.cards],
                 }
                 for m in self.table
-            ],
+            ]
+            # Rummikub: the table is one pool of tiles, no meld its own
+            + (
+                [{"owner": None, "kind": None, "cards": _card_strs(self.tiles)}]
+                if any(self.tiles)
+                else []
+            ),
             "current_player": self.current,
             "phase": self.phase.name.lower(),
             "dealer": self.dealer,
@@ -517,7 +542,14 @@ class GameState:
             "drew": list(self.drew),
             "buys": list(self.buys),
             "asked": None if self.asked < 0 else self.asked,
+            "played_tiles": _card_strs(self.played_tiles),
+            "passes": self.passes,
         }
+
+
+def _card_strs(counts: list[int]) -> list[str]:
+    """The cards of a count vector as text, copies repeated, in face order."""
+    return [card_str(f) for f, c in enumerate(counts) for _ in range(c)]
 
 
 def card_values(rules: RuleSet, wild_rank: int = -1) -> list[int]:
@@ -534,6 +566,8 @@ def _card_values(rules: RuleSet, wild_rank: int) -> tuple[int, ...]:
         r = f % NUM_RANKS
         if r == rules.fixed_wild_rank:  # a wild 2 costs what a joker does
             vals.append(rules.joker_penalty)
+        elif rules.scoring == "rummikub":  # a tile's number: 1-13
+            vals.append(r + 1)
         elif 1 <= r <= 8 and rules.low_card_penalty:  # a 2-9 (contract rummy: 5)
             vals.append(rules.low_card_penalty)
         else:
@@ -584,13 +618,17 @@ def _blank(rules: RuleSet) -> GameState:
     s.drew = [False] * n  # Indian rummy: whether the seat has drawn this round
     s.buys = [rules.buy_limit] * n  # contract rummy: buys left this deal
     s.asked = -1  # contract rummy: the seat asked whether it buys (Phase.BUY), or -1
+    s.tiles = [0] * NUM_FACES  # Rummikub: the table's tiles (counts per face)
+    s.played_tiles = [0] * NUM_FACES  # Rummikub: the tiles played this turn
+    s.passes = 0  # Rummikub: passes in a row since the last commit (the pool empty)
+    s.last_tile = -1  # Rummikub: the tile played last this turn (a hint for the search), or -1
     return s
 
 
 def _open_from_start(rules: RuleSet) -> bool:
     """Whether a player may lay off from the start of a round: not where he must first
     open (rummy51's count) or go down with his contract (contract rummy)."""
-    return not (rules.open_points or rules.contract)
+    return not (rules.open_points or rules.contract)  # (Rummikub: open_points, the initial meld)
 
 
 def deal_number(s: GameState) -> int:
@@ -638,6 +676,10 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
     s.credit = [0] * n
     s.buys = [rules.buy_limit] * n
     s.asked = -1
+    s.tiles = [0] * NUM_FACES
+    s.played_tiles = [0] * NUM_FACES
+    s.passes = 0
+    s.last_tile = -1
     s.turns = 0
     s.dropped = [-1] * n
     s.drew = [False] * n
@@ -796,6 +838,11 @@ def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> di
             )
         hands.append(cards)
     discard = _card_list(options.get("discard", []), "discard", none="; omit it for an empty pile")
+    if discard and rules.scoring == "rummikub":
+        raise ValueError(
+            f"discard={_short(options['discard'])} is not allowed in Rummikub (allowed: [] or "
+            "omitted: there is no discard pile)"
+        )
     left = _pack_counts(rules)
     used = [f for h in hands for f in h] + discard
     if options.get("stock") is not None:
@@ -1850,6 +1897,71 @@ def _apply_buy(s: GameState, q: int, a: int) -> bool:
     return _apply_draw(s, s.current, 0)
 
 
+# ------------------------------------------------------------------- Rummikub
+def _legal_tiles(s: GameState) -> list[int]:
+    """Rummikub's turn: before any tile is played, draw (or pass, the pool empty); a tile
+    of the rack is playable when some commit can hold it with the tiles played (D-18: the
+    exact-cover search of :mod:`rummy_env.cover`); commit when the tiles played can lie
+    down: with the table's (D-17), or alone and worth ``open_points`` (the initial meld,
+    D-19)."""
+    L = s.layout
+    p = s.current
+    hand = s.hands[p]
+    played = s.played_tiles
+    acts = []
+    started = any(played)
+    if not started:
+        acts.append(L.DRAW_STOCK if s.stock else L.PASS)
+    if s.opened[p]:
+        mand = list(map(add, s.tiles, played))
+        t = s.last_tile
+        # after a tile is played, what was playable before narrows (cover.playable_after);
+        # the one search also says whether the table may be left as it stands (Commit)
+        fits, ok = cover.cover_and_playable(mand, hand, t if t >= 0 and played[t] else None)
+        acts += [L.PLAY_TILE + f for f in sorted(ok)]
+        commit = started and fits
+    else:
+        need = s.rules.open_points
+        values = cover.playable_values(played, hand)
+        acts += [L.PLAY_TILE + f for f in sorted(values) if values[f] >= need]
+        commit = started and (cover.best_cover(played) or 0) >= need
+    if commit:
+        acts.append(L.COMMIT)
+    acts.sort()
+    return acts
+
+
+def _apply_tiles(s: GameState, p: int, a: int) -> bool:
+    L = s.layout
+    if a == L.DRAW_STOCK:
+        s._add(p, s.stock.pop())
+        s.passes = 0
+        return _end_turn(s, p)
+    if a == L.PASS:  # the pool is empty: the round ends when everyone passed in a row
+        s.passes += 1
+        if s.passes >= sum(s.active):  # ties go to the nearest to the player to play next
+            s.current = _next_active(s, p)
+            return _end_stuck_round(s, "all_passed")
+        return _end_turn(s, p)
+    if a < L.COMMIT:  # PlayTile
+        f = a - L.PLAY_TILE
+        s._remove(p, f)
+        s.played_tiles[f] += 1
+        s.last_tile = f
+        s.phase = _PLAY
+        return False
+    for f, c in enumerate(s.played_tiles):  # Commit
+        s.tiles[f] += c
+    s.played_tiles = [0] * NUM_FACES
+    s.last_tile = -1
+    s.opened[p] = True
+    s.turn_played = True
+    s.passes = 0
+    if s.nhand[p] == 0:
+        return _end_round(s, p, "went_out")
+    return _end_turn(s, p)
+
+
 def _apply_upcard(s: GameState, p: int, a: int) -> bool:
     """gin's up-card: take it (a draw) or pass (to the dealer, then the non-dealer draws
     from the stock)."""
@@ -1922,6 +2034,8 @@ def phase_table(rules: RuleSet) -> tuple[PhaseRules, ...]:
     if rules.scoring == "indian":
         draw = PhaseRules(_legal_indian_draw, _apply_indian_draw)
         play = PhaseRules(_legal_declare_play, _apply_declare_play)
+    elif rules.scoring == "rummikub":  # a turn: draw or pass, or play tiles and commit
+        draw = play = PhaseRules(_legal_tiles, _apply_tiles)
     else:
         draw = PhaseRules(_legal_draw, _apply_contract_draw if rules.buy_limit else _apply_draw)
         legal = _legal_play if rules.meld_during_play else _legal_knock_play
@@ -2042,9 +2156,9 @@ def _begin_draw(s: GameState) -> bool:
     """Rebuild an empty stock, or end the round when it cannot be (D-8).
 
     Returns True when the round ended."""
-    if s.stock:
-        return False
     rules = s.rules
+    if s.stock or rules.scoring == "rummikub":  # (Rummikub: an empty pool, players pass)
+        return False
     if rules.empty_stock == "end_round":
         return False  # the player digs or ends the round (EndRound)
     if s.rebuilds < rules.max_stock_rebuilds:
@@ -2135,7 +2249,20 @@ def _score_indian(s: GameState, winner: int | None, rummy: bool, vals: list[int]
     return scores, rewards
 
 
+def _score_rummikub(s: GameState, winner: int | None, rummy: bool, vals: list[int], points: int):
+    """Rummikub: each other player pays the winner his rack total less the winner's (the
+    winner's is 0 when he went out; a joker 30); zero-sum, the winner positive."""
+    n = s.rules.num_players
+    scores = [0] * n
+    for q in range(n):
+        if q != winner and s.active[q]:
+            scores[q] = vals[winner] - vals[q]
+    scores[winner] = -sum(scores)
+    return scores, list(scores)
+
+
 SCORING = {
+    "rummikub": _score_rummikub,
     "indian": _score_indian,
     "gin": _score_gin,
     "rummy500": _score_rummy500,
@@ -2186,9 +2313,20 @@ def _match_by_deals(s: GameState, winner: int | None, eliminated: list[int]) -> 
     return True
 
 
+def _match_by_rounds(s: GameState, winner: int | None, eliminated: list[int]) -> bool:
+    """Rummikub: one round per player (each starts one); the highest total wins."""
+    if s.round + 1 < s.rules.num_players:
+        return False
+    top = max(s.totals)
+    s.match_winner = winner if s.totals[winner] == top else s.totals.index(top)
+    return True
+
+
 def _match_end(rules: RuleSet):
     if rules.contract:
         return _match_by_deals
+    if rules.scoring == "rummikub":
+        return _match_by_rounds
     if rules.scoring in PENALTY_SCORING:
         return _match_by_elimination if rules.elimination else _match_by_penalty_limit
     return _match_by_target
@@ -2318,6 +2456,8 @@ STATE_KEYS = (
     "drew",
     "buys",
     "asked",
+    "played_tiles",
+    "passes",
 )
 _REQUIRED = STATE_KEYS[:7]
 _MELD_KEYS = ("owner", "kind", "cards")
@@ -2432,7 +2572,13 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
             s._add(p, c)
     s.stock = f.cards("stock", d["stock"])[::-1]
     s.discard = f.cards("discard", d["discard"])
-    s.table = _read_table(f, s)
+    if rules.scoring == "rummikub":
+        s.table = []
+        s.tiles = _read_tiles(f, n)
+        s.played_tiles = _counts(f.field("played_tiles", [], f.cards))
+        s.passes = f.integer("passes", d.get("passes", 0), 0, n - 1)
+    else:
+        s.table = _read_table(f, s)
     phases = [
         ph.name.lower()
         for ph in Phase
@@ -2489,6 +2635,37 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
     if check:
         _check_state(s)
     return s
+
+
+def _counts(faces: list[int]) -> list[int]:
+    out = [0] * NUM_FACES
+    for x in faces:
+        out[x] += 1
+    return out
+
+
+def _read_tiles(f: _Saved, n: int) -> list[int]:
+    """Rummikub: the table's tiles from saved state data ([] or one entry without owner)."""
+    table = f.d["table"]
+    shape = "[] or [{'owner': None, 'kind': None, 'cards': [...]}] (the table's tiles)"
+    if not isinstance(table, (list, tuple)) or len(table) > 1:
+        raise f.error("table", table, shape)
+    if not table:
+        return [0] * NUM_FACES
+    m = table[0]
+    if not isinstance(m, dict) or set(m) - set(_MELD_KEYS) or "cards" not in m:
+        raise f.error("table[0]", m, shape)
+    if m.get("owner") is not None or m.get("kind") is not None:
+        raise f.error("table[0]", m, "owner None and kind None: " + shape)
+    tiles = _counts(f.cards("table[0]['cards']", m["cards"]))
+    if not cover.can_cover(tiles):
+        raise f.error(
+            "table[0]['cards']",
+            m["cards"],
+            "tiles that split into valid melds (groups of 3-4 of one number in different "
+            "colours, runs of 3+ of one colour, 1 low only; D-3 for jokers)",
+        )
+    return tiles
 
 
 def _read_table(f: _Saved, s: GameState) -> list[TableMeld]:
@@ -2564,6 +2741,8 @@ def _check_state(s: GameState) -> None:
             held[c] += k
     for c in s.stock + s.discard + [c for m in s.table for c in m.cards]:
         held[c] += 1
+    for c in range(NUM_FACES):  # Rummikub: the table's tiles and this turn's played tiles
+        held[c] += s.tiles[c] + s.played_tiles[c]
     if held != pack:
         extra = [f"{card_str(c)} x{k - pack[c]}" for c, k in enumerate(held) if k > pack[c]]
         lack = [f"{card_str(c)} x{pack[c] - k}" for c, k in enumerate(held) if k < pack[c]]
@@ -2601,6 +2780,8 @@ def _check_state(s: GameState) -> None:
         fail("active", f"={s.active} has no active seat", "at least one active seat")
     if _open_from_start(rules) and not all(s.opened):
         fail("opened", f"={s.opened}", "all True: these rules have no opening (open_points=0)")
+    if rules.scoring == "rummikub":
+        _check_tiles(s, fail)
     if rules.contract:
         _check_contract(s, fail)
     elif s.asked >= 0:
@@ -2642,7 +2823,8 @@ def _check_state(s: GameState) -> None:
                 f"an active seat: {[q for q in range(n) if s.active[q]]}",
             )
     for p in range(n):
-        if s.active[p] and not s.nhand[p]:
+        # (Rummikub: the player to act may have played his whole rack, not yet committed)
+        if s.active[p] and not s.nhand[p] and not (p == s.current and any(s.played_tiles)):
             fail(
                 f"hands[{p}]",
                 "is empty while the round is in play",
@@ -2688,7 +2870,12 @@ def _check_state(s: GameState) -> None:
                     f"is set in phase {phase!r}",
                     "None, False or 0 outside phase 'play': it is reset at the end of each turn",
                 )
-        if s.phase == Phase.DRAW and not s.stock and rules.empty_stock == "rebuild":
+        if (
+            s.phase == Phase.DRAW
+            and not s.stock
+            and rules.empty_stock == "rebuild"
+            and rules.scoring != "rummikub"  # (an empty pool: players pass)
+        ):
             fail(
                 "stock",
                 "is empty in phase 'draw'",
@@ -2735,6 +2922,21 @@ def _check_state(s: GameState) -> None:
             )
     elif s.turn_value and _open_from_start(rules):
         fail("turn_value", f"={s.turn_value}", "0: these rules have no opening (open_points=0)")
+
+
+def _check_tiles(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """Rummikub: no discard pile; tiles played only in phase 'play', by the player to act
+    (phase 'draw' before his first); passes only with an empty pool."""
+    if s.discard:
+        fail("discard", f"={_card_strs(_counts(s.discard))}", "[]: Rummikub has no discard pile")
+    if s.phase in (Phase.DRAW, Phase.PLAY) and (s.phase == Phase.PLAY) != any(s.played_tiles):
+        fail(
+            "played_tiles",
+            f"={_card_strs(s.played_tiles)} in phase {s.phase.name.lower()!r}",
+            "tiles exactly in phase 'play' (phase 'draw' before the turn's first tile)",
+        )
+    if s.passes and s.stock:
+        fail("passes", f"={s.passes} with a pool of {len(s.stock)}", "0 while the pool has tiles")
 
 
 def _check_contract(s: GameState, fail: Callable[[str, str, str], None]) -> None:

@@ -5,9 +5,9 @@
 | Actions            | Discrete                                                         |
 | Parallel API       | No                                                               |
 | Manual Control     | No                                                               |
-| Agents             | `['player_0', 'player_1', ...]`: 2-6 basic/deuces/indian, 2-8 rummy500/persian/contract, 2-4 rummy51, 2 gin |
-| Action Shape       | Discrete(n), n per rule set (basic 2p: 1267, gin: 108, indian: 109, contract: 4950) |
-| Observation Shape  | (size,) per rule set (basic 2p: 3961, gin: 2992, indian 2p: 5924, contract 3p: 7956) |
+| Agents             | `['player_0', 'player_1', ...]`: 2-6 basic/deuces/indian, 2-8 rummy500/persian/contract, 2-4 rummy51/rummikub, 2 gin |
+| Action Shape       | Discrete(n), n per rule set (basic 2p: 1267, gin: 108, indian: 109, contract: 4950, rummikub: 56) |
+| Observation Shape  | (size,) per rule set (basic 2p: 3961, gin: 2992, indian 2p: 5924, contract 3p: 7956, rummikub 2p: 342) |
 | Observation Values | counts, one-hots and scores in -10^4..10^4 (float32, clipped)    |
 
 The rummy family (docs/rules.md) on one rules engine configured by a frozen
@@ -37,14 +37,15 @@ layout of the vector is the table in `rummy_env.observation` (what the player
 knows at a real table: own hand, the discard pile in order, every meld with its
 owner, cards known to be in opponents' hands, sizes, phase, scores; in Indian
 rummy the cut card, the round's wild rank, who dropped and who has drawn; in contract
-rummy the deal and each seat's buys left).
+rummy the deal and each seat's buys left; in Rummikub the table's tiles and this turn's
+played tiles).
 `rummy_env.observation.decode(obs, rules)` turns it back into a readable dict.
 
 ### Action Space
 
 One flat `Discrete(n)`; blocks for draw, meld, lay-off, swap and discard, and the
 variants' own moves (knock, pass, end round; Indian rummy's declare and drop; contract
-rummy's buy) (table
+rummy's buy; Rummikub's play tile and commit) (table
 in `rummy_env.moves`). `env.unwrapped.encode(move)` / `decode(action)` convert
 to and from readable `Move`s; the mask marks exactly the moves `step` accepts.
 
@@ -61,7 +62,9 @@ higher is better, by the rule set's `scoring`:
   undercut and big-gin bonuses), the same negated to the other (zero-sum);
 * `indian`: each loser minus his count (cards outside his best melds when he can
   show two runs, one pure, else all; at most 80) or his drop penalty, the winner
-  the sum (zero-sum).
+  the sum (zero-sum);
+* `rummikub`: each other player minus his rack total less the winner's (a joker 30), the
+  winner the sum (zero-sum).
 
 All other steps give 0. `infos[agent]` then holds `round` (a 0-based index;
 the rendered text counts from 1), `round_scores`, `totals` (penalties in
@@ -81,7 +84,7 @@ by the project). `env.unwrapped.render_view` picks whose view it draws: None
 ### Version History
 
 * v0: the rummy family of docs/rules.md (basic, deuces, rummy500, persian, rummy51, gin,
-  indian, contract).
+  indian, contract, rummikub).
 """
 
 from __future__ import annotations

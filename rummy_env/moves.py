@@ -176,6 +176,27 @@ class Drop:
 
 
 @dataclass(frozen=True)
+class PlayTile:
+    """Rummikub: put one more tile of the rack into this turn's play (``"7H"``, ``"JK"``)."""
+
+    tile: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tile", _norm(self.tile))
+
+    def __str__(self) -> str:
+        return f"play {self.tile}"
+
+
+@dataclass(frozen=True)
+class Commit:
+    """Rummikub: end the turn with the tiles played (the table re-splits into melds)."""
+
+    def __str__(self) -> str:
+        return "commit"
+
+
+@dataclass(frozen=True)
 class Buy:
     """Contract rummy, out of turn: take the discard top and a penalty card from the stock
     (``Pass()`` declines)."""
@@ -197,6 +218,8 @@ Move = (
     | Declare
     | Drop
     | Buy
+    | PlayTile
+    | Commit
 )
 
 
@@ -221,7 +244,7 @@ class ActionCodec:
         L = self.layout
         if isinstance(move, DrawStock):
             return L.DRAW_STOCK
-        if isinstance(move, DrawDiscard):
+        if isinstance(move, DrawDiscard) and L.max_depth:
             if not 0 <= move.depth < L.max_depth:
                 allowed = (
                     "only the top discard (depth 0)"
@@ -272,7 +295,7 @@ class ActionCodec:
                     raise ValueError(f"{move}: this rule set has no jokers")
                 k = NUM_NATURAL + (1 if move.end == "high" else 0)
             return L.LAYOFF + move.meld * L.layoff_width + k
-        if isinstance(move, Discard):
+        if isinstance(move, Discard) and L.KNOCK > L.DISCARD:
             f = parse_card(move.card)
             if f >= L.discard_width:
                 raise ValueError(f"{move}: this rule set has no jokers")
@@ -295,14 +318,19 @@ class ActionCodec:
             return L.DECLARE + f
         if isinstance(move, Drop) and L.BUY > L.DROP:
             return L.DROP
-        if isinstance(move, Buy) and L.size > L.BUY:
+        if isinstance(move, Buy) and L.PLAY_TILE > L.BUY:
             return L.BUY
-        allowed = ["DrawStock", "DrawDiscard"]
+        if isinstance(move, PlayTile) and L.COMMIT > L.PLAY_TILE:
+            return L.PLAY_TILE + parse_card(move.tile)
+        if isinstance(move, Commit) and L.size > L.COMMIT:
+            return L.COMMIT
+        allowed = ["DrawStock"] + (["DrawDiscard"] if L.max_depth else [])
         if L.LAYOFF > L.MELD:
             allowed += ["Meld", "LayOff"]
         if L.DISCARD > L.SWAP:
             allowed.append("SwapJoker")
-        allowed.append("Discard")
+        if L.KNOCK > L.DISCARD:
+            allowed.append("Discard")
         if L.PASS > L.KNOCK:
             allowed.append("Knock")
         if L.END_ROUND > L.PASS:
@@ -313,8 +341,10 @@ class ActionCodec:
             allowed.append("Declare")
         if L.BUY > L.DROP:
             allowed.append("Drop")
-        if L.size > L.BUY:
+        if L.PLAY_TILE > L.BUY:
             allowed.append("Buy")
+        if L.size > L.COMMIT:
+            allowed += ["PlayTile", "Commit"]
         raise ValueError(
             f"{move!r}: not a move of {self.rules.name!r} (allowed: {', '.join(allowed)})"
         )
@@ -376,4 +406,8 @@ class ActionCodec:
             return Declare(card_str(a - L.DECLARE))
         if a < L.BUY:
             return Drop()
-        return Buy()
+        if a < L.PLAY_TILE:
+            return Buy()
+        if a < L.COMMIT:
+            return PlayTile(card_str(a - L.PLAY_TILE))
+        return Commit()

@@ -6,7 +6,7 @@ knows at a real table and nothing more. Seats in it are *relative*: offset 0 is
 indexed as in :mod:`rummy_env.cards` (``suit * 13 + rank``; 52 = joker).
 
 With ``P`` players, ``F = 53`` faces, ``D = rules.num_cards`` (longest
-possible discard pile), ``M = rules.max_melds`` table slots, ``I`` = 1 in
+possible discard pile; 0 in Rummikub), ``M = rules.max_melds`` table slots, ``I`` = 1 in
 Indian rummy (``scoring="indian"``), else 0, and ``C`` = 1 in contract rummy, else 0,
 the slices, in order:
 
@@ -38,6 +38,8 @@ the slices, in order:
 | `deal`        | C x 7         | contract rummy: one-hot, the deal played (1-7), which sets its contract |
 | `buys`        | C x P         | contract rummy: buys each player has left this deal               |
 | `turn`        | C x P         | contract rummy: one-hot, whose turn it is (during a buy question the drawer, while `to_act` is the asked seat) |
+| `table_tiles` | R x F         | Rummikub (R = 1, else 0): count of each tile on the table (one pool, D-17) |
+| `played_tiles`| R x F         | Rummikub: count of each tile played this turn, not yet committed    |
 
 The unbounded numbers (`totals`, `credit`, `turn_value`, `knock_limit`,
 `rebuilds`) are clipped to `-OBS_BOUND..OBS_BOUND` (10^4), the bounds of the
@@ -85,7 +87,8 @@ class ObsLayout:
     def __init__(self, rules: RuleSet):
         P = rules.num_players
         self.P = P
-        self.D = rules.num_cards
+        self.rummikub = rules.scoring == "rummikub"
+        self.D = 0 if self.rummikub else rules.num_cards  # (Rummikub: no discard pile)
         self.M = rules.max_melds
         # wild_deuces: 4 more columns per slot, the wild 2s in the meld by suit
         self.wild2 = 4 if rules.wild_deuces else 0
@@ -125,6 +128,9 @@ class ObsLayout:
             ("deal", con * 7),
             ("buys", con * P),
             ("turn", con * P),
+            # Rummikub: the table's tiles and this turn's played tiles
+            ("table_tiles", (1 if self.rummikub else 0) * F),
+            ("played_tiles", (1 if self.rummikub else 0) * F),
         ]
         self.slices: dict[str, slice] = {}
         off = 0
@@ -226,6 +232,13 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
         for off in range(P):
             o[layout.BUYS + off] = buys[(player + off) % P]
         o[layout.TURN + (state.current - player) % P] = 1.0
+    if layout.rummikub:
+        for base, counts in (
+            (layout.TABLE_TILES, state.tiles),
+            (layout.PLAYED_TILES, state.played_tiles),
+        ):
+            for f in compress(_FACES, counts):
+                o[base + f] = counts[f]
     if layout.indian:
         if state.cut >= 0:
             o[layout.CUT + state.cut] = 1.0
@@ -336,6 +349,8 @@ class View:
     deal: int = 0  # contract rummy: the deal played (1-7: its contract), else 0
     buys: list[int] | None = None  # contract rummy: per offset, buys left this deal
     turn: int = -1  # contract rummy: offset of the seat whose turn it is (the drawer in a buy)
+    table_tiles: list[int] | None = None  # Rummikub: the table's tiles, counts per face
+    played_tiles: list[int] | None = None  # Rummikub: the tiles played this turn
 
     @property
     def hand_cards(self) -> list[int]:
@@ -431,6 +446,8 @@ def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
         deal=one_hot("deal") + 1 if L.contract else 0,
         buys=counts("buys", P) if L.contract else None,
         turn=one_hot("turn") if L.contract else -1,
+        table_tiles=counts("table_tiles", F) if L.rummikub else None,
+        played_tiles=counts("played_tiles", F) if L.rummikub else None,
     )
 
 
@@ -491,8 +508,8 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
     ``played``, ``active``, ``totals``, ``dealer``, ``rebuilds``, ``knock_limit``,
     ``must_use``, ``opened``, ``turn_value``, ``credit`` and, in Indian rummy, ``cut``,
     ``wild_rank`` (a rank letter), ``dropped`` and ``drew``, in contract rummy ``deal``,
-    ``buys`` and ``turn`` (empty lists, 0, -1 or None, where the rule set's layout has no
-    such slice).
+    ``buys`` and ``turn``, in Rummikub ``table_tiles`` and ``played_tiles`` (empty lists, 0,
+    -1 or None, where the rule set's layout has no such slice).
     """
     v = read(obs, rules)
 
@@ -536,4 +553,6 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
         "deal": v.deal,
         "buys": v.buys if v.buys is not None else [],
         "turn": v.turn,
+        "table_tiles": cards(v.table_tiles) if v.table_tiles is not None else [],
+        "played_tiles": cards(v.played_tiles) if v.played_tiles is not None else [],
     }

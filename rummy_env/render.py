@@ -6,6 +6,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from rummy_env import cover
 from rummy_env.cards import card_str
 from rummy_env.engine import PENALTY_SCORING, GameState, Phase, acting_seat, deal_number
 from rummy_env.rules import CONTRACTS, RuleSet
@@ -29,10 +30,16 @@ REASONS = {
     "undercut": "undercut the knocker",
     "declared": "declared (every other card in melds, two runs, one pure)",
     "dropped": "every other player dropped out",
+    "all_passed": "the pool was empty and every player passed in a row",
 }
 
 #: what ``round_scores`` and the rewards mean, per ``RuleSet.scoring``: (the scores' name, meaning)
 SCORE_MEANING = {
+    "rummikub": (
+        "points",
+        "each other player pays the winner his rack total (a joker 30) less the "
+        "winner's, zero-sum; higher is better",
+    ),
     "standard": (
         "penalties",
         "the value of the cards left in each hand, the winner 0, added to the "
@@ -152,7 +159,7 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     if state.must_use >= 0 and playing:
         lines.append(f"must use at once (next meld or lay-off): {card_str(state.must_use)}")
     rules = state.rules
-    if rules.open_points:
+    if rules.open_points and rules.scoring != "rummikub":
         opened = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
         lines.append(
             f"opened: {opened}"
@@ -182,7 +189,17 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     if state.cut >= 0:
         rank = "A23456789TJQK"[state.wild_faces[0]]
         lines.append(f"cut card: {card_str(state.cut)} · wild rank this round: {rank}")
-    lines.append("table:" if state.table else "table: no melds")
+    if rules.scoring == "rummikub":  # the table is one pool of tiles: one valid split of it
+        melds = cover.split(state.tiles) or []
+        lines.append("table (one way to split it):" if melds else "table: no tiles")
+        lines += [f"  {' '.join(card_str(f) for f in m)}" for m in melds]
+        played = [card_str(f) for f, c in enumerate(state.played_tiles) for _ in range(c)]
+        if played:
+            lines.append(f"played this turn: {' '.join(played)}")
+        opened = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
+        lines.append(f"initial meld made: {opened} · pool: {plural(len(state.stock), 'tile')}")
+    if rules.scoring != "rummikub":
+        lines.append("table:" if state.table else "table: no melds")
     for i, m in enumerate(state.table):
         kind = "run" if m.is_run else "set"
         lines.append(

@@ -125,6 +125,24 @@ _PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
         },
         (2, 8),
     ),
+    "rummikub": (
+        "Rummikub, RULES.md 4 rummikub: 2-4 players, 106 tiles (two decks with a joker each), "
+        "14 each, the table one pool of tiles any turn may rearrange, an initial meld of 30",
+        {
+            "decks": 2,
+            "jokers": 1,
+            "hand_size": 14,
+            "ace": "low",
+            "ace_penalty": 1,
+            "joker_penalty": 30,
+            "scoring": "rummikub",
+            "meld_during_play": False,
+            "upcard": False,
+            "open_points": 30,
+            "joker_swap": False,
+        },
+        (2, 4),
+    ),
     "gin": (
         "Gin Rummy, RULES.md 4 gin: 2 players, knock at 10, gin 25, undercut 25, match to 100",
         {
@@ -160,7 +178,7 @@ PRESETS: dict[str, str] = {name: desc for name, (desc, _, _) in _PRESETS.items()
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "ace": ("low", "low_or_high"),
-    "scoring": ("standard", "winner_takes_all", "gin", "rummy500", "indian"),
+    "scoring": ("standard", "winner_takes_all", "gin", "rummy500", "indian", "rummikub"),
     "wild_rank": ("none", "cut"),
     "discard_pickup": ("top", "any"),
     "discard_pickup_must_meld": ("never", "always", "below_top"),
@@ -483,7 +501,29 @@ class RuleSet:
             raise ValueError(
                 f"upcard_offer=True is not allowed with {n} players (allowed: 2 players)"
             )
-        if not self.meld_during_play and self.scoring not in ("gin", "indian"):
+        if (self.name == "rummikub") != (self.scoring == "rummikub"):
+            raise ValueError(
+                f"scoring={self.scoring!r} is not allowed with {self.name!r} (allowed: "
+                "scoring='rummikub' exactly for the 'rummikub' preset, whose table is one pool "
+                "of tiles)"
+            )
+        if self.scoring == "rummikub":
+            fixed = {
+                "decks": 2,
+                "jokers": 1,
+                "ace": "low",
+                "upcard": False,
+                "meld_during_play": False,
+                "wild_deuces": False,
+            }
+            clash = [f"{k}={getattr(self, k)!r}" for k, v in fixed.items() if getattr(self, k) != v]
+            if clash:
+                raise ValueError(
+                    f"{', '.join(clash)} is not allowed with scoring='rummikub' (allowed: "
+                    + ", ".join(f"{k}={v!r}" for k, v in fixed.items())
+                    + ": 106 tiles, two jokers, 1 low, no discard pile)"
+                )
+        if not self.meld_during_play and self.scoring not in ("gin", "indian", "rummikub"):
             raise ValueError(
                 f"meld_during_play=False is not allowed with scoring={self.scoring!r}: nobody could "
                 "ever meld or go out (allowed: meld_during_play=False only with scoring='gin', "

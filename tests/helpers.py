@@ -40,6 +40,7 @@ def places(d: dict[str, Any]) -> Counter:
     c.update(d["discard"])
     for m in d["table"]:
         c.update(m["cards"])
+    c.update(d.get("played_tiles", ()))  # (Rummikub: tiles played this turn)
     return c
 
 

@@ -229,7 +229,9 @@ def _cards_of(s: engine.GameState) -> Counter:
     c.update(s.discard)
     for m in s.table:
         c.update(m.cards)
-    return c
+    for f in range(53):  # Rummikub: the table's tiles and the tiles played this turn
+        c[f] += s.tiles[f] + s.played_tiles[f]
+    return +c
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)

@@ -664,11 +664,12 @@ def test_observation_slices_follow_docs_table(kw):
     symbols = {
         "P": rules.num_players,
         "F": 53,
-        "D": rules.num_cards,
+        "D": 0 if rules.scoring == "rummikub" else rules.num_cards,
         "M": rules.num_cards // 3,
         "W": 4 if rules.wild_deuces else 0,
         "I": 1 if rules.scoring == "indian" else 0,
         "C": 1 if rules.contract else 0,
+        "R": 1 if rules.scoring == "rummikub" else 0,
     }
     documented = [
         (name, eval(size.replace("x", "*"), {}, dict(symbols)))  # noqa: S307

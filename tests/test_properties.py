@@ -27,9 +27,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import rummy_env
-from rummy_env import engine
+from rummy_env import cover, engine
+from rummy_env.cards import card_str
 from rummy_env.moves import (
     Buy,
+    Commit,
     Declare,
     Discard,
     DrawDiscard,
@@ -38,6 +40,7 @@ from rummy_env.moves import (
     LayOff,
     Meld,
     Pass,
+    PlayTile,
     SwapJoker,
 )
 from rummy_env.rules import CONTRACTS
@@ -49,6 +52,12 @@ from tests.helpers import (
     places,
 )
 from tests.test_indian import brute_count, brute_show, wild_of
+
+
+def vec(tiles: Counter) -> list[int]:
+    """Rummikub: a multiset of tiles as counts per face (cover's vectors)."""
+    return [tiles[card_str(f)] for f in range(53)]
+
 
 # (id, overrides): every option value with several player counts. The match
 # configurations play whole matches (several rounds, eliminations in standard
@@ -99,6 +108,11 @@ CONFIGS = [
     ("contract-3p-deal7", dict(preset="contract", num_players=3, contract_deal=7)),
     ("contract-5p-deal2", dict(preset="contract", num_players=5, contract_deal=2)),
     ("contract-2p-match", dict(preset="contract", num_players=2, contract_deal=5, match=True)),
+    # Rummikub: the table one pool of tiles; 2-4 players, and a match (a round per player)
+    ("rummikub-2p", dict(preset="rummikub", num_players=2)),
+    ("rummikub-3p", dict(preset="rummikub", num_players=3)),
+    ("rummikub-4p", dict(preset="rummikub", num_players=4)),
+    ("rummikub-2p-match", dict(preset="rummikub", num_players=2, match=True)),
 ]
 CONFIG_IDS = [c[0] for c in CONFIGS]
 CONFIG_KW = [c[1] for c in CONFIGS]
@@ -158,6 +172,8 @@ def card_value(card: str, rules: rummy_env.RuleSet) -> int:
     r = card[0]
     if r == "A":
         return rules.ace_penalty
+    if rules.scoring == "rummikub":  # a tile's number
+        return "A23456789TJQK".index(r) + 1
     if r in "TJQK":
         return 10
     return rules.low_card_penalty or int(r)  # (contract rummy: a 2-9 counts 5)
@@ -273,6 +289,9 @@ class Oracle:
         self.declares: list[tuple[int, str]] = []  # Indian rummy
         self.drops: list[int] = []
         self.buy_question: set[int] = set()
+        self.passes: list[int] = []  # (Pass: also Rummikub's, the pool empty)
+        self.tiles: list[tuple[int, str]] = []  # Rummikub: PlayTile
+        self.commit = -1
         self.layoffs: dict[int, list] = {}
         self.swaps: dict[int, list] = {}
         for a in range(env.codec.num_actions):
@@ -295,6 +314,11 @@ class Oracle:
                 self.drops.append(a)
             elif isinstance(m, (Buy, Pass)):
                 self.buy_question.add(a)
+                self.passes.append(a)
+            elif isinstance(m, PlayTile):
+                self.tiles.append((a, m.tile))
+            elif isinstance(m, Commit):
+                self.commit = a
             else:
                 raise AssertionError(f"unexpected move {m!r} in basic")
 
@@ -369,6 +393,8 @@ class Oracle:
         hand = Counter(d["hands"][p])
         n = len(d["hands"][p])
         out: set[int] = set()
+        if self.rules.scoring == "rummikub":
+            return self.tile_moves(d, hand)
         if d["phase"] == "draw":
             for a, m in self.draws:
                 if isinstance(m, DrawStock):
@@ -448,6 +474,41 @@ class Oracle:
                     and leaves_a_move(hand - Counter([card]) + Counter([taken]))
                 ):
                     out.add(a)
+        return out
+
+    def tile_moves(self, d: dict[str, Any], rack: Counter) -> set[int]:
+        """Rummikub (RULES.md 4 rummikub): draw or pass before any tile is played; a tile
+        when some commit holds it and the tiles played (D-18); commit when something is
+        played and the table's tiles with the played ones split into melds (D-17), or before
+        the initial meld the played tiles alone, worth 30 (D-19). The cover questions are
+        rummy_env.cover's, itself checked against a brute force in tests/test_cover.py."""
+        played = Counter(d["played_tiles"])
+        out: set[int] = set()
+        if not played:
+            if d["stock"]:
+                out.add(self.draws[0][0])
+            else:
+                out.add(self.passes[0])
+        table = Counter(c for m in d["table"] for c in m["cards"])
+        opened = d["opened"][d["current_player"]]
+        base = played + table if opened else played
+        for a, tile in self.tiles:
+            if not rack[tile]:
+                continue
+            mand, opt = vec(base + Counter([tile])), vec(rack - Counter([tile]))
+            if opened:
+                ok = cover.can_cover(mand, opt)
+            else:
+                ok = (cover.best_cover(mand, opt) or 0) >= self.rules.open_points
+            if ok:
+                out.add(a)
+        if played:
+            if opened:
+                ok = cover.can_cover(vec(base))
+            else:
+                ok = (cover.best_cover(vec(base)) or 0) >= self.rules.open_points
+            if ok:
+                out.add(self.commit)
         return out
 
     def contract_done(self, rest, need, forb, last7, table, laid) -> bool:
@@ -782,7 +843,8 @@ def test_returns(kw, seed):
         rewards = res["rewards"]
         winner = res["winner"]
         assert res["round"] == before["round"]
-        assert res["reason"] in ("went_out", "stock_exhausted", "turn_limit", "declared", "dropped")
+        reasons = ("went_out", "stock_exhausted", "turn_limit", "declared", "dropped", "all_passed")
+        assert res["reason"] in reasons
         assert 0 <= winner < n and before["active"][winner]
         for a in env.agents:
             assert env.rewards[a] == rewards[env.agent_name_mapping[a]]
@@ -796,7 +858,15 @@ def test_returns(kw, seed):
         assert res["rummy"] == rummy
         # the players other than the one who acted hold what they held before
         others = [q for q in range(n) if q not in (actor, winner) and before["active"][q]]
-        if rules.scoring == "indian":  # D-15: each loser pays his count or drop, zero-sum
+        if rules.scoring == "rummikub":  # zero-sum: each other pays his rack less the winner's
+            assert sum(rewards) == 0 and rewards == res["round_scores"], rewards
+            end = [hand_value(h, rules) for h in env.state.to_dict()["hands"]]
+            if not rules.match or res["match_over"]:
+                assert end[winner] == min(end)
+                for q in range(n):
+                    if q != winner:
+                        assert rewards[q] == end[winner] - end[q]
+        elif rules.scoring == "indian":  # D-15: each loser pays his count or drop, zero-sum
             assert sum(rewards) == 0 and res["round_scores"][winner] == 0, rewards
             wild = wild_of(before["cut"])
             for q in others:

@@ -119,6 +119,7 @@ def md_table(path: Path, first: str, has: str = "") -> list[list[str]]:
         ("deuces", 3, {}),
         ("indian", 4, {}),
         ("contract", 5, {}),
+        ("rummikub", 3, {}),
     ],
 )
 def test_observation_tables_match_the_layout(path, preset, n, kw):
@@ -126,11 +127,12 @@ def test_observation_tables_match_the_layout(path, preset, n, kw):
     symbols = {
         "P": rules.num_players,
         "F": 53,
-        "D": rules.num_cards,
+        "D": 0 if rules.scoring == "rummikub" else rules.num_cards,
         "M": rules.max_melds,
         "W": 4 if rules.wild_deuces else 0,
         "I": 1 if rules.scoring == "indian" else 0,
         "C": 1 if rules.contract else 0,
+        "R": 1 if rules.scoring == "rummikub" else 0,
     }
     rows = md_table(path, "slice")[1:]
     documented = [
