@@ -1734,8 +1734,15 @@ def _declarable(s: GameState, p: int, faces: list[int]) -> list[int]:
         return []
     hand = s.hands[p]
     wf = s.wild_faces
-    lonely = _lonely(s, p, hand[JOKER] + sum([hand[f] for f in wf]))
+    wilds = hand[JOKER] + sum([hand[f] for f in wf])
+    lonely = _lonely(s, p, wilds)
     if len(lonely) > 1:
+        return []
+    # A natural in no meld of naturals alone needs a meld with a wild card; one with w wild
+    # cards holds at most 4w of them (a set with a wild card 2 naturals, a run w + 1 blocks
+    # of at most 2 between its wild cards): beyond 4 per wild card, no show (the discard
+    # may be one of them).
+    if wilds and len(_lonely(s, p, 0)) - 1 > 4 * wilds:
         return []
     if show_arrangement(cat, hand, wf, None, 1) is None:
         return []  # not even with one card left out: one search, not one per discard

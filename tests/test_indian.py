@@ -526,6 +526,27 @@ DECLARE_CASES = [
         "TD",
         set(),
     ),
+    (
+        # The quick exit that counts cards in no meld of naturals (at most 4 per wild card,
+        # plus the discard) must let this through: 5H 6H 8H 9H and QD are in no natural
+        # meld, one joker; 5H 6H JK=7H 8H 9H holds four of them, QD is discarded; AS-5S
+        # pure, JS JD JC. Cut KC (kings wild; none in hand).
+        "four-naturals-on-one-joker",
+        "AS 2S 3S 4S 5S 5H 6H 8H 9H JK JS JD JC",
+        "QD",
+        None,
+        "KC",
+        {"QD"},
+    ),
+    (
+        # one more such card (TC) than the joker can hold with the discard: no declaration
+        "five-naturals-on-one-joker",
+        "AS 2S 3S 4S 5S 5H 6H 8H 9H JK JS JD TC",
+        "QD",
+        None,
+        "KC",
+        set(),
+    ),
 ]
 
 
