@@ -1744,7 +1744,8 @@ def _declarable(s: GameState, p: int, faces: list[int]) -> list[int]:
     # may be one of them).
     if wilds and len(_lonely(s, p, 0)) - 1 > 4 * wilds:
         return []
-    if show_arrangement(cat, hand, wf, None, 1) is None:
+    # with a card no meld can hold, it is the discard: the searches below try it alone
+    if not lonely and show_arrangement(cat, hand, wf, None, 1) is None:
         return []  # not even with one card left out: one search, not one per discard
     out = []
     rest = list(hand)
