@@ -211,6 +211,9 @@ _LATER_FIELDS = {
     "penalty_cap": 0,
     "set_suits_distinct": True,
     "max_set": 4,
+    "contract_deal": 0,
+    "buy_limit": 0,
+    "low_card_penalty": 0,
 }
 
 
