@@ -37,7 +37,7 @@ CONFIGS = [
     ("indian", 4, {}),
     ("indian", 3, {"drop_penalties": (0, 0), "match": True}),
     ("contract", 3, {}),  # buy questions out of turn
-    ("contract", 4, {"contract_deal": 6, "match": True}),  # deals 6 and 7
+    ("contract", 4, {"contract_deal": 7}),  # runs only, no final discard
 ] + [(p, 2, {}) for p in sorted(rummy_env.PRESETS) if p != "basic"]
 
 
