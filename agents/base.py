@@ -31,7 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from rummy_env.cards import JOKER, NUM_FACES, NUM_RANKS, deck_faces, parse_card
+from rummy_env.cards import JOKER, NUM_FACES, NUM_RANKS, deck_faces, face_counts, parse_card
 from rummy_env.engine import card_values
 from rummy_env.melds import ACE_HIGH_POS, SUIT_SHIFT, run_face
 from rummy_env.moves import (
@@ -99,6 +99,15 @@ class Agent(ABC):
         self.rng = random.Random()
         self.moves = MoveTable.of(rules)
         self.values = card_values(rules)
+
+    def choices(
+        self, observation: Any, action_mask: Any = None
+    ) -> tuple[Any, list[int], dict[int, list[int]]]:
+        """What ``act`` starts from: the observation vector, the legal ids of the seat to act
+        (a ValueError for an empty mask) and, when there are two or more, the ids by kind."""
+        observation, action_mask = split_obs(observation, action_mask)
+        legal = legal_to_act(action_mask)
+        return observation, legal, by_kind(self.moves, legal) if len(legal) > 1 else {}
 
     @classmethod
     def options(cls) -> tuple[str, ...]:
@@ -271,10 +280,7 @@ def table_fits(view: View, rules: RuleSet) -> dict[int, int]:
 
 @cache
 def _pack_counts(decks: int, jokers: int) -> tuple[int, ...]:
-    c = [0] * F
-    for f in deck_faces(decks, jokers):
-        c[f] += 1
-    return tuple(c)
+    return tuple(face_counts(deck_faces(decks, jokers)))
 
 
 def unseen_counts(view: View, rules: RuleSet) -> list[int]:

@@ -58,10 +58,7 @@ from agents.base import (
     PLAY_TILE,
     SWAP,
     View,
-    by_kind,
-    legal_to_act,
     move_cards,
-    split_obs,
     table_fits,
     unseen_counts,
 )
@@ -295,21 +292,18 @@ class BasicExpertAgent(GreedyAgent):
 
     # ------------------------------------------------------------------- act
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
-        observation, action_mask = split_obs(observation, action_mask)
-        legal = legal_to_act(action_mask)
+        observation, legal, kinds = self.choices(observation, action_mask)
         v = self.view(observation)
         if v.phase != Phase.PLAY:
             self._played_this_turn = False
         if len(legal) == 1:
             a = legal[0]
+        elif kinds.get(PLAY_TILE) or kinds.get(COMMIT):  # Rummikub: as greedy
+            a = self.tile_move(kinds)
+        elif v.phase in (Phase.DRAW, Phase.UPCARD):
+            a = self.expert_draw(v, kinds, legal)
         else:
-            kinds = by_kind(self.moves, legal)
-            if kinds.get(PLAY_TILE) or kinds.get(COMMIT):  # Rummikub: as greedy
-                a = self.tile_move(kinds)
-            elif v.phase in (Phase.DRAW, Phase.UPCARD):
-                a = self.expert_draw(v, kinds, legal)
-            else:
-                a = self.expert_play(v, kinds, legal)
+            a = self.expert_play(v, kinds, legal)
         if self.moves[a][0] in (MELD, LAYOFF, SWAP):
             self._played_this_turn = True
         return a

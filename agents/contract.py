@@ -38,10 +38,7 @@ from agents.base import (
     Agent,
     View,
     best_to_part_with,
-    by_kind,
-    legal_to_act,
     move_cards,
-    split_obs,
     table_fits,
 )
 from rummy_env.cards import JOKER, NUM_RANKS
@@ -143,11 +140,9 @@ class ContractExpertAgent(Agent):
 
     # ------------------------------------------------------------------ act
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
-        observation, action_mask = split_obs(observation, action_mask)
-        legal = legal_to_act(action_mask)
+        observation, legal, kinds = self.choices(observation, action_mask)
         if len(legal) == 1:
             return legal[0]
-        kinds = by_kind(self.moves, legal)
         v = self.view(observation)
         hand = list(v.hand)
         down = bool(v.opened and v.opened[0])

@@ -72,9 +72,6 @@ from agents.base import (
     PASS,
     Agent,
     View,
-    by_kind,
-    legal_to_act,
-    split_obs,
     unseen_counts,
 )
 from agents.basic_rummy import BasicExpertAgent
@@ -123,12 +120,10 @@ class GinSimpleAgent(DeadwoodMixin, Agent):
 
     # ------------------------------------------------------------------ act
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
-        observation, action_mask = split_obs(observation, action_mask)
-        legal = legal_to_act(action_mask)
+        observation, legal, kinds = self.choices(observation, action_mask)
         if len(legal) == 1:
             return legal[0]
         v = self.view(observation)
-        kinds = by_kind(self.moves, legal)
         if v.phase in (Phase.DRAW, Phase.UPCARD):
             return self.simple_draw(v, kinds, legal)
         return self.simple_play(v, kinds, legal)
@@ -227,12 +222,10 @@ class GinExpertAgent(BasicExpertAgent):
         return ("potential_weight", "danger_weight", "take_margin", "gin_hold", "knock_schedule")
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
-        observation, action_mask = split_obs(observation, action_mask)
-        legal = legal_to_act(action_mask)
+        observation, legal, kinds = self.choices(observation, action_mask)
         if len(legal) == 1:
             return legal[0]
         v = self.view(observation)
-        kinds = by_kind(self.moves, legal)
         if v.phase in (Phase.DRAW, Phase.UPCARD):
             return self.gin_draw(v, kinds, legal)
         return self.gin_play(v, kinds, legal)

@@ -37,10 +37,7 @@ from agents.base import (
     PLAY_TILE,
     Agent,
     View,
-    by_kind,
-    legal_to_act,
     move_cards,
-    split_obs,
     table_fits,
 )
 from rummy_env.cards import JOKER
@@ -88,11 +85,9 @@ class GreedyAgent(DeadwoodMixin, Agent):
     name = "greedy"
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
-        observation, action_mask = split_obs(observation, action_mask)
-        legal = legal_to_act(action_mask)
+        observation, legal, kinds = self.choices(observation, action_mask)
         if len(legal) == 1:
             return legal[0]
-        kinds = by_kind(self.moves, legal)
         if kinds.get(PLAY_TILE) or kinds.get(COMMIT):
             return self.tile_move(kinds)
         v = self.view(observation)

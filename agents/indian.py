@@ -39,9 +39,6 @@ from agents.base import (
     Agent,
     View,
     best_to_part_with,
-    by_kind,
-    legal_to_act,
-    split_obs,
 )
 from rummy_env.cards import JOKER, NUM_RANKS
 from rummy_env.engine import Phase, card_values
@@ -131,11 +128,9 @@ class IndianExpertAgent(Agent):
 
     # ------------------------------------------------------------------ act
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
-        observation, action_mask = split_obs(observation, action_mask)
-        legal = legal_to_act(action_mask)
+        observation, legal, kinds = self.choices(observation, action_mask)
         if len(legal) == 1:
             return legal[0]
-        kinds = by_kind(self.moves, legal)
         if kinds.get(DECLARE):
             return kinds[DECLARE][0]
         v = self.view(observation)

@@ -16,7 +16,7 @@ is case-insensitive.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -90,6 +90,19 @@ def parse_cards(text: str | Iterable[str | int]) -> list[int]:
 def cards_str(cards: Iterable[int]) -> str:
     """Space-separated text of several face ids."""
     return " ".join(card_str(c) for c in cards)
+
+
+def face_counts(faces: Iterable[int]) -> list[int]:
+    """The count of each face (53 entries) among ``faces``."""
+    counts = [0] * NUM_FACES
+    for f in faces:
+        counts[f] += 1
+    return counts
+
+
+def counts_str(counts: Sequence[int]) -> list[str]:
+    """The cards of a count vector as text, in face order, copies repeated."""
+    return [card_str(f) for f, c in enumerate(counts) for _ in range(c)]
 
 
 def deck_faces(decks: int, jokers_per_deck: int) -> list[int]:

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from rummy_env import engine
-from rummy_env.cards import NUM_FACES, card_str, deck_faces, parse_card
+from rummy_env.cards import NUM_FACES, card_str, deck_faces, face_counts, parse_card
 from rummy_env.melds import classify_wild
 from rummy_env.observation import decode
 from rummy_env.rules import RuleSet
@@ -76,9 +76,7 @@ def observed(
         raise ValueError(
             f"observation is inconsistent: hand sizes {sizes} vs cards seen {[len(h) for h in hands]}"
         )
-    left = [0] * NUM_FACES
-    for f in deck_faces(rules.decks, rules.jokers):
-        left[f] += 1
+    left = face_counts(deck_faces(rules.decks, rules.jokers))
     # Indian rummy: the cut card lies face up at the bottom of the stock until drawn
     bottom = (
         [v["cut"]]

@@ -50,7 +50,9 @@ from rummy_env.cards import (
     NUM_NATURAL,
     NUM_RANKS,
     card_str,
+    counts_str,
     deck_faces,
+    face_counts,
     parse_card,
 )
 from rummy_env.melds import (
@@ -507,7 +509,7 @@ class GameState:
             ]
             # Rummikub: the table is one pool of tiles, no meld its own
             + (
-                [{"owner": None, "kind": None, "cards": _card_strs(self.tiles)}]
+                [{"owner": None, "kind": None, "cards": counts_str(self.tiles)}]
                 if any(self.tiles)
                 else []
             ),
@@ -517,7 +519,7 @@ class GameState:
             "forbidden": card_str(self.forbidden) if self.forbidden >= 0 else None,
             "turn_played": self.turn_played,
             "played": list(self.played),
-            "known": [[card_str(f) for f, c in enumerate(k) for _ in range(c)] for k in self.known],
+            "known": [counts_str(k) for k in self.known],
             "rebuilds": self.rebuilds,
             "seed": self.seed,
             "round": self.round,
@@ -542,14 +544,9 @@ class GameState:
             "drew": list(self.drew),
             "buys": list(self.buys),
             "asked": None if self.asked < 0 else self.asked,
-            "played_tiles": _card_strs(self.played_tiles),
+            "played_tiles": counts_str(self.played_tiles),
             "passes": self.passes,
         }
-
-
-def _card_strs(counts: list[int]) -> list[str]:
-    """The cards of a count vector as text, copies repeated, in face order."""
-    return [card_str(f) for f, c in enumerate(counts) for _ in range(c)]
 
 
 def card_values(rules: RuleSet, wild_rank: int = -1) -> list[int]:
@@ -811,10 +808,7 @@ def _parse(card: Any, where: str) -> int:
 
 def _pack_counts(rules: RuleSet) -> list[int]:
     """Copies of each face in the pack."""
-    counts = [0] * 53
-    for f in deck_faces(rules.decks, rules.jokers):
-        counts[f] += 1
-    return counts
+    return face_counts(deck_faces(rules.decks, rules.jokers))
 
 
 def _pack_text(rules: RuleSet) -> str:
@@ -1935,8 +1929,7 @@ def _legal_tiles(s: GameState) -> list[int]:
         commit = started and (cover.best_cover(played) or 0) >= need
     if commit:
         acts.append(L.COMMIT)
-    acts.sort()
-    return acts
+    return acts  # (ascending: draw or pass, the tiles, commit)
 
 
 def _apply_tiles(s: GameState, p: int, a: int) -> bool:
@@ -2583,7 +2576,7 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
     if rules.scoring == "rummikub":
         s.table = []
         s.tiles = _read_tiles(f, n)
-        s.played_tiles = _counts(f.field("played_tiles", [], f.cards))
+        s.played_tiles = face_counts(f.field("played_tiles", [], f.cards))
         s.passes = f.integer("passes", d.get("passes", 0), 0, n - 1)
     else:
         s.table = _read_table(f, s)
@@ -2645,13 +2638,6 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
     return s
 
 
-def _counts(faces: list[int]) -> list[int]:
-    out = [0] * NUM_FACES
-    for x in faces:
-        out[x] += 1
-    return out
-
-
 def _read_tiles(f: _Saved, n: int) -> list[int]:
     """Rummikub: the table's tiles from saved state data ([] or one entry without owner)."""
     table = f.d["table"]
@@ -2665,7 +2651,7 @@ def _read_tiles(f: _Saved, n: int) -> list[int]:
         raise f.error("table[0]", m, shape)
     if m.get("owner") is not None or m.get("kind") is not None:
         raise f.error("table[0]", m, "owner None and kind None: " + shape)
-    tiles = _counts(f.cards("table[0]['cards']", m["cards"]))
+    tiles = face_counts(f.cards("table[0]['cards']", m["cards"]))
     if not cover.can_cover(tiles):
         raise f.error(
             "table[0]['cards']",
@@ -2936,11 +2922,13 @@ def _check_tiles(s: GameState, fail: Callable[[str, str, str], None]) -> None:
     """Rummikub: no discard pile; tiles played only in phase 'play', by the player to act
     (phase 'draw' before his first); passes only with an empty pool."""
     if s.discard:
-        fail("discard", f"={_card_strs(_counts(s.discard))}", "[]: Rummikub has no discard pile")
+        fail(
+            "discard", f"={counts_str(face_counts(s.discard))}", "[]: Rummikub has no discard pile"
+        )
     if s.phase in (Phase.DRAW, Phase.PLAY) and (s.phase == Phase.PLAY) != any(s.played_tiles):
         fail(
             "played_tiles",
-            f"={_card_strs(s.played_tiles)} in phase {s.phase.name.lower()!r}",
+            f"={counts_str(s.played_tiles)} in phase {s.phase.name.lower()!r}",
             "tiles exactly in phase 'play' (phase 'draw' before the turn's first tile)",
         )
     if s.passes and s.stock:

@@ -66,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, card_str
+from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, card_str, counts_str
 from rummy_env.engine import GameState, Phase, acting_seat, deal_number
 from rummy_env.melds import ACE_HIGH_POS, run_face, suit_code
 from rummy_env.rules import RuleSet
@@ -513,15 +513,12 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
     """
     v = read(obs, rules)
 
-    def cards(counts: list[int]) -> list[str]:
-        return [card_str(f) for f, c in enumerate(counts) for _ in range(c)]
-
     def card_or_none(f: int) -> str | None:
         return card_str(f) if f >= 0 else None
 
     return {
-        "hand": cards(v.hand),
-        "known": [cards(k) for k in v.known],
+        "hand": counts_str(v.hand),
+        "known": [counts_str(k) for k in v.known],
         "discard": [card_str(f) for f in v.discard],
         "table": [
             {
@@ -553,6 +550,6 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
         "deal": v.deal,
         "buys": v.buys if v.buys is not None else [],
         "turn": v.turn,
-        "table_tiles": cards(v.table_tiles) if v.table_tiles is not None else [],
-        "played_tiles": cards(v.played_tiles) if v.played_tiles is not None else [],
+        "table_tiles": counts_str(v.table_tiles) if v.table_tiles is not None else [],
+        "played_tiles": counts_str(v.played_tiles) if v.played_tiles is not None else [],
     }

@@ -7,7 +7,7 @@ import textwrap
 from typing import Any
 
 from rummy_env import cover
-from rummy_env.cards import card_str
+from rummy_env.cards import card_str, counts_str
 from rummy_env.engine import PENALTY_SCORING, GameState, Phase, acting_seat, deal_number
 from rummy_env.rules import CONTRACTS, RuleSet
 
@@ -193,7 +193,7 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
         melds = cover.split(state.tiles) or []
         lines.append("table (one way to split it):" if melds else "table: no tiles")
         lines += [f"  {' '.join(card_str(f) for f in m)}" for m in melds]
-        played = [card_str(f) for f, c in enumerate(state.played_tiles) for _ in range(c)]
+        played = counts_str(state.played_tiles)
         if played:
             lines.append(f"played this turn: {' '.join(played)}")
         opened = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
@@ -214,7 +214,7 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
             cards = " ".join(card_str(f) for f in state.hand_cards(p))
             lines.append(f"{mark} player_{p} hand ({state.nhand[p]}): {cards}{tag}")
         else:
-            known = [card_str(f) for f, c in enumerate(state.known[p]) for _ in range(c)]
+            known = counts_str(state.known[p])
             extra = f", known: {' '.join(known)}" if known else ""
             lines.append(f"{mark} player_{p}: {plural(state.nhand[p], 'card')}{extra}{tag}")
     name = SCORE_MEANING.get(rules.scoring, ("scores",))[0]
