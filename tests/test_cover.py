@@ -156,6 +156,18 @@ def meld_value(meld: list[int]) -> int | None:
     return sum(start + 1 + i for i in range(len(meld)))
 
 
+def oracle_playable(mand, opt) -> set[int]:
+    out = set()
+    for t in range(N):
+        if opt[t]:
+            m2, o2 = list(mand), list(opt)
+            m2[t] += 1
+            o2[t] -= 1
+            if oracle_best(m2, o2) is not None:
+                out.add(t)
+    return out
+
+
 def check_split(counts: list[int], melds: list[list[int]]) -> int:
     """Assert ``melds`` is a valid split of exactly ``counts``; return its value."""
     used = [0] * N
@@ -493,15 +505,7 @@ def test_long_runs_match_the_oracle(case):
     if melds is not None:
         assert check_split(counts, melds) <= whole
     if any(opt):
-        want_p = set()
-        for t in range(N):
-            if opt[t]:
-                m2, o2 = list(mand), list(opt)
-                m2[t] += 1
-                o2[t] -= 1
-                if oracle_best(m2, o2) is not None:
-                    want_p.add(t)
-        assert cover.playable(mand, opt) == want_p
+        assert cover.playable(mand, opt) == oracle_playable(mand, opt)
 
 
 @settings(FAST, max_examples=600)
@@ -543,18 +547,6 @@ def test_playable_matches_the_oracle(case):
 
 
 # ------------------------------------------------ playable: new code paths
-
-
-def oracle_playable(mand, opt) -> set[int]:
-    out = set()
-    for t in range(N):
-        if opt[t]:
-            m2, o2 = list(mand), list(opt)
-            m2[t] += 1
-            o2[t] -= 1
-            if oracle_best(m2, o2) is not None:
-                out.add(t)
-    return out
 
 
 @settings(FAST, max_examples=300)
