@@ -96,13 +96,15 @@ def run_mode(
 ) -> dict:
     rules = rummy_env.make_rules(preset, players, **overrides)
     if mode == "engine":
-        fn = lambda: bench_engine(rules, seconds, seed)  # noqa: E731
+        fn = lambda sd: bench_engine(rules, seconds, sd)  # noqa: E731
     else:
         factory = rummy_env.raw_env if mode == "raw" else rummy_env.env
-        fn = lambda: bench_aec(lambda: factory(preset, players, **overrides), seconds, seed)  # noqa: E731
+        fn = lambda sd: bench_aec(lambda: factory(preset, players, **overrides), seconds, sd)  # noqa: E731
     fn_warm = bench_engine(rules, 0.3, seed) if mode == "engine" else None
     del fn_warm
-    runs = [fn() for _ in range(repeats)]
+    # each repeat plays games of its own: a repeat of the same games would find the
+    # engine's memo tables (Indian rummy's show search) already filled
+    runs = [fn(seed + 1 + i) for i in range(repeats)]
     rates = [r["decisions"] / r["seconds"] for r in runs]
     med = statistics.median(rates)
     return {
@@ -194,15 +196,15 @@ def interleaved_openspiel(seconds: float, repeats: int, seed: int) -> list[dict]
     out = []
     for mode, peer, with_obs, target in INTERLEAVED:
         if mode == "raw":
-            ours_fn = lambda: bench_aec(lambda: rummy_env.raw_env("gin", 2), seconds, seed)  # noqa: E731
+            ours_fn = lambda sd: bench_aec(lambda: rummy_env.raw_env("gin", 2), seconds, sd)  # noqa: E731
         else:
-            ours_fn = lambda: bench_engine(rules, seconds, seed)  # noqa: E731
+            ours_fn = lambda sd: bench_engine(rules, seconds, sd)  # noqa: E731
         bench_openspiel(0.3, seed, with_obs)  # warm-up (loads the game)
         mine, theirs = [], []
-        for _ in range(repeats):
-            r = ours_fn()
+        for i in range(repeats):  # new games each round (as run_mode)
+            r = ours_fn(seed + 1 + i)
             mine.append(r["decisions"] / r["seconds"])
-            r = bench_openspiel(seconds, seed, with_obs)
+            r = bench_openspiel(seconds, seed + 1 + i, with_obs)
             theirs.append(r["decisions"] / r["seconds"])
         ratios = [a / b for a, b in zip(mine, theirs)]
         out.append(

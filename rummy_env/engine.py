@@ -34,7 +34,6 @@ Rule decisions taken here (documented in the README too):
 from __future__ import annotations
 
 import operator
-import random
 from collections.abc import Callable
 from difflib import get_close_matches
 from enum import IntEnum
@@ -54,6 +53,7 @@ from rummy_env.cards import (
     deck_faces,
     face_counts,
     parse_card,
+    shuffle,
 )
 from rummy_env.melds import (
     ACE_HIGH_POS,
@@ -685,7 +685,7 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
     s.winner = s.reason = None
     if deal is None:
         pack = deck_faces(rules.decks, rules.jokers)
-        random.Random(s.seed * 1_000_003 + s.round).shuffle(pack)
+        shuffle(pack, s.seed * 1_000_003 + s.round)
         hands: list[list[int]] = [[] for _ in range(n)]
         order = []
         p = _next_active(s, dealer)
@@ -862,7 +862,7 @@ def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> di
         cut = _parse(cut, "cut")
     if stock_top_first is None:
         rest = [f for f in range(53) for _ in range(left[f])]
-        random.Random(rng_seed).shuffle(rest)
+        shuffle(rest, rng_seed)
         if cut is not None:
             if cut not in rest:
                 raise ValueError(
@@ -2166,7 +2166,7 @@ def _begin_draw(s: GameState) -> bool:
         if rules.rebuild_keeps_top and len(s.discard) >= 2:
             top = s.discard[-1]
             new = s.discard[:-1]
-            random.Random(s.seed * 1_000_003 + s.round * 101 + s.rebuilds + 7).shuffle(new)
+            shuffle(new, s.seed * 1_000_003 + s.round * 101 + s.rebuilds + 7)
             s.stock = new
             s.discard = [top]
             s.rebuilds += 1

@@ -950,6 +950,10 @@ def show_arrangement(
     return search.run(nat, jokers, limit)
 
 
+# a bit at 8 * face for the naturals (the stranded bound reads a hand's bytes as one integer)
+_FACE_BYTES = sum(1 << 8 * f for f in range(JOKER))
+_SUIT_BYTES = sum(1 << 8 * r for r in range(NUM_RANKS))
+
 # one search (and its memo) per rules, wild rank, values and goal: a hand's sub-hands recur
 # from call to call (the memo holds least costs and lower bounds, true whatever the limit)
 _SEARCHES: dict[tuple, _ShowSearch] = {}
@@ -974,6 +978,11 @@ class _ShowSearch:
         self.cat = cat
         self.values = values
         self.limit = self._INF
+        # the stranded-card bound (:meth:`_stranded`) counts cards, so it serves where
+        # every card costs 1 (a declaration) and a natural melds only beside another one
+        lone = any(cat.wild_ok(1, w) for w in (2, 3))
+        self.bound = cat.distinct and not lone and all(v == 1 for v in values)
+        self.wild_bytes = sum(1 << 8 * g for g in wild)
         # (hand, wild cards, runs, pure) -> (least cost, melds), or (lower bound, None)
         self.memo: dict[tuple, tuple[int, list | None]] = {}
 
@@ -1003,6 +1012,13 @@ class _ShowSearch:
                 return got if got[0] <= budget else (INF, [])  # type: ignore[return-value]
             if got[0] > budget:  # a lower bound past the budget
                 return INF, []
+        if self.bound:
+            lb, pick = self._stranded(key[0], j, pure)
+            if lb > budget:
+                self.memo[key] = (lb, None)
+                return INF, []
+            if pick >= 0 and f not in self.wild:
+                f = pick  # fail first: a card that needs a wild card, or no meld holds
         best: tuple[int, list] = (INF, [])
         hand[f] -= 1
         wild = self.wild
@@ -1044,6 +1060,62 @@ class _ShowSearch:
         # the budget (no leaf was reached below, so the limit did not move meanwhile)
         self.memo[key] = best if best[0] < INF else (budget + 1, None)
         return best
+
+    def _stranded(self, hand: bytes, j: int, pure: bool) -> tuple[int, int]:
+        """A lower bound on the cost of what is left where every card costs 1: the natural
+        faces of ``hand`` (one count per face) that no meld of what is left can hold, given
+        ``j`` wild cards and the wild-rank cards left (each may turn wild); ``_INF`` when a
+        pure run is still wanted and no three neighbouring naturals are left.
+
+        Worked on the hand's bytes as one integer, a bit at ``8 * face``: without wild
+        cards a set needs naturals of the rank in three suits and a run three neighbours;
+        with ``w`` wild cards two naturals (D-3: of the rank, or of the suit within
+        ``w + 1`` places). A natural that needs a wild card shares one with at most three
+        others (see ``engine._declarable``), so beyond ``4 w`` of them the rest are out."""
+        held = int.from_bytes(hand, "little")
+        held = (held | held >> 1) & _FACE_BYTES
+        w = j + sum(hand[g] for g in self.wild)
+        a, b, c = held & _SUIT_BYTES, held >> 104 & _SUIT_BYTES, held >> 208 & _SUIT_BYTES
+        d = held >> 312 & _SUIT_BYTES
+        in_set = a & b & (c | d) | c & d & (a | b)
+        in_pair = a & (b | c | d) | b & (c | d) | c & d
+        ace_high = self.cat.ace_high
+        targets = held & ~self.wild_bytes
+        needy = stranded = 0
+        pick = -1
+        run3 = False
+        for su, m in enumerate((a, b, c, d)):
+            t = targets >> 104 * su & _SUIT_BYTES & ~in_set
+            if ace_high:
+                m |= (m & 1) << 104
+            starts = m & m >> 8 & m >> 16
+            run3 = run3 or starts != 0
+            if not t:
+                continue
+            ok = starts | starts << 8 | starts << 16
+            if ace_high:
+                ok |= ok >> 104 & 1
+            t &= ~ok
+            if not t:
+                continue
+            needy += t.bit_count()
+            if w:
+                ok = in_pair
+                for k in range(8, 8 * w + 9, 8):
+                    ok |= m >> k | m << k
+                if ace_high:
+                    ok |= ok >> 104 & 1
+                lone = t & ~ok
+                stranded += lone.bit_count()
+            else:
+                lone = t
+                stranded += t.bit_count()
+            if pick < 0 or lone:
+                low = (lone or t) & -(lone or t)
+                pick = su * NUM_RANKS + (low.bit_length() - 1) // 8
+        if self.need_pure and not pure and not run3:
+            return self._INF, -1
+        return max(stranded, needy - 4 * w), pick
 
     def _borrow(self, hand: list[int], k: int):
         """Every multiset of ``k`` wild-rank cards still in ``hand``, as face tuples."""

@@ -20,7 +20,7 @@ from pettingzoo.test import api_test, seed_test
 
 import rummy_env
 from rummy_env import engine, observation
-from rummy_env.cards import card_str, parse_card
+from rummy_env.cards import card_str, deck_faces, face_counts, parse_card, shuffle
 from rummy_env.moves import (
     Discard,
     DrawDiscard,
@@ -122,6 +122,30 @@ def test_pettingzoo_api(make, kw):
 @pytest.mark.parametrize("kw", API_CONFIGS, ids=config_id)
 def test_pettingzoo_seed(make, kw):
     seed_test(lambda: make("basic", **kw), num_cycles=500)
+
+
+def test_shuffle_is_randoms_shuffle():
+    # The engine's shuffle draws exactly as random.Random(seed).shuffle: the seeded deals
+    # (stored tournaments, replays, duplicate deals) stay those of earlier versions.
+    for seed in range(300):
+        for n in (0, 1, 2, 52, 106, 162):
+            want, got = list(range(n)), list(range(n))
+            random.Random(seed).shuffle(want)
+            shuffle(got, seed)
+            assert got == want, (seed, n)
+
+
+@pytest.mark.parametrize("preset", ["basic", "indian", "rummikub"])
+def test_seeded_deal_is_the_shuffled_pack(preset):
+    rules = rummy_env.make_rules(preset, 2)
+    for seed in (0, 7, 123456):
+        s = engine.new_game(rules, seed)
+        pack = deck_faces(rules.decks, rules.jokers)
+        random.Random(seed * 1_000_003).shuffle(pack)
+        size = rules.hand_size
+        dealt = pack[len(pack) - 2 * size :]  # dealt from the end, one at a time from seat 0
+        for p in range(2):
+            assert s.hands[p] == face_counts(dealt[len(dealt) - 1 - p :: -2]), (preset, seed)
 
 
 def test_rummy_v0_alias():
