@@ -73,6 +73,7 @@ from rummy_env.melds import (
     run_value,
     set_value,
     show_arrangement,
+    show_discards,
     three_suit_ranks,
 )
 from rummy_env.rules import CONTRACTS, RuleSet
@@ -1719,72 +1720,13 @@ def _apply_declare_play(s: GameState, p: int, a: int) -> bool:
 
 def _declarable(s: GameState, p: int, faces: list[int]) -> list[int]:
     """The faces among ``faces`` whose discard leaves player ``p`` a valid show: every
-    other card in melds, at least two runs, one pure (D-14). Quick exits first: a pure run
-    needs three neighbouring naturals of a suit, and only the discard may lie outside
-    every meld the hand could make."""
+    other card in melds, at least two runs, one pure (D-14). A quick exit first: a pure
+    run needs three neighbouring naturals of a suit."""
     a, b, c, d = s.smask[p]
-    cat = s.cat
-    if not run3_bits(a | b << 13 | c << 26 | d << 39, cat.ace_high):
+    if not run3_bits(a | b << 13 | c << 26 | d << 39, s.cat.ace_high):
         return []
-    hand = s.hands[p]
-    wf = s.wild_faces
-    wilds = hand[JOKER] + sum([hand[f] for f in wf])
-    lonely = _lonely(s, p, wilds)
-    if len(lonely) > 1:
-        return []
-    # A natural in no meld of naturals alone needs a meld with a wild card; one with w wild
-    # cards holds at most 4w of them (a set with a wild card 2 naturals, a run w + 1 blocks
-    # of at most 2 between its wild cards): beyond 4 per wild card, no show (the discard
-    # may be one of them).
-    if wilds and len(_lonely(s, p, 0)) - 1 > 4 * wilds:
-        return []
-    # with a card no meld can hold, it is the discard: the searches below try it alone
-    if not lonely and show_arrangement(cat, hand, wf, None, 1) is None:
-        return []  # not even with one card left out: one search, not one per discard
-    out = []
-    rest = list(hand)
-    for f in lonely or faces:
-        if f in faces:
-            rest[f] -= 1
-            if show_arrangement(cat, rest, wf, None, 0) is not None:
-                out.append(f)
-            rest[f] += 1
-    return out
-
-
-def _lonely(s: GameState, p: int, wilds: int) -> list[int]:
-    """The natural cards of player ``p`` (a copy each) that no meld of his hand can hold:
-    without wild cards, those in no set of three suits and no run of three; with ``wilds``
-    wild cards, those with no other card of their rank and none of their suit within
-    ``wilds + 1`` places (a meld holds two naturals, D-3). Wild-rank cards are never lonely."""
-    hand = s.hands[p]
-    rmask = s.rmask[p]
-    wf = s.wild_faces
-    ace_high = s.cat.ace_high
-    k = wilds + 1
-    near = (1 << (2 * k + 1)) - 1 ^ (1 << k)  # places within k of the middle one, not it
-    out: list[int] = []
-    for su, m in enumerate(s.smask[p]):
-        pm = m | (m & 1) << ACE_HIGH_POS if ace_high else m
-        while m:
-            low = m & -m
-            m ^= low
-            r = low.bit_length() - 1
-            f = su * NUM_RANKS + r
-            if f in wf:
-                continue
-            others = rmask[r] & ~(1 << su)
-            places = (r, ACE_HIGH_POS) if r == 0 and ace_high else (r,)
-            if wilds:
-                ok = bool(others) or any((pm << k) >> q & near for q in places)
-            else:
-                ok = others.bit_count() >= 2 or any(
-                    (w & 7) == 7 or (w >> 1 & 7) == 7 or (w >> 2 & 7) == 7
-                    for w in ((pm << 2) >> q & 31 for q in places)
-                )
-            if not ok:
-                out += [f] * hand[f]
-    return out
+    found = show_discards(s.cat, s.hands[p], s.wild_faces)
+    return [f for f in faces if f in found]
 
 
 def _indian_count(s: GameState, p: int) -> int:

@@ -937,7 +937,42 @@ def show_arrangement(
     nat = list(counts)
     jokers = nat[JOKER]
     nat[JOKER] = 0
-    wild = tuple(wild_faces)
+    return _show_search(cat, tuple(wild_faces), values, runs, pure).run(nat, jokers, limit)
+
+
+def show_discards(
+    cat: Catalogue, counts: list[int] | tuple[int, ...], wild_faces: tuple[int, ...]
+) -> set[int]:
+    """The faces of a hand whose discard leaves a declaration (Indian rummy, D-14: every
+    other card in melds, at least two runs, one of them pure), in one search: the same as
+    asking :func:`show_arrangement` ``(..., None, 0)`` of the hand without each face."""
+    nat = list(counts)
+    jokers = nat[JOKER]
+    nat[JOKER] = 0
+    search = _show_search(cat, tuple(wild_faces), None, 2, True)
+    lb = search._stranded(bytes(nat), jokers, False)[0]
+    if lb > 1:  # two naturals no meld can hold, or no pure run
+        return set()
+    out = search.naturals_out(nat, jokers)
+    if lb:  # a natural no meld can hold: the discard, not a wild card
+        return out
+    # a wild card (a joker, or a wild-rank card) as the discard: asked one by one
+    for f in (*wild_faces, JOKER):
+        if counts[f] and f not in out:
+            rest = list(nat)
+            if f == JOKER:
+                found = search.run(rest, jokers - 1, 0)
+            else:
+                rest[f] -= 1
+                found = search.run(rest, jokers, 0)
+            if found is not None:
+                out.add(f)
+    return out
+
+
+def _show_search(
+    cat: Catalogue, wild: tuple[int, ...], values: list[int] | None, runs: int, pure: bool
+) -> _ShowSearch:
     key = (cat, wild, None if values is None else tuple(values), runs, pure)
     search = _SEARCHES.get(key)
     if search is None:
@@ -945,14 +980,32 @@ def show_arrangement(
             _SEARCHES.clear()
         vals = [1] * 53 if values is None else list(values)
         search = _SEARCHES[key] = _ShowSearch(cat, vals, runs, pure, wild)
-    elif len(search.memo) > _MEMO_SIZE:
+    elif len(search.memo) + len(search.outs) > _MEMO_SIZE:
         search.memo.clear()
-    return search.run(nat, jokers, limit)
+        search.outs.clear()
+    return search
 
 
-# a bit at 8 * face for the naturals (the stranded bound reads a hand's bytes as one integer)
-_FACE_BYTES = sum(1 << 8 * f for f in range(JOKER))
-_SUIT_BYTES = sum(1 << 8 * r for r in range(NUM_RANKS))
+_NONE: frozenset[int] = frozenset()
+
+# the stranded bound's bit masks (a bit per natural face): each face's bit, the naturals,
+# a rank in all four suits (times a suit's ranks), the aces, and per distance k the faces
+# with a neighbour k places up (_DOWN) or down (_UP) in their suit, and the k highest
+_FACE_BITS = [1 << f for f in range(JOKER)] + [0]
+_NATURALS = (1 << JOKER) - 1
+_REPEAT = sum(1 << NUM_RANKS * su for su in range(4))
+_ACES = _REPEAT
+_DOWN = [
+    sum(((1 << max(0, NUM_RANKS - k)) - 1) << NUM_RANKS * su for su in range(4)) for k in range(64)
+]
+_UP = [
+    sum(((1 << NUM_RANKS) - (1 << min(k, NUM_RANKS))) << NUM_RANKS * su for su in range(4))
+    for k in range(64)
+]
+_HIGH = [
+    sum(((1 << (w + 1)) - 1) << (NUM_RANKS - 1 - w + NUM_RANKS * su) for su in range(4))
+    for w in range(NUM_RANKS)
+]
 
 # one search (and its memo) per rules, wild rank, values and goal: a hand's sub-hands recur
 # from call to call (the memo holds least costs and lower bounds, true whatever the limit)
@@ -982,14 +1035,52 @@ class _ShowSearch:
         # every card costs 1 (a declaration) and a natural melds only beside another one
         lone = any(cat.wild_ok(1, w) for w in (2, 3))
         self.bound = cat.distinct and not lone and all(v == 1 for v in values)
-        self.wild_bytes = sum(1 << 8 * g for g in wild)
+        self.natural_bits = _NATURALS & ~sum(1 << g for g in wild)
         # (hand, wild cards, runs, pure) -> (least cost, melds), or (lower bound, None)
         self.memo: dict[tuple, tuple[int, list | None]] = {}
+        # the same keys -> the naturals one of which may be left out (:meth:`_outs`)
+        self.outs: dict[tuple, frozenset[int]] = {}
 
     def run(self, hand: list[int], jokers: int, limit: int | None) -> tuple[int, list] | None:
         self.limit = self._INF if limit is None else limit
         cost, melds = self._best(hand, jokers, 0, False, 0)
         return None if cost >= self._INF else (cost, melds)
+
+    def naturals_out(self, hand: list[int], jokers: int) -> set[int]:
+        """The natural faces ``x`` (not of the wild rank) such that the hand without ``x``
+        arranges at no cost (every card costs 1 here: :attr:`bound`)."""
+        assert self.bound, "the one-out search counts cards"
+        return set(self._outs(hand, jokers, 0, False))
+
+    def _outs(self, hand: list[int], j: int, runs: int, pure: bool) -> frozenset[int]:
+        """:meth:`naturals_out` of what is left: the branches of :meth:`_best` for its first
+        card, each followed through, and that card itself left out when the rest arranges."""
+        f = next((g for g in self.order if hand[g]), -1)
+        if f < 0:
+            return _NONE
+        key = (bytes(hand), j, runs, pure)
+        got = self.outs.get(key)
+        if got is not None:
+            return got
+        lb, pick = self._stranded(key[0], j, pure)
+        if lb > 1:
+            self.outs[key] = _NONE
+            return _NONE
+        if pick >= 0 and f not in self.wild:
+            f = pick
+        out: set[int] = set()
+        hand[f] -= 1
+        for _meld, j2, runs2, pure2 in self._branches(f, hand, j, runs, pure):
+            out |= self._outs(hand, j2, runs2, pure2)
+        if f in self.wild:  # a wild card from now on (the wild cards as the discard: asked apart)
+            out |= self._outs(hand, j + 1, runs, pure)
+        elif f not in out:  # left out: the rest must arrange at no cost
+            self.limit = 0
+            if self._best(hand, j, runs, pure, 0)[0] == 0:
+                out.add(f)
+        hand[f] += 1
+        got = self.outs[key] = frozenset(out)
+        return got
 
     def _best(self, hand: list[int], j: int, runs: int, pure: bool, spent: int) -> tuple[int, list]:
         """Least cost of what is left (``_INF`` when the two-runs rule cannot be met or the
@@ -1021,28 +1112,8 @@ class _ShowSearch:
                 f = pick  # fail first: a card that needs a wild card, or no meld holds
         best: tuple[int, list] = (INF, [])
         hand[f] -= 1
-        wild = self.wild
-        # a wild-rank card at its own place may be helped by wild-rank cards not settled yet
-        pool = sum([hand[g] for g in wild]) if f in wild else 0
-        for meld, naturals, w, is_run in self._melds_with(f, hand, j + pool):
-            for g in naturals:
-                hand[g] -= 1
-            run_pure = pure or (is_run and not w)
-            runs2 = min(self.need_runs, runs + is_run)
-            if w <= j:
-                c, ms = self._best(hand, j - w, runs2, run_pure, spent)
-            else:  # the jokers first (a card left unsettled can still turn wild later)
-                c, ms = INF, []
-                for borrowed in self._borrow(hand, w - j):
-                    for g in borrowed:
-                        hand[g] -= 1
-                    c2, ms2 = self._best(hand, 0, runs2, run_pure, spent)
-                    for g in borrowed:
-                        hand[g] += 1
-                    if c2 < c:
-                        c, ms = c2, ms2
-            for g in naturals:
-                hand[g] += 1
+        for meld, j2, runs2, pure2 in self._branches(f, hand, j, runs, pure):
+            c, ms = self._best(hand, j2, runs2, pure2, spent)
             if c < best[0]:
                 best = (c, [meld, *ms])
         if f in self.wild:  # a wild card from now on (left out, it costs what a joker does)
@@ -1062,60 +1133,74 @@ class _ShowSearch:
         return best
 
     def _stranded(self, hand: bytes, j: int, pure: bool) -> tuple[int, int]:
-        """A lower bound on the cost of what is left where every card costs 1: the natural
-        faces of ``hand`` (one count per face) that no meld of what is left can hold, given
-        ``j`` wild cards and the wild-rank cards left (each may turn wild); ``_INF`` when a
-        pure run is still wanted and no three neighbouring naturals are left.
+        """A lower bound on the cost of what is left where every card costs 1, and a card
+        to branch on first (``-1``: none stands out). The bound: the natural faces of
+        ``hand`` (one count per face) that no meld of what is left can hold, given ``j``
+        wild cards and the wild-rank cards left (each may turn wild); ``_INF`` when a pure
+        run is still wanted and no three neighbouring naturals are left.
 
-        Worked on the hand's bytes as one integer, a bit at ``8 * face``: without wild
-        cards a set needs naturals of the rank in three suits and a run three neighbours;
-        with ``w`` wild cards two naturals (D-3: of the rank, or of the suit within
-        ``w + 1`` places). A natural that needs a wild card shares one with at most three
-        others (see ``engine._declarable``), so beyond ``4 w`` of them the rest are out."""
-        held = int.from_bytes(hand, "little")
-        held = (held | held >> 1) & _FACE_BYTES
-        w = j + sum(hand[g] for g in self.wild)
-        a, b, c = held & _SUIT_BYTES, held >> 104 & _SUIT_BYTES, held >> 208 & _SUIT_BYTES
-        d = held >> 312 & _SUIT_BYTES
-        in_set = a & b & (c | d) | c & d & (a | b)
-        in_pair = a & (b | c | d) | b & (c | d) | c & d
+        Without wild cards a set needs naturals of the rank in three suits and a run three
+        neighbours; with ``w`` wild cards two naturals (D-3: of the rank, or of the suit
+        within ``w + 1`` places). A natural that needs a wild card (*needy*) shares one
+        with at most three others (see ``engine._declarable``), so beyond ``4 w`` of them
+        the rest are out. The card to branch on: one no meld holds, else a needy one."""
+        held = sum(compress(_FACE_BITS, hand))
+        w = j + sum([hand[g] for g in self.wild])
+        a, b, c, d = held & _SUIT_BITS, held >> 13 & _SUIT_BITS, held >> 26 & _SUIT_BITS, held >> 39
         ace_high = self.cat.ace_high
-        targets = held & ~self.wild_bytes
-        needy = stranded = 0
-        pick = -1
-        run3 = False
-        for su, m in enumerate((a, b, c, d)):
-            t = targets >> 104 * su & _SUIT_BYTES & ~in_set
-            if ace_high:
-                m |= (m & 1) << 104
-            starts = m & m >> 8 & m >> 16
-            run3 = run3 or starts != 0
-            if not t:
-                continue
-            ok = starts | starts << 8 | starts << 16
-            if ace_high:
-                ok |= ok >> 104 & 1
-            t &= ~ok
-            if not t:
-                continue
-            needy += t.bit_count()
-            if w:
-                ok = in_pair
-                for k in range(8, 8 * w + 9, 8):
-                    ok |= m >> k | m << k
-                if ace_high:
-                    ok |= ok >> 104 & 1
-                lone = t & ~ok
-                stranded += lone.bit_count()
-            else:
-                lone = t
-                stranded += t.bit_count()
-            if pick < 0 or lone:
-                low = (lone or t) & -(lone or t)
-                pick = su * NUM_RANKS + (low.bit_length() - 1) // 8
-        if self.need_pure and not pure and not run3:
+        starts = (
+            held & held >> 1 & (held >> 2 & _RUN_STARTS | (held << 11 & _QUEENS if ace_high else 0))
+        )
+        if self.need_pure and not pure and not starts:
             return self._INF, -1
-        return max(stranded, needy - 4 * w), pick
+        covered = starts | starts << 1 | (starts & _RUN_STARTS) << 2 | (starts & _QUEENS) >> 11
+        needy = (
+            held & self.natural_bits & ~covered & ~((a & b & (c | d) | c & d & (a | b)) * _REPEAT)
+        )
+        if not needy:
+            return 0, -1
+        count = needy.bit_count()
+        lone = needy
+        if w:
+            ok = (a & (b | c | d) | b & (c | d) | c & d) * _REPEAT
+            for k in range(1, w + 2):
+                ok |= held >> k & _DOWN[k] | held << k & _UP[k]
+            if ace_high and held & _ACES:  # an ace also sits above its suit's king
+                aces = held & _ACES
+                near = _HIGH[min(w, NUM_RANKS - 1)]
+                high = held & near
+                ok |= aces * _SUIT_BITS & near
+                for k in range(max(0, NUM_RANKS - 1 - w), NUM_RANKS):
+                    ok |= high >> k & aces
+            lone = needy & ~ok
+        pick = lone or needy
+        return max(lone.bit_count(), count - 4 * w), (pick & -pick).bit_length() - 1
+
+    def _branches(self, f: int, hand: list[int], j: int, runs: int, pure: bool):
+        """The melds holding the first card ``f`` (already out of ``hand``): at each
+        ``(meld, wild cards left, runs, pure)`` yielded, ``hand`` holds what is left (its
+        cards are put back after). A meld wanting more wild cards than ``j`` turns
+        wild-rank cards not settled yet wild, every way (the jokers first: a card left
+        unsettled can still turn wild later)."""
+        wild = self.wild
+        # a wild-rank card at its own place may be helped by wild-rank cards not settled yet
+        pool = sum([hand[g] for g in wild]) if f in wild else 0
+        for meld, naturals, w, is_run in self._melds_with(f, hand, j + pool):
+            for g in naturals:
+                hand[g] -= 1
+            pure2 = pure or (is_run and not w)
+            runs2 = min(self.need_runs, runs + is_run)
+            if w <= j:
+                yield meld, j - w, runs2, pure2
+            else:
+                for borrowed in self._borrow(hand, w - j):
+                    for g in borrowed:
+                        hand[g] -= 1
+                    yield meld, 0, runs2, pure2
+                    for g in borrowed:
+                        hand[g] += 1
+            for g in naturals:
+                hand[g] += 1
 
     def _borrow(self, hand: list[int], k: int):
         """Every multiset of ``k`` wild-rank cards still in ``hand``, as face tuples."""
