@@ -91,23 +91,47 @@ def bench_aec(make, seconds: float, seed: int) -> dict:
             return {"games": games, "decisions": decisions, "seconds": el}
 
 
-def run_mode(
-    mode: str, preset: str, players: int, overrides: dict, seconds: float, repeats: int, seed: int
-) -> dict:
+def _bench_fn(mode: str, preset: str, players: int, overrides: dict, seconds: float):
+    """The benchmark of one mode and configuration, as a function of the seed."""
     rules = rummy_env.make_rules(preset, players, **overrides)
     if mode == "engine":
-        fn = lambda sd: bench_engine(rules, seconds, sd)  # noqa: E731
-    else:
-        factory = rummy_env.raw_env if mode == "raw" else rummy_env.env
-        fn = lambda sd: bench_aec(lambda: factory(preset, players, **overrides), seconds, sd)  # noqa: E731
-    fn_warm = bench_engine(rules, 0.3, seed) if mode == "engine" else None
-    del fn_warm
+        bench_engine(rules, 0.3, 0)  # warm-up
+        return lambda sd: bench_engine(rules, seconds, sd)
+    factory = rummy_env.raw_env if mode == "raw" else rummy_env.env
+    return lambda sd: bench_aec(lambda: factory(preset, players, **overrides), seconds, sd)
+
+
+def run_mode(
+    mode: str,
+    preset: str,
+    players: int,
+    overrides: dict,
+    seconds: float,
+    repeats: int,
+    seed: int,
+    versus: str | None = None,
+) -> dict:
+    """``repeats`` runs of ``seconds``; with ``versus`` (a preset) each run is paired with
+    one of that preset (same mode, players and overrides), run just before it in this
+    process, and the median of the per-pair ratios is reported too: a ratio that the
+    machine's load, which moves both alike, leaves steady."""
+    fn = _bench_fn(mode, preset, players, overrides, seconds)
+    ref = _bench_fn(mode, versus, players, overrides, seconds) if versus else None
     # each repeat plays games of its own: a repeat of the same games would find the
     # engine's memo tables (Indian rummy's show search) already filled
-    runs = [fn(seed + 1 + i) for i in range(repeats)]
+    runs, ref_rates = [], []
+    for i in range(repeats):
+        if ref is not None:
+            r = ref(seed + 1 + i)
+            ref_rates.append(r["decisions"] / r["seconds"])
+        runs.append(fn(seed + 1 + i))
     rates = [r["decisions"] / r["seconds"] for r in runs]
     med = statistics.median(rates)
+    ratios = [a / b for a, b in zip(rates, ref_rates)]
     return {
+        "versus": versus,
+        "ratio_median": statistics.median(ratios) if ratios else None,
+        "ratios": ratios,
         "mode": mode,
         "preset": preset,
         "players": players,
@@ -350,6 +374,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cpu", type=int, default=0, help="core to pin to (-1: no pinning)")
+    ap.add_argument(
+        "--versus",
+        default=None,
+        metavar="PRESET",
+        help="pair every run with one of PRESET (e.g. basic) and print the median ratio",
+    )
     ap.add_argument("--peers", action="store_true", help="also run the peer gin rummy scripts")
     ap.add_argument("--peers-python", default=str(Path.home() / ".peers-venv/bin/python"))
     ap.add_argument(
@@ -385,17 +415,30 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"{'preset':10s} {'players':>7s} {'mode':7s} {'decisions/s':>12s} {'spread':>7s} "
         f"{'dec/game':>8s} {'target':>8s}"
+        + (f"  x {args.versus} (median, range)" if args.versus else "")
     )
     for preset in presets:
         for mode in args.modes.split(","):
             r = run_mode(
-                mode, preset, args.players, overrides, args.seconds, args.repeats, args.seed
+                mode,
+                preset,
+                args.players,
+                overrides,
+                args.seconds,
+                args.repeats,
+                args.seed,
+                args.versus,
             )
             results.append(r)
             tgt = TARGETS.get(mode, 0) if preset == "basic" and args.players == 2 else 0
+            ratio = (
+                f"  {r['ratio_median']:.2f}x ({min(r['ratios']):.2f}-{max(r['ratios']):.2f})"
+                if r["ratios"]
+                else ""
+            )
             print(
                 f"{preset:10s} {args.players:7d} {mode:7s} {r['decisions_per_s']:12,.0f} "
-                f"{r['spread']:7.1%} {r['decisions_per_game']:8.1f} {tgt or '':>8}",
+                f"{r['spread']:7.1%} {r['decisions_per_game']:8.1f} {tgt or '':>8}{ratio}",
                 flush=True,
             )
         m = state_metrics(preset, args.players, overrides)
