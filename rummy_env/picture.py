@@ -6,7 +6,8 @@ the cards known to be held shown face up), the table melds with their owners
 and slot numbers (a wild card marked with a gold corner), the discard pile (its
 top card, or the whole pile spread where the rules let any depth be taken),
 the stock, the scores, and whose turn it is; once the game is over every hand
-is shown. The card faces (ranks and suit
+is shown. Rummikub's table, one pool of tiles, is drawn as one valid split of it,
+with the tiles played this turn and the pool. The card faces (ranks and suit
 pips) are drawn with Pillow's shapes and its built-in font: nothing is
 downloaded or read from disk. Pillow is imported when a picture is asked for.
 """
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from rummy_env import cover
 from rummy_env.cards import JOKER, NUM_RANKS
 from rummy_env.engine import GameState, Phase, acting_seat
 
@@ -110,6 +112,20 @@ def _row(
     return x + (len(faces) - 1) * step + CARD_W if faces else x
 
 
+def _table_melds(state: GameState) -> list[tuple[list[Any], set[int], str]]:
+    """The melds to draw: their cards, which of them stand as wild cards, and a label."""
+    if state.rules.scoring == "rummikub":
+        return [(m, set(), "") for m in cover.split(state.tiles) or []]
+    out = []
+    for i, m in enumerate(state.table):
+        if m.is_run:
+            wild = {k for k, pos in enumerate(range(m.lo, m.hi + 1)) if m.wild >> pos & 1}
+        else:
+            wild = set(range(len(m.cards) - m.n_wild, len(m.cards)))
+        out.append((list(m.cards), wild, f"[{i}] player_{m.owner}"))
+    return out
+
+
 def draw_table(
     state: GameState, viewer: int | None = None, omniscient: bool = False, width: int = 1024
 ) -> np.ndarray:
@@ -125,7 +141,7 @@ def draw_table(
     if viewer < 0:
         viewer = 0
     step_hand = min(CARD_W + GAP, (width - 260) / max(1, max(state.nhand) - 1 + 1e-9))
-    melds = state.table
+    melds = _table_melds(state)
     per_row = max(1, (width - 40) // (5 * (CARD_W // 2) + 30))
     meld_rows = -(-len(melds) // per_row) if melds else 0
     height = 40 + P * (CARD_H + 34) + 40 + max(1, meld_rows) * (CARD_H + 30) + CARD_H + 60
@@ -133,6 +149,7 @@ def draw_table(
     d = ImageDraw.Draw(img)
     f13, f15 = _font(13), _font(15)
     rules = state.rules
+    tiles = rules.scoring == "rummikub"
     title = f"{rules.name} · {P} players · round {state.round + 1}"
     d.text((16, 10), title, fill=WHITE, font=f15)
     y = 40
@@ -146,7 +163,9 @@ def draw_table(
             faces = known + [None] * (len(hand) - len(known))
         turn = p == actor
         label = f"player_{p}{' (you)' if p == viewer and not omniscient else ''}"
-        info = f"{len(hand)} cards · total {state.totals[p]}"
+        info = f"{len(hand)} {'tiles' if tiles else 'cards'} · total {state.totals[p]}"
+        if tiles:
+            info += " · opened" if state.opened[p] else " · not opened"
         if turn:
             d.rounded_rectangle([8, y - 4, width - 8, y + CARD_H + 24], 8, outline=GOLD, width=3)
             info += f" · to {state.phase.name.lower()}"
@@ -156,30 +175,34 @@ def draw_table(
         d.text((16, y + 20), info, fill=WHITE, font=f13)
         _row(d, 220, y + 2, faces, step_hand)
         y += CARD_H + 34
-    # the table melds
-    d.text((16, y), "table" + ("" if melds else ": no melds"), fill=WHITE, font=f15)
+    # the table melds (Rummikub: one pool of tiles, drawn as one valid split of it)
+    if tiles:
+        head = "table (one way to split it)" if melds else "table: no tiles"
+    else:
+        head = "table" + ("" if melds else ": no melds")
+    d.text((16, y), head, fill=WHITE, font=f15)
     y += 22
     x0, x = 16, 16
-    for i, m in enumerate(melds):
+    for cards, wild, label in melds:
         half = CARD_W // 2 + 2
-        w = (len(m.cards) - 1) * half + CARD_W
+        w = (len(cards) - 1) * half + CARD_W
         if x + w > width - 16 and x > x0:
             x, y = x0, y + CARD_H + 30
-        if m.is_run:
-            wild = {k for k, pos in enumerate(range(m.lo, m.hi + 1)) if m.wild >> pos & 1}
-        else:
-            nat = len(m.cards) - m.n_wild
-            wild = set(range(nat, len(m.cards)))
-        _row(d, x, y, list(m.cards), half, wild)
-        d.text((x, y + CARD_H + 3), f"[{i}] player_{m.owner}", fill=WHITE, font=f13)
+        _row(d, x, y, cards, half, wild)
+        d.text((x, y + CARD_H + 3), label, fill=WHITE, font=f13)
         x += w + 30
     y += max(CARD_H, 0) + 30
-    # the stock and the discard pile
-    d.text((16, y), f"stock {len(state.stock)}", fill=WHITE, font=f15)
+    # the stock and the discard pile (Rummikub: the pool, and the tiles played this turn)
+    d.text((16, y), f"{'pool' if tiles else 'stock'} {len(state.stock)}", fill=WHITE, font=f15)
     if state.stock:
         draw_card(d, 16, y + 20, None)
+    played = [f for f, c in enumerate(state.played_tiles) for _ in range(c)] if tiles else []
+    if played:
+        d.text((120, y), "played this turn", fill=WHITE, font=f15)
+        _row(d, 120, y + 20, played, CARD_W // 2 + 2)
     pile = state.discard
-    d.text((120, y), f"discard pile {len(pile)}", fill=WHITE, font=f15)
+    if not tiles:
+        d.text((120, y), f"discard pile {len(pile)}", fill=WHITE, font=f15)
     if pile:
         if rules.discard_pickup == "any":  # spread: every card may be taken
             step = min(CARD_W // 2, (width - 140 - CARD_W) / max(1, len(pile) - 1))

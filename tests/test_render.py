@@ -152,6 +152,51 @@ def test_a_picture_shows_no_hidden_card():
     assert not np.array_equal(draw_table(a, omniscient=True), draw_table(b, omniscient=True))
 
 
+def _rummikub_with_a_table(seed: int = 1):
+    """A 2-player Rummikub state after the first commit (greedy plays both seats)."""
+    import agents
+
+    env = rummy_env.raw_env("rummikub", num_players=2)
+    env.reset(seed=seed)
+    players = [agents.make("greedy", env.rules, seat=i) for i in range(2)]
+    while not any(env.state.tiles):
+        seat = env.state.current
+        obs = env.observe(env.agent_selection)
+        env.step(players[seat].act(obs["observation"], obs["action_mask"]))
+    return env
+
+
+def test_rummikub_picture_draws_the_table_tiles():
+    # Rummikub's table is one pool of tiles: the picture draws a split of it (its tiles'
+    # white faces), which an empty table does not have.
+    from rummy_env.picture import WHITE, draw_table
+
+    env = _rummikub_with_a_table()
+    s = env.state
+    bare = s.copy()
+    bare.tiles = [0] * 53
+
+    def white(img) -> int:
+        return int(np.all(img == WHITE, axis=2).sum())
+
+    assert white(draw_table(s, viewer=0)) > white(draw_table(bare, viewer=0))
+
+
+def test_rummikub_picture_shows_no_hidden_tile():
+    from rummy_env.engine import from_dict
+    from rummy_env.picture import draw_table
+
+    env = _rummikub_with_a_table()
+    d = env.state.to_dict()
+    other = dict(d)
+    n = len(d["hands"][1])
+    other["hands"] = [d["hands"][0], d["stock"][:n]]
+    other["stock"] = d["hands"][1] + d["stock"][n:]
+    a, b = from_dict(d, env.rules), from_dict(other, env.rules)
+    assert np.array_equal(draw_table(a, viewer=0), draw_table(b, viewer=0))
+    assert not np.array_equal(draw_table(a, omniscient=True), draw_table(b, omniscient=True))
+
+
 def test_render_view_picks_whose_picture_it_is():
     env = rummy_env.raw_env("basic", num_players=2, render_mode="rgb_array")
     env.reset(seed=2)
