@@ -576,17 +576,22 @@ def _card_values(rules: RuleSet, wild_rank: int) -> tuple[int, ...]:
     return tuple(vals)
 
 
+@cache
+def _tables(rules: RuleSet) -> tuple:
+    """What every state of ``rules`` shares, looked up once per deal: the action layout,
+    the phase table, the meld catalogue, the wild-rank cards (wild_deuces: the four 2s, in
+    the order the engine lays them) and the card values."""
+    wr = rules.fixed_wild_rank
+    wild_faces = tuple(su * NUM_RANKS + wr for su in range(4)) if wr >= 0 else ()
+    return Layout(rules), phase_table(rules), catalogue_for(rules), wild_faces, card_values(rules)
+
+
 def _blank(rules: RuleSet) -> GameState:
     s = GameState.__new__(GameState)
     n = rules.num_players
     s.rules = rules
-    s.layout = Layout(rules)
-    s.phases = phase_table(rules)
-    # the wild-rank cards (wild_deuces: the four 2s), in the order the engine lays them
-    wr = rules.fixed_wild_rank
-    s.wild_faces = tuple(su * NUM_RANKS + wr for su in range(4)) if wr >= 0 else ()
-    s.cat = catalogue_for(rules)
-    s.values = card_values(rules)
+    s.layout, s.phases, s.cat, s.wild_faces, values = _tables(rules)
+    s.values = list(values)
     s.hands = [[0] * 53 for _ in range(n)]
     s.nhand = [0] * n
     s.smask = [[0] * 4 for _ in range(n)]
@@ -702,9 +707,15 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
             stock.insert(0, stock.pop())
     else:
         hands, discard, stock = deal["hands"], deal["discard"], deal["stock"]
-    for p in range(n):
+    for p in range(n):  # GameState.add_card, written out: a deal adds some thirty cards
+        h, smask, rmask = s.hands[p], s.smask[p], s.rmask[p]
         for f in hands[p]:
-            s._add(p, f)
+            if not h[f] and f < NUM_NATURAL:
+                r, su = f % NUM_RANKS, f // NUM_RANKS
+                smask[su] |= 1 << r
+                rmask[r] |= 1 << su
+            h[f] += 1
+        s.nhand[p] = len(hands[p])
     s.discard = list(discard)
     s.stock = list(stock)
     if rules.wild_rank == "cut":
