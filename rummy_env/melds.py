@@ -1062,13 +1062,25 @@ class _ShowSearch:
         got = self.outs.get(key)
         if got is not None:
             return got
-        lb, pick = self._stranded(key[0], j, pure)
+        lb, picks = self._stranded(key[0], j, pure)
         if lb > 1:
             self.outs[key] = _NONE
             return _NONE
-        if pick >= 0 and f not in self.wild:
-            f = pick
         out: set[int] = set()
+        if lb:  # the card left out is one no meld holds, or a needy one: ask each alone
+            while picks:
+                low = picks & -picks
+                picks ^= low
+                x = low.bit_length() - 1
+                hand[x] -= 1
+                self.limit = 0
+                if self._best(hand, j, runs, pure, 0)[0] == 0:
+                    out.add(x)
+                hand[x] += 1
+            got = self.outs[key] = frozenset(out)
+            return got
+        if picks and f not in self.wild:
+            f = (picks & -picks).bit_length() - 1
         hand[f] -= 1
         for _meld, j2, runs2, pure2 in self._branches(f, hand, j, runs, pure):
             out |= self._outs(hand, j2, runs2, pure2)
@@ -1104,12 +1116,12 @@ class _ShowSearch:
             if got[0] > budget:  # a lower bound past the budget
                 return INF, []
         if self.bound:
-            lb, pick = self._stranded(key[0], j, pure)
+            lb, picks = self._stranded(key[0], j, pure)
             if lb > budget:
                 self.memo[key] = (lb, None)
                 return INF, []
-            if pick >= 0 and f not in self.wild:
-                f = pick  # fail first: a card that needs a wild card, or no meld holds
+            if picks and f not in self.wild:  # fail first: a card no meld holds, or needy
+                f = (picks & -picks).bit_length() - 1
         best: tuple[int, list] = (INF, [])
         hand[f] -= 1
         for meld, j2, runs2, pure2 in self._branches(f, hand, j, runs, pure):
@@ -1133,8 +1145,8 @@ class _ShowSearch:
         return best
 
     def _stranded(self, hand: bytes, j: int, pure: bool) -> tuple[int, int]:
-        """A lower bound on the cost of what is left where every card costs 1, and a card
-        to branch on first (``-1``: none stands out). The bound: the natural faces of
+        """A lower bound on the cost of what is left where every card costs 1, and the
+        cards to branch on first (a bit per face; 0: none stands out). The bound: the natural faces of
         ``hand`` (one count per face) that no meld of what is left can hold, given ``j``
         wild cards and the wild-rank cards left (each may turn wild); ``_INF`` when a pure
         run is still wanted and no three neighbouring naturals are left.
@@ -1143,7 +1155,8 @@ class _ShowSearch:
         neighbours; with ``w`` wild cards two naturals (D-3: of the rank, or of the suit
         within ``w + 1`` places). A natural that needs a wild card (*needy*) shares one
         with at most three others (see ``engine._declarable``), so beyond ``4 w`` of them
-        the rest are out. The card to branch on: one no meld holds, else a needy one."""
+        the rest are out. The cards to branch on: those no meld holds, else the needy ones
+        (with a bound of 1, one of them is the card left out)."""
         held = sum(compress(_FACE_BITS, hand))
         w = j + sum([hand[g] for g in self.wild])
         a, b, c, d = held & _SUIT_BITS, held >> 13 & _SUIT_BITS, held >> 26 & _SUIT_BITS, held >> 39
@@ -1152,13 +1165,13 @@ class _ShowSearch:
             held & held >> 1 & (held >> 2 & _RUN_STARTS | (held << 11 & _QUEENS if ace_high else 0))
         )
         if self.need_pure and not pure and not starts:
-            return self._INF, -1
+            return self._INF, 0
         covered = starts | starts << 1 | (starts & _RUN_STARTS) << 2 | (starts & _QUEENS) >> 11
         needy = (
             held & self.natural_bits & ~covered & ~((a & b & (c | d) | c & d & (a | b)) * _REPEAT)
         )
         if not needy:
-            return 0, -1
+            return 0, 0
         count = needy.bit_count()
         lone = needy
         if w:
@@ -1173,8 +1186,7 @@ class _ShowSearch:
                 for k in range(max(0, NUM_RANKS - 1 - w), NUM_RANKS):
                     ok |= high >> k & aces
             lone = needy & ~ok
-        pick = lone or needy
-        return max(lone.bit_count(), count - 4 * w), (pick & -pick).bit_length() - 1
+        return max(lone.bit_count(), count - 4 * w), lone or needy
 
     def _branches(self, f: int, hand: list[int], j: int, runs: int, pure: bool):
         """The melds holding the first card ``f`` (already out of ``hand``): at each
