@@ -174,7 +174,8 @@ def observed(
             for q, out in enumerate(by_seat(v["dropped"]))
         ]
         template["cut"] = v["cut"]
-    if rules.scoring == "rummikub":  # (passes in a row are not observed: taken as 0)
+    if rules.scoring == "rummikub":
+        template["passes"] = v["passes"]
         template["table"] = (
             [{"owner": None, "kind": None, "cards": list(v["table_tiles"])}]
             if v["table_tiles"]

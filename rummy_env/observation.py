@@ -40,6 +40,7 @@ the slices, in order:
 | `turn`        | C x P         | contract rummy: one-hot, whose turn it is (during a buy question the drawer, while `to_act` is the asked seat) |
 | `table_tiles` | R x F         | Rummikub (R = 1, else 0): count of each tile on the table (one pool, D-17) |
 | `played_tiles`| R x F         | Rummikub: count of each tile played this turn, not yet committed    |
+| `passes`      | R x 1         | Rummikub: passes in a row, the pool empty (when every player has passed, the round ends) |
 
 The unbounded numbers (`totals`, `credit`, `turn_value`, `knock_limit`,
 `rebuilds`) are clipped to `-OBS_BOUND..OBS_BOUND` (10^4), the bounds of the
@@ -50,7 +51,7 @@ Size = PF + DF + M(P+2+F+W) + 2F + 8P + 8; e.g. basic, 2 players, one deck
 without jokers: 106 + 2756 + 17*57 + 106 + 16 + 8 = 3961; gin (no table
 slots): 106 + 2756 + 106 + 16 + 8 = 2992. Indian rummy adds F + 13 + 2P: 2 players, two
 decks with 2 jokers: 106 + 5618 + 106 + 16 + 8 + 53 + 13 + 4 = 5924. Contract rummy adds
-1 + 7 + 2P.
+1 + 7 + 2P, Rummikub 2F + 1 (and no discard pile: D = 0).
 
 :func:`decode` turns a vector back into a readable dict (cards as text).
 """
@@ -131,6 +132,7 @@ class ObsLayout:
             # Rummikub: the table's tiles and this turn's played tiles
             ("table_tiles", (1 if self.rummikub else 0) * F),
             ("played_tiles", (1 if self.rummikub else 0) * F),
+            ("passes", 1 if self.rummikub else 0),
         ]
         self.slices: dict[str, slice] = {}
         off = 0
@@ -239,6 +241,7 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
         ):
             for f in compress(_FACES, counts):
                 o[base + f] = counts[f]
+        o[layout.PASSES] = state.passes
     if layout.indian:
         if state.cut >= 0:
             o[layout.CUT + state.cut] = 1.0
@@ -351,6 +354,7 @@ class View:
     turn: int = -1  # contract rummy: offset of the seat whose turn it is (the drawer in a buy)
     table_tiles: list[int] | None = None  # Rummikub: the table's tiles, counts per face
     played_tiles: list[int] | None = None  # Rummikub: the tiles played this turn
+    passes: int = 0  # Rummikub: passes in a row, the pool empty
 
     @property
     def hand_cards(self) -> list[int]:
@@ -448,6 +452,7 @@ def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
         turn=one_hot("turn") if L.contract else -1,
         table_tiles=counts("table_tiles", F) if L.rummikub else None,
         played_tiles=counts("played_tiles", F) if L.rummikub else None,
+        passes=scalar("passes") if L.rummikub else 0,
     )
 
 
@@ -508,7 +513,7 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
     ``played``, ``active``, ``totals``, ``dealer``, ``rebuilds``, ``knock_limit``,
     ``must_use``, ``opened``, ``turn_value``, ``credit`` and, in Indian rummy, ``cut``,
     ``wild_rank`` (a rank letter), ``dropped`` and ``drew``, in contract rummy ``deal``,
-    ``buys`` and ``turn``, in Rummikub ``table_tiles`` and ``played_tiles`` (empty lists, 0,
+    ``buys`` and ``turn``, in Rummikub ``table_tiles``, ``played_tiles`` and ``passes`` (empty lists, 0,
     -1 or None, where the rule set's layout has no such slice).
     """
     v = read(obs, rules)
@@ -552,4 +557,5 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
         "turn": v.turn,
         "table_tiles": counts_str(v.table_tiles) if v.table_tiles is not None else [],
         "played_tiles": counts_str(v.played_tiles) if v.played_tiles is not None else [],
+        "passes": v.passes,
     }

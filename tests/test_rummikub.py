@@ -42,6 +42,7 @@ Conventions used in the comments:
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
@@ -50,6 +51,7 @@ from pettingzoo.test import seed_test
 import rummy_env
 from rummy_env import observation
 from rummy_env.cards import parse_card
+from rummy_env.determinize import Determinizer
 from rummy_env.moves import Commit, DrawStock, Pass, PlayTile
 from tests import helpers
 from tests.helpers import (
@@ -640,6 +642,26 @@ def test_a_commit_restarts_the_pass_count():
     play(env, Pass())
     assert all(env.terminations.values())
     assert_round_over(env, winner=2, reason="all_passed", round_scores=[-8, -23, 31])
+
+
+def test_observation_counts_the_passes_in_a_row():
+    # The passes in a row are public and decide when the round ends: every seat sees them
+    # (0, 1, 2 after STUCK3's first two passes), and a determinised state carries them.
+    env = make_env(3)
+    rules = env.unwrapped.rules
+    craft(env, STUCK3, full_table(env, STUCK3), stock=[])
+    for n in range(3):
+        views = [observation.read(env.observe(a), rules) for a in env.agents]
+        assert [v.passes for v in views] == [n] * 3
+        if n == 2:
+            break
+        play(env, Pass())
+    assert observation.decode(env.observe("player_2")["observation"], rules)["passes"] == 2
+    obs = env.observe(env.agent_selection)["observation"]
+    sampled = Determinizer(obs, rules, env.unwrapped.state.current).sample(random.Random(0))
+    assert sampled.passes == 2
+    play(env, Pass())
+    assert_round_over(env, winner=2, reason="all_passed", round_scores=[-8, -29, 37])
 
 
 def test_drawing_the_last_tile_then_both_pass():
