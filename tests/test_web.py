@@ -273,7 +273,8 @@ def test_play_a_round_against_random(client):
 
 @pytest.mark.parametrize(
     ("preset", "players", "seat"),
-    [("gin", 2, 1), ("rummy500", 3, 2), ("deuces", 2, 0), ("indian", 3, 1)],
+    [("gin", 2, 1), ("rummy500", 3, 2), ("deuces", 2, 0), ("indian", 3, 1), ("contract", 3, 0)]
+    + [("rummikub", 2, 1)],
 )
 def test_play_other_presets_and_seats(client, preset, players, seat):
     url = start(client, preset=preset, players=players, seat=seat, opp0="random", opp1="greedy")
