@@ -29,7 +29,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from itertools import combinations, compress, product
 
-from rummy_env.cards import JOKER, NUM_RANKS, make_card
+from rummy_env.cards import JOKER, NUM_FACES, NUM_RANKS, make_card
 
 ACE_HIGH_POS = 13
 
@@ -950,14 +950,17 @@ def show_discards(
     jokers = nat[JOKER]
     nat[JOKER] = 0
     search = _show_search(cat, tuple(wild_faces), None, 2, True)
-    lb = search._stranded(bytes(nat), jokers, False)[0]
-    if lb > 1:  # two naturals no meld can hold, or no pure run
-        return set()
-    out = search.naturals_out(nat, jokers)
-    if lb:  # a natural no meld can hold: the discard, not a wild card
-        return out
-    # a wild card (a joker, or a wild-rank card) as the discard: asked one by one
-    for f in (*wild_faces, JOKER):
+    if search.bound:
+        lb = search._stranded(bytes(nat), jokers, False)[0]
+        if lb > 1:  # two naturals no meld can hold, or no pure run
+            return set()
+        out = search.naturals_out(nat, jokers)
+        if lb:  # a natural no meld can hold: the discard, not a wild card
+            return out
+        asked = (*wild_faces, JOKER)  # a wild card as the discard: asked one by one
+    else:  # a meld may hold one natural (wilds_at_most_naturals off): every face alone
+        out, asked = set(), range(NUM_FACES)
+    for f in asked:
         if counts[f] and f not in out:
             rest = list(nat)
             if f == JOKER:

@@ -619,6 +619,29 @@ def _random_hand(rng: random.Random, left: Counter, size: int) -> list[str]:
     return out
 
 
+@pytest.mark.parametrize("one_natural", [False, True])
+def test_declare_with_a_meld_of_one_natural_where_the_rules_allow(one_natural):
+    # With wilds_at_most_naturals off a meld may hold one natural and three wild cards:
+    # KC JK 6S 6H (cut 6C: the sixes wild) then completes the show, so Declare(2D) is
+    # legal; under D-3 (two naturals a meld) it is not. Either way the mask is what the
+    # show search says of each discard.
+    env = make_env(wilds_at_most_naturals=not one_natural)
+    p0 = ["3H", "4H", "5H", "7S", "8S", "9S", "TD", "JD", "QD", "KC", "JK", "6S", "6H"]
+    p1 = ["2S", "4S", "AD", "8D", "9C", "TC", "3C", "5C", "AH", "JS", "KH", "7D", "TH"]
+    deal(env, [p0, p1], stock_top=["2D"], cut="6C")
+    play(env, DrawStock())
+    got = declares(env)
+    assert ("2D" in got) == one_natural
+    s = env.unwrapped.state
+    want = set()
+    for c in set(p0 + ["2D"]):
+        rest = list(s.hands[0])
+        rest[parse_card(c)] -= 1
+        if melds.show_arrangement(s.cat, rest, s.wild_faces, None, 0) is not None:
+            want.add(c)
+    assert got == want
+
+
 @pytest.mark.parametrize("num_players", [2, 6])
 def test_show_discards_matches_brute_force(num_players):
     # melds.show_discards finds every discard that leaves a show in one search (branch
