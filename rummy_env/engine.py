@@ -1872,7 +1872,10 @@ def _legal_tiles(s: GameState) -> list[int]:
         t = s.last_tile
         # after a tile is played, what was playable before narrows (cover.playable_after);
         # the one search also says whether the table may be left as it stands (Commit)
-        fits, ok = cover.cover_and_playable(mand, hand, t if t >= 0 and played[t] else None)
+        if started:
+            fits, ok = cover.cover_and_playable(mand, hand, t if t >= 0 and played[t] else None)
+        else:  # (the table as it stands: no commit before a tile is played)
+            fits, ok = False, cover.playable(mand, hand)
         acts += [L.PLAY_TILE + f for f in sorted(ok)]
         commit = started and fits
     else:
