@@ -1149,17 +1149,19 @@ class _ShowSearch:
 
     def _stranded(self, hand: bytes, j: int, pure: bool) -> tuple[int, int]:
         """A lower bound on the cost of what is left where every card costs 1, and the
-        cards to branch on first (a bit per face; 0: none stands out). The bound: the natural faces of
-        ``hand`` (one count per face) that no meld of what is left can hold, given ``j``
-        wild cards and the wild-rank cards left (each may turn wild); ``_INF`` when a pure
-        run is still wanted and no three neighbouring naturals are left.
+        cards to branch on first (a bit per face; 0: none stands out).
 
-        Without wild cards a set needs naturals of the rank in three suits and a run three
-        neighbours; with ``w`` wild cards two naturals (D-3: of the rank, or of the suit
-        within ``w + 1`` places). A natural that needs a wild card (*needy*) shares one
-        with at most three others (see ``engine._declarable``), so beyond ``4 w`` of them
-        the rest are out. The cards to branch on: those no meld holds, else the needy ones
-        (with a bound of 1, one of them is the card left out)."""
+        The bound: the natural faces of ``hand`` (one count per face) that no meld of what
+        is left can hold, given ``j`` wild cards and the wild-rank cards left (each may
+        turn wild); ``_INF`` when a pure run is still wanted and no three neighbouring
+        naturals are left. Without wild cards a set needs naturals of the rank in three
+        suits and a run three neighbours; with ``w`` wild cards two naturals (D-3: of the
+        rank, or of the suit within ``w + 1`` places). A natural in no meld of naturals
+        alone (*needy*) needs a meld with a wild card, and a meld with ``v`` wild cards
+        holds at most ``4 v`` needy naturals (a set 2; a run ``v + 1`` blocks of at most 2
+        between its wild cards, as 3 neighbours need none): beyond ``4 w`` the rest are out.
+        The cards to branch on: those no meld holds, else the needy ones (with a bound of
+        1, one of them is the card left out)."""
         held = sum(compress(_FACE_BITS, hand))
         w = j + sum([hand[g] for g in self.wild])
         a, b, c, d = held & _SUIT_BITS, held >> 13 & _SUIT_BITS, held >> 26 & _SUIT_BITS, held >> 39
