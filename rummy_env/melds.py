@@ -1010,6 +1010,43 @@ _HIGH = [
     for w in range(NUM_RANKS)
 ]
 
+
+def _per_wild(held: int, needy: int, ace_high: bool) -> int:
+    """The most needy naturals (``needy``, a bit per face, among the naturals ``held``)
+    that a meld with one wild card can hold: a set 2 (two suits of a rank); a run the
+    blocks of held neighbours on both sides of the gap the wild card fills (a block
+    holding a needy card is at most 2 long: 3 neighbours are a run of naturals). A meld
+    with ``v`` wild cards holds at most ``v`` times as many (its blocks, paired across
+    single wild cards), so ``w`` wild cards serve at most ``w`` times this."""
+    a, b, c, d = needy & _SUIT_BITS, needy >> 13 & _SUIT_BITS, needy >> 26 & _SUIT_BITS, needy >> 39
+    most = 2 if a & (b | c | d) | b & (c | d) | c & d else 1
+    gaps = _NATURALS & ~held
+    l1 = needy << 1 & _UP[1]  # at a gap g: the needy card at g - 1, at g - 2 (g - 1 held),
+    l2 = needy << 2 & _UP[2] & held << 1  # at g + 1 and at g + 2 (g + 1 held)
+    r1 = needy >> 1 & _DOWN[1]
+    r2 = needy >> 2 & _DOWN[2] & held >> 1
+    if l1 & l2 & r1 & r2 & gaps:
+        return 4
+    if (l1 & l2 & (r1 | r2) | r1 & r2 & (l1 | l2)) & gaps:
+        most = 3
+    elif most < 2 and ((l1 | l2) & (r1 | r2) | l1 & l2 | r1 & r2) & gaps:
+        most = 2
+    if ace_high and held & _ACES and most < 4:  # the ace above the king: gaps at Q and K
+        for su in range(4):
+            h, n = held >> 13 * su & _SUIT_BITS, needy >> 13 * su & _SUIT_BITS
+            if not h & 1:
+                continue
+            bit = lambda m, q: m >> q & 1  # noqa: E731
+            if not bit(h, 12):  # the gap at K: [J] Q _ A
+                most = max(most, bit(n, 11) + (bit(n, 10) & bit(h, 11)) + (n & 1))
+            if not bit(h, 11):  # the gap at Q: [T] J _ K [A]
+                most = max(
+                    most,
+                    bit(n, 10) + (bit(n, 9) & bit(h, 10)) + bit(n, 12) + (n & 1 & bit(h, 12)),
+                )
+    return min(most, 4)
+
+
 # one search (and its memo) per rules, wild rank, values and goal: a hand's sub-hands recur
 # from call to call (the memo holds least costs and lower bounds, true whatever the limit)
 _SEARCHES: dict[tuple, _ShowSearch] = {}
@@ -1191,7 +1228,11 @@ class _ShowSearch:
                 for k in range(max(0, NUM_RANKS - 1 - w), NUM_RANKS):
                     ok |= high >> k & aces
             lone = needy & ~ok
-        return max(lone.bit_count(), count - 4 * w), lone or needy
+            if count > w:  # how many needy naturals one wild card serves at most
+                return max(lone.bit_count(), count - w * _per_wild(held, needy, ace_high)), (
+                    lone or needy
+                )
+        return lone.bit_count(), lone or needy
 
     def _branches(self, f: int, hand: list[int], j: int, runs: int, pure: bool):
         """The melds holding the first card ``f`` (already out of ``hand``): at each

@@ -643,6 +643,33 @@ def test_declare_with_a_meld_of_one_natural_where_the_rules_allow(one_natural):
 
 
 @pytest.mark.parametrize("num_players", [2, 6])
+def test_card_bound_never_changes_the_least_count(num_players):
+    # The show search prunes on a lower bound (cards no meld can hold, needy naturals
+    # beyond what the wild cards serve): with it and without it, the least number of
+    # cards left out is the same, with and without the two-runs rule, on random hands.
+    rng = random.Random(10 + num_players)
+    env = make_env(num_players)
+    cat = melds.catalogue_for(env.rules)
+    checked = 0
+    for _ in range(60):
+        left = pack(env.rules)
+        hand = face_counts(parse_cards(_random_hand(rng, left, rng.choice([13, 14]))))
+        wild = wild_of(rng.choice(sorted(left.elements())))
+        jokers, hand[JOKER] = hand[JOKER], 0
+        for runs, pure in ((2, True), (0, False)):
+            got = []
+            for bound in (True, False):
+                search = melds._ShowSearch(cat, [1] * 53, runs, pure, wild)
+                assert search.bound
+                search.bound = bound
+                found = search.run(list(hand), jokers, None)
+                got.append(None if found is None else found[0])
+            assert got[0] == got[1], (hand, wild, runs)
+            checked += got[0] is not None
+    assert checked > 60
+
+
+@pytest.mark.parametrize("num_players", [2, 6])
 def test_show_discards_matches_brute_force(num_players):
     # melds.show_discards finds every discard that leaves a show in one search (branch
     # and bound with a stranded-card bound); the brute force asks each discard alone.
