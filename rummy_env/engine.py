@@ -576,21 +576,40 @@ def _card_values(rules: RuleSet, wild_rank: int) -> tuple[int, ...]:
     return tuple(vals)
 
 
-@cache
 def _tables(rules: RuleSet) -> tuple:
     """What every state of ``rules`` shares, looked up once per deal: the action layout,
     the phase table, the meld catalogue, the wild-rank cards (wild_deuces: the four 2s, in
-    the order the engine lays them) and the card values."""
+    the order the engine lays them), the card values, and those with each rank wild (a
+    cut's). Found by the instance (``make_rules`` hands out one per rule set), which the
+    table keeps alive, so a deal does not hash the rule set's fields."""
+    hit = _TABLES.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
     wr = rules.fixed_wild_rank
     wild_faces = tuple(su * NUM_RANKS + wr for su in range(4)) if wr >= 0 else ()
-    return Layout(rules), phase_table(rules), catalogue_for(rules), wild_faces, card_values(rules)
+    by_rank = tuple(_card_values(rules, r) for r in range(NUM_RANKS))
+    found = (
+        Layout(rules),
+        phase_table(rules),
+        catalogue_for(rules),
+        wild_faces,
+        _card_values(rules, -1),
+        by_rank,
+    )
+    if len(_TABLES) >= 256:
+        _TABLES.clear()
+    _TABLES[id(rules)] = (rules, found)
+    return found
+
+
+_TABLES: dict[int, tuple] = {}
 
 
 def _blank(rules: RuleSet) -> GameState:
     s = GameState.__new__(GameState)
     n = rules.num_players
     s.rules = rules
-    s.layout, s.phases, s.cat, s.wild_faces, values = _tables(rules)
+    s.layout, s.phases, s.cat, s.wild_faces, values, _ = _tables(rules)
     s.values = list(values)
     s.hands = [[0] * 53 for _ in range(n)]
     s.nhand = [0] * n
@@ -695,18 +714,21 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
         hands: list[list[int]] = [[] for _ in range(n)]
         order = []
         p = _next_active(s, dealer)
-        while len(order) < sum(s.active):
+        for _ in range(sum(s.active)):
             order.append(p)
             p = _next_active(s, p)
-        for _ in range(round_hand_size(rules, s.round)):
-            for p in order:
-                hands[p].append(pack.pop())
+        k = len(order)
+        dealt = pack[len(pack) - k * round_hand_size(rules, s.round) :]
+        del pack[len(pack) - len(dealt) :]
+        dealt.reverse()  # one at a time from the top (the end), the first seat first
+        for i, p in enumerate(order):
+            hands[p] = dealt[i::k]
         discard = [pack.pop()] if rules.upcard else []
         stock = pack  # top at the end
         if rules.wild_rank == "cut":  # the top card turned and put at the bottom
             stock.insert(0, stock.pop())
     else:
-        hands, discard, stock = deal["hands"], deal["discard"], deal["stock"]
+        hands, discard, stock = deal["hands"], deal["discard"], list(deal["stock"])
     for p in range(n):  # GameState.add_card, written out: a deal adds some thirty cards
         h, smask, rmask = s.hands[p], s.smask[p], s.rmask[p]
         for f in hands[p]:
@@ -717,7 +739,7 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
             h[f] += 1
         s.nhand[p] = len(hands[p])
     s.discard = list(discard)
-    s.stock = list(stock)
+    s.stock = stock
     if rules.wild_rank == "cut":
         _set_cut(s, s.stock[0])
     s.current = _next_active(s, dealer)
@@ -738,7 +760,7 @@ def _set_cut(s: GameState, cut: int) -> None:
     s.cut = cut
     rank = 0 if cut == JOKER else cut % NUM_RANKS
     s.wild_faces = tuple(su * NUM_RANKS + rank for su in range(4))
-    s.values = card_values(s.rules, rank)
+    s.values = list(_tables(s.rules)[5][rank])
 
 
 #: the keys of a crafted deal in ``reset(options=...)`` / :func:`new_game` (``cut``:
