@@ -23,6 +23,7 @@ Registry names:
 | `rummy51-expert` | rule-based Rummy 51 agent: plans the opening (`rummy51`)       |
 | `indian-expert` | rule-based Indian rummy agent: counts its hand as a show would, drops bad hands (`indian`) |
 | `contract-expert` | rule-based contract rummy agent: distance to the contract, buys, going down (`contract`) |
+| `rummikub-expert` | rule-based Rummikub agent: plans the whole turn, weighs what the table gives away (`rummikub`) |
 | `search`       | determinized Monte Carlo search with fast rollouts             |
 | `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.npz`, or a `.npz`/`.zip` path; loading runs no code) |
 | `rllib:<path>` | a self-play PPO policy trained on RLlib (`experiments/train_rllib.py`), played in numpy |
@@ -61,6 +62,11 @@ _AGENTS: dict[str, tuple[str, str, str]] = {
         "ContractExpertAgent",
         "rule-based contract rummy agent",
     ),
+    "rummikub-expert": (
+        "agents.rummikub",
+        "RummikubExpertAgent",
+        "rule-based Rummikub agent",
+    ),
     "search": ("agents.search", "SearchAgent", "determinized Monte Carlo search"),
     "ppo": ("agents.ppo_agent", "PPOAgent", "a trained MaskablePPO policy (ppo:<model>)"),
     "rllib": ("agents.rllib_agent", "RLlibAgent", "a policy exported by rummy-train-rllib"),
@@ -81,6 +87,7 @@ VARIANT_AGENTS: dict[str, str] = {
     "rummy51": "rummy51-expert",
     "indian": "indian-expert",
     "contract": "contract-expert",
+    "rummikub": "rummikub-expert",
 }
 
 VARIANT = "variant"
