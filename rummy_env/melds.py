@@ -1113,8 +1113,7 @@ class _ShowSearch:
                 picks ^= low
                 x = low.bit_length() - 1
                 hand[x] -= 1
-                self.limit = 0
-                if self._best(hand, j, runs, pure, 0)[0] == 0:
+                if self._arranges(hand, j, runs, pure):
                     out.add(x)
                 hand[x] += 1
             got = self.outs[key] = frozenset(out)
@@ -1126,13 +1125,16 @@ class _ShowSearch:
             out |= self._outs(hand, j2, runs2, pure2)
         if f in self.wild:  # a wild card from now on (the wild cards as the discard: asked apart)
             out |= self._outs(hand, j + 1, runs, pure)
-        elif f not in out:  # left out: the rest must arrange at no cost
-            self.limit = 0
-            if self._best(hand, j, runs, pure, 0)[0] == 0:
-                out.add(f)
+        elif f not in out and self._arranges(hand, j, runs, pure):  # f left out
+            out.add(f)
         hand[f] += 1
         got = self.outs[key] = frozenset(out)
         return got
+
+    def _arranges(self, hand: list[int], j: int, runs: int, pure: bool) -> bool:
+        """Whether what is left arranges at no cost (every card in a meld)."""
+        self.limit = 0
+        return self._best(hand, j, runs, pure, 0)[0] == 0
 
     def _best(self, hand: list[int], j: int, runs: int, pure: bool, spent: int) -> tuple[int, list]:
         """Least cost of what is left (``_INF`` when the two-runs rule cannot be met or the
