@@ -1011,40 +1011,53 @@ _HIGH = [
 ]
 
 
-def _per_wild(held: int, needy: int, ace_high: bool) -> int:
+def _served(held: int, needy: int, ace_high: bool, w: int) -> int:
     """The most needy naturals (``needy``, a bit per face, among the naturals ``held``)
-    that a meld with one wild card can hold: a set 2 (two suits of a rank); a run the
-    blocks of held neighbours on both sides of the gap the wild card fills (a block
-    holding a needy card is at most 2 long: 3 neighbours are a run of naturals). A meld
-    with ``v`` wild cards holds at most ``v`` times as many (its blocks, paired across
-    single wild cards), so ``w`` wild cards serve at most ``w`` times this."""
+    that ``w`` wild cards can bring into melds: the sum of the ``w`` largest *windows*.
+
+    A window is what one wild card can join: a set's (the needy suits of a rank, at
+    most 2), or a gap's in a suit (the needy cards in the blocks of held neighbours on
+    both sides of a position not held; a block holding a needy card is at most 2 long,
+    as 3 neighbours are a run of naturals). A meld with ``v`` wild cards holds needy
+    cards of at most ``v`` windows: a set one; a run, for each wild card, the window of
+    the gap it fills, or, where it stands in for a held card, of a gap beside that
+    card's block."""
     a, b, c, d = needy & _SUIT_BITS, needy >> 13 & _SUIT_BITS, needy >> 26 & _SUIT_BITS, needy >> 39
-    most = 2 if a & (b | c | d) | b & (c | d) | c & d else 1
+    pairs = a & (b | c | d) | b & (c | d) | c & d
+    sizes = [0, (a | b | c | d).bit_count() - pairs.bit_count(), pairs.bit_count(), 0, 0]
     gaps = _NATURALS & ~held
     l1 = needy << 1 & _UP[1]  # at a gap g: the needy card at g - 1, at g - 2 (g - 1 held),
     l2 = needy << 2 & _UP[2] & held << 1  # at g + 1 and at g + 2 (g + 1 held)
     r1 = needy >> 1 & _DOWN[1]
     r2 = needy >> 2 & _DOWN[2] & held >> 1
-    if l1 & l2 & r1 & r2 & gaps:
-        return 4
-    if (l1 & l2 & (r1 | r2) | r1 & r2 & (l1 | l2)) & gaps:
-        most = 3
-    elif most < 2 and ((l1 | l2) & (r1 | r2) | l1 & l2 | r1 & r2) & gaps:
-        most = 2
-    if ace_high and held & _ACES and most < 4:  # the ace above the king: gaps at Q and K
+    ge1 = ((l1 | l2 | r1 | r2) & gaps).bit_count()
+    ge2 = (((l1 | l2) & (r1 | r2) | l1 & l2 | r1 & r2) & gaps).bit_count()
+    ge3 = ((l1 & l2 & (r1 | r2) | r1 & r2 & (l1 | l2)) & gaps).bit_count()
+    ge4 = (l1 & l2 & r1 & r2 & gaps).bit_count()
+    sizes[1] += ge1 - ge2
+    sizes[2] += ge2 - ge3
+    sizes[3] += ge3 - ge4
+    sizes[4] += ge4
+    if ace_high and held & _ACES:  # the ace above the king: the gaps at Q and K again
         for su in range(4):
             h, n = held >> 13 * su & _SUIT_BITS, needy >> 13 * su & _SUIT_BITS
             if not h & 1:
                 continue
             bit = lambda m, q: m >> q & 1  # noqa: E731
             if not bit(h, 12):  # the gap at K: [J] Q _ A
-                most = max(most, bit(n, 11) + (bit(n, 10) & bit(h, 11)) + (n & 1))
+                sizes[bit(n, 11) + (bit(n, 10) & bit(h, 11)) + (n & 1)] += 1
             if not bit(h, 11):  # the gap at Q: [T] J _ K [A]
-                most = max(
-                    most,
-                    bit(n, 10) + (bit(n, 9) & bit(h, 10)) + bit(n, 12) + (n & 1 & bit(h, 12)),
-                )
-    return min(most, 4)
+                sizes[
+                    bit(n, 10) + (bit(n, 9) & bit(h, 10)) + bit(n, 12) + (n & 1 & bit(h, 12))
+                ] += 1
+    served = 0
+    for size in (4, 3, 2, 1):
+        take = min(w, sizes[size])
+        served += take * size
+        w -= take
+        if not w:
+            break
+    return served
 
 
 # one search (and its memo) per rules, wild rank, values and goal: a hand's sub-hands recur
@@ -1196,9 +1209,8 @@ class _ShowSearch:
         naturals are left. Without wild cards a set needs naturals of the rank in three
         suits and a run three neighbours; with ``w`` wild cards two naturals (D-3: of the
         rank, or of the suit within ``w + 1`` places). A natural in no meld of naturals
-        alone (*needy*) needs a meld with a wild card, and a meld with ``v`` wild cards
-        holds at most ``4 v`` needy naturals (a set 2; a run ``v + 1`` blocks of at most 2
-        between its wild cards, as 3 neighbours need none): beyond ``4 w`` the rest are out.
+        alone (*needy*) needs a meld with a wild card, and the ``w`` wild cards serve at
+        most :func:`_served` of them: the rest are out.
         The cards to branch on: those no meld holds, else the needy ones (with a bound of
         1, one of them is the card left out)."""
         held = sum(compress(_FACE_BITS, hand))
@@ -1231,7 +1243,7 @@ class _ShowSearch:
                     ok |= high >> k & aces
             lone = needy & ~ok
             if count > w:  # how many needy naturals one wild card serves at most
-                return max(lone.bit_count(), count - w * _per_wild(held, needy, ace_high)), (
+                return max(lone.bit_count(), count - _served(held, needy, ace_high, w)), (
                     lone or needy
                 )
         return lone.bit_count(), lone or needy
