@@ -37,8 +37,8 @@ layout of the vector is the table in `rummy_env.observation` (what the player
 knows at a real table: own hand, the discard pile in order, every meld with its
 owner, cards known to be in opponents' hands, sizes, phase, scores; in Indian
 rummy the cut card, the round's wild rank, who dropped and who has drawn; in contract
-rummy the deal and each seat's buys left; in Rummikub the table's tiles and this turn's
-played tiles).
+rummy the deal and each seat's buys left; in Rummikub the table's tiles, this turn's
+played tiles and the passes in a row).
 `rummy_env.observation.decode(obs, rules)` turns it back into a readable dict.
 
 ### Action Space
