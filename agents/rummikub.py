@@ -9,10 +9,9 @@ moves next on the table it leaves.
 
 * **Plan the whole turn.** At the turn's first decision the agent searches the commits
   its rack allows, depth first over the tiles in a fixed order (greedy's path first, so
-  its commit is always among them), each step asking the engine's own exact-cover
-  search which tiles stay playable (:func:`rummy_env.cover.cover_and_playable`; before
-  opening, :func:`~rummy_env.cover.playable_values` with the 30 points of D-19, as the
-  mask does), with a bound on what the tiles left can add, and at most ``node_cap``
+  its commit is always among them), each step asking the engine's own mask question
+  which tiles stay playable (:func:`rummy_env.engine.tile_choices`, the exact-cover
+  search; before opening with the 30 points of D-19), with a bound on what the tiles left can add, and at most ``node_cap``
   searches a turn. A commit scores ``tile_weight`` (100) a tile plus the rack value
   it lays down (a joker 30): the most tiles first, then the most points.
 * **Weigh what the table gives away.** Once an opponent has opened (before, the table is
@@ -55,6 +54,7 @@ import numpy as np
 from agents.base import COMMIT, DRAW_STOCK, PASS, PLAY_TILE, Agent, View, _pack_counts
 from rummy_env import cover
 from rummy_env.cards import NUM_FACES
+from rummy_env.engine import tile_choices
 from rummy_env.rules import RuleSet
 
 _TOP = (10**9, 10**9)  # a key above every tile's
@@ -116,17 +116,6 @@ class RummikubExpertAgent(Agent):
         return max(tiles, key=lambda a: (self.values[self.moves[a][1]], a))
 
     # ------------------------------------------------------------ planning
-    def _next(
-        self, mand: list[int], rack: list[int], opened: bool, played: int | None, previous
-    ) -> tuple[bool, set[int]]:
-        """``(commit legal, playable faces)`` with ``mand`` down (the table and the tiles
-        played; before opening the tiles played alone), as the engine's mask reads it."""
-        if opened:
-            return cover.cover_and_playable(mand, rack, played, previous)
-        values = cover.playable_values(mand, rack)
-        ok = {f for f, val in values.items() if val >= self.need}
-        return any(mand) and (cover.best_cover(mand) or 0) >= self.need, ok
-
     def score(self, played: list[int]) -> float:
         """How good a commit is: ``tile_weight`` a tile plus the rack value laid down."""
         w, pen = self.tile_weight, self.penalty
@@ -173,14 +162,14 @@ class RummikubExpertAgent(Agent):
                 mand[f] += 1
                 played[f] += 1
                 chosen.append(f)
-                commit, ok2 = self._next(mand, rack, opened, f, ok)
+                commit, ok2 = tile_choices(mand, rack, opened, self.need, True, f, ok)
                 dfs(ok2, key(f), commit)
                 chosen.pop()
                 played[f] -= 1
                 mand[f] -= 1
                 rack[f] += 1
 
-        commit0 = any(played) and self._next(mand, rack, opened, None, None)[0]
+        commit0 = any(played) and tile_choices(mand, rack, opened, self.need, True)[0]
         dfs(set(playable), _TOP, commit0)
         return best[1], leaves
 

@@ -303,8 +303,7 @@ class Determinizer:
         s = self._base.copy()
         i = 0
         for q, k in enumerate(self.need):
-            for f in cards[i : i + k]:
-                s.add_card(q, f)
+            s.add_cards(q, cards[i : i + k])
             i += k
         s.stock = self._bottom + cards[i:][::-1]  # _fill lists the stock top first
         s.seed = _randint(rng)

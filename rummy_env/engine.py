@@ -34,7 +34,7 @@ Rule decisions taken here (documented in the README too):
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from difflib import get_close_matches
 from enum import IntEnum
 from functools import cache, lru_cache
@@ -456,16 +456,23 @@ class GameState:
         return c
 
     # ------------------------------------------------------------ card moves
+    def add_cards(self, p: int, faces: Iterable[int]) -> None:
+        """Put the ``faces`` into player ``p``'s hand (the masks follow): a deal, or
+        simulators that deal hidden cards into a state (:mod:`rummy_env.determinize`)."""
+        h, smask, rmask = self.hands[p], self.smask[p], self.rmask[p]
+        n = 0
+        for f in faces:
+            if not h[f] and f < NUM_NATURAL:
+                r, su = f % NUM_RANKS, f // NUM_RANKS
+                smask[su] |= 1 << r
+                rmask[r] |= 1 << su
+            h[f] += 1
+            n += 1
+        self.nhand[p] += n
+
     def add_card(self, p: int, f: int) -> None:
-        """Put face ``f`` into player ``p``'s hand (the masks follow): for simulators that
-        deal hidden cards into a state (:mod:`rummy_env.determinize`)."""
-        h = self.hands[p]
-        if h[f] == 0 and f < NUM_NATURAL:
-            r, s = f % NUM_RANKS, f // NUM_RANKS
-            self.smask[p][s] |= 1 << r
-            self.rmask[p][r] |= 1 << s
-        h[f] += 1
-        self.nhand[p] += 1
+        """Put face ``f`` into player ``p``'s hand (:meth:`add_cards`)."""
+        self.add_cards(p, (f,))
 
     _add = add_card  # the engine's own name for it
 
@@ -576,19 +583,28 @@ def _card_values(rules: RuleSet, wild_rank: int) -> tuple[int, ...]:
     return tuple(vals)
 
 
-def _tables(rules: RuleSet) -> tuple:
+class _Tables(NamedTuple):
+    layout: Layout
+    phases: tuple
+    cat: Catalogue
+    wild_faces: tuple[int, ...]
+    values: tuple[int, ...]
+    values_by_rank: tuple[tuple[int, ...], ...]  # with each rank wild (a cut's), 0 = aces
+
+
+def _tables(rules: RuleSet) -> _Tables:
     """What every state of ``rules`` shares, looked up once per deal: the action layout,
     the phase table, the meld catalogue, the wild-rank cards (wild_deuces: the four 2s, in
     the order the engine lays them), the card values, and those with each rank wild (a
-    cut's). Found by the instance (``make_rules`` hands out one per rule set), which the
-    table keeps alive, so a deal does not hash the rule set's fields."""
+    cut's). Found by the rule set's instance, which the table keeps alive, so a deal does
+    not hash the rule set's fields."""
     hit = _TABLES.get(id(rules))
     if hit is not None and hit[0] is rules:
         return hit[1]
     wr = rules.fixed_wild_rank
     wild_faces = tuple(su * NUM_RANKS + wr for su in range(4)) if wr >= 0 else ()
     by_rank = tuple(_card_values(rules, r) for r in range(NUM_RANKS))
-    found = (
+    found = _Tables(
         Layout(rules),
         phase_table(rules),
         catalogue_for(rules),
@@ -602,15 +618,16 @@ def _tables(rules: RuleSet) -> tuple:
     return found
 
 
-_TABLES: dict[int, tuple] = {}
+_TABLES: dict[int, tuple[RuleSet, _Tables]] = {}
 
 
 def _blank(rules: RuleSet) -> GameState:
     s = GameState.__new__(GameState)
     n = rules.num_players
     s.rules = rules
-    s.layout, s.phases, s.cat, s.wild_faces, values, _ = _tables(rules)
-    s.values = list(values)
+    t = _tables(rules)
+    s.layout, s.phases, s.cat, s.wild_faces = t.layout, t.phases, t.cat, t.wild_faces
+    s.values = list(t.values)
     s.hands = [[0] * 53 for _ in range(n)]
     s.nhand = [0] * n
     s.smask = [[0] * 4 for _ in range(n)]
@@ -729,15 +746,8 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
             stock.insert(0, stock.pop())
     else:
         hands, discard, stock = deal["hands"], deal["discard"], list(deal["stock"])
-    for p in range(n):  # GameState.add_card, written out: a deal adds some thirty cards
-        h, smask, rmask = s.hands[p], s.smask[p], s.rmask[p]
-        for f in hands[p]:
-            if not h[f] and f < NUM_NATURAL:
-                r, su = f % NUM_RANKS, f // NUM_RANKS
-                smask[su] |= 1 << r
-                rmask[r] |= 1 << su
-            h[f] += 1
-        s.nhand[p] = len(hands[p])
+    for p in range(n):
+        s.add_cards(p, hands[p])
     s.discard = list(discard)
     s.stock = stock
     if rules.wild_rank == "cut":
@@ -760,7 +770,7 @@ def _set_cut(s: GameState, cut: int) -> None:
     s.cut = cut
     rank = 0 if cut == JOKER else cut % NUM_RANKS
     s.wild_faces = tuple(su * NUM_RANKS + rank for su in range(4))
-    s.values = list(_tables(s.rules)[5][rank])
+    s.values = list(_tables(s.rules).values_by_rank[rank])
 
 
 #: the keys of a crafted deal in ``reset(options=...)`` / :func:`new_game` (``cut``:
@@ -1883,31 +1893,44 @@ def _legal_tiles(s: GameState) -> list[int]:
     D-19)."""
     L = s.layout
     p = s.current
-    hand = s.hands[p]
     played = s.played_tiles
-    acts = []
     started = any(played)
-    if not started:
-        acts.append(L.DRAW_STOCK if s.stock else L.PASS)
-    if s.opened[p]:
-        mand = list(map(add, s.tiles, played))
-        t = s.last_tile
-        # after a tile is played, what was playable before narrows (cover.playable_after);
-        # the one search also says whether the table may be left as it stands (Commit)
-        if started:
-            fits, ok = cover.cover_and_playable(mand, hand, t if t >= 0 and played[t] else None)
-        else:  # (the table as it stands: no commit before a tile is played)
-            fits, ok = False, cover.playable(mand, hand)
-        acts += [L.PLAY_TILE + f for f in sorted(ok)]
-        commit = started and fits
-    else:
-        need = s.rules.open_points
-        values = cover.playable_values(played, hand)
-        acts += [L.PLAY_TILE + f for f in sorted(values) if values[f] >= need]
-        commit = started and (cover.best_cover(played) or 0) >= need
+    opened = s.opened[p]
+    down = list(map(add, s.tiles, played)) if opened else played
+    t = s.last_tile
+    commit, ok = tile_choices(
+        down, s.hands[p], opened, s.rules.open_points, started, t if t >= 0 and played[t] else None
+    )
+    acts = [] if started else [L.DRAW_STOCK if s.stock else L.PASS]
+    acts += [L.PLAY_TILE + f for f in sorted(ok)]
     if commit:
         acts.append(L.COMMIT)
     return acts  # (ascending: draw or pass, the tiles, commit)
+
+
+def tile_choices(
+    down: list[int],
+    rack: list[int],
+    opened: bool,
+    need: int,
+    started: bool,
+    last: int | None = None,
+    previous: Iterable[int] | None = None,
+) -> tuple[bool, set[int]]:
+    """Rummikub's mask as count vectors: ``(Commit legal, the playable faces)`` for a
+    player holding ``rack`` with ``down`` on the table: the table's tiles and those played
+    this turn once he has ``opened``, before it the tiles played alone (the initial meld:
+    worth ``need``). ``started``: a tile is played this turn; ``last``: the tile played
+    just now and ``previous`` the playable faces before it, if known (the answer narrows:
+    :func:`rummy_env.cover.playable_after`). Agents planning a turn ask it too."""
+    if not opened:
+        values = cover.playable_values(down, rack)
+        ok = {f for f, v in values.items() if v >= need}
+        return started and (cover.best_cover(down) or 0) >= need, ok
+    if not started:  # the table as it stands: no commit before a tile is played
+        return False, cover.playable(down, rack)
+    # the one search also says whether the table may be left as it stands (Commit)
+    return cover.cover_and_playable(down, rack, last, previous)
 
 
 def _apply_tiles(s: GameState, p: int, a: int) -> bool:
@@ -2547,8 +2570,7 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
     f = _Saved(d, n)
     s = _blank(rules)
     for p, h in enumerate(f.per_seat("hands", None, f.cards)):
-        for c in h:
-            s._add(p, c)
+        s.add_cards(p, h)
     s.stock = f.cards("stock", d["stock"])[::-1]
     s.discard = f.cards("discard", d["discard"])
     if rules.scoring == "rummikub":

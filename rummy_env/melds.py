@@ -1039,11 +1039,11 @@ def _served(held: int, needy: int, ace_high: bool, w: int) -> int:
     sizes[3] += ge3 - ge4
     sizes[4] += ge4
     if ace_high and held & _ACES:  # the ace above the king: the gaps at Q and K again
+        bit = lambda m, q: m >> q & 1  # noqa: E731
         for su in range(4):
             h, n = held >> 13 * su & _SUIT_BITS, needy >> 13 * su & _SUIT_BITS
             if not h & 1:
                 continue
-            bit = lambda m, q: m >> q & 1  # noqa: E731
             if not bit(h, 12):  # the gap at K: [J] Q _ A
                 sizes[bit(n, 11) + (bit(n, 10) & bit(h, 11)) + (n & 1)] += 1
             if not bit(h, 11):  # the gap at Q: [T] J _ K [A]

@@ -728,15 +728,4 @@ def make_rules(
     if name == "persian" and isinstance(num_players, int) and num_players > 4:
         fields["jokers"] = 2  # 4 jokers in all: two decks of 2
     fields.update(overrides)
-    return _shared(RuleSet(name=name, num_players=num_players, **fields))
-
-
-# one instance per distinct rule set: the engine's tables are cached per RuleSet, and a
-# look-up that finds the very instance skips comparing some fifty fields
-_INSTANCES: dict[RuleSet, RuleSet] = {}
-
-
-def _shared(rules: RuleSet) -> RuleSet:
-    if len(_INSTANCES) > 4096:
-        _INSTANCES.clear()
-    return _INSTANCES.setdefault(rules, rules)
+    return RuleSet(name=name, num_players=num_players, **fields)
