@@ -40,6 +40,7 @@ import random
 import statistics
 import subprocess
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -101,6 +102,21 @@ def _bench_fn(mode: str, preset: str, players: int, overrides: dict, seconds: fl
     return lambda sd: bench_aec(lambda: factory(preset, players, **overrides), seconds, sd)
 
 
+def _rate(run: dict) -> float:
+    return run["decisions"] / run["seconds"]
+
+
+def _rounds(fns: list, repeats: int, seed: int) -> list[list[dict]]:
+    """``repeats`` rounds, each running every benchmark of ``fns`` in turn on the round's
+    own seed: per function, its runs. Each round plays new games: a repeat of the same
+    games would find the engine's memo tables (Indian rummy's show search) filled."""
+    runs: list[list[dict]] = [[] for _ in fns]
+    for i in range(repeats):
+        for out, fn in zip(runs, fns):
+            out.append(fn(seed + 1 + i))
+    return runs
+
+
 def run_mode(
     mode: str,
     preset: str,
@@ -116,18 +132,15 @@ def run_mode(
     process, and the median of the per-pair ratios is reported too: a ratio that the
     machine's load, which moves both alike, leaves steady."""
     fn = _bench_fn(mode, preset, players, overrides, seconds)
-    ref = _bench_fn(mode, versus, players, overrides, seconds) if versus else None
-    # each repeat plays games of its own: a repeat of the same games would find the
-    # engine's memo tables (Indian rummy's show search) already filled
-    runs, ref_rates = [], []
-    for i in range(repeats):
-        if ref is not None:
-            r = ref(seed + 1 + i)
-            ref_rates.append(r["decisions"] / r["seconds"])
-        runs.append(fn(seed + 1 + i))
-    rates = [r["decisions"] / r["seconds"] for r in runs]
+    if versus:
+        ref_runs, runs = _rounds(
+            [_bench_fn(mode, versus, players, overrides, seconds), fn], repeats, seed
+        )
+    else:
+        ref_runs, (runs,) = [], _rounds([fn], repeats, seed)
+    rates = [_rate(r) for r in runs]
     med = statistics.median(rates)
-    ratios = [a / b for a, b in zip(rates, ref_rates)]
+    ratios = [a / _rate(b) for a, b in zip(rates, ref_runs)]
     return {
         "versus": versus,
         "ratio_median": statistics.median(ratios) if ratios else None,
@@ -216,20 +229,13 @@ INTERLEAVED = [
 
 def interleaved_openspiel(seconds: float, repeats: int, seed: int) -> list[dict]:
     """Ours and OpenSpiel alternately in this process; per pair the median ratio (module docs)."""
-    rules = rummy_env.make_rules("gin", 2)
     out = []
     for mode, peer, with_obs, target in INTERLEAVED:
-        if mode == "raw":
-            ours_fn = lambda sd: bench_aec(lambda: rummy_env.raw_env("gin", 2), seconds, sd)  # noqa: E731
-        else:
-            ours_fn = lambda sd: bench_engine(rules, seconds, sd)  # noqa: E731
+        ours_fn = _bench_fn(mode, "gin", 2, {}, seconds)
         bench_openspiel(0.3, seed, with_obs)  # warm-up (loads the game)
-        mine, theirs = [], []
-        for i in range(repeats):  # new games each round (as run_mode)
-            r = ours_fn(seed + 1 + i)
-            mine.append(r["decisions"] / r["seconds"])
-            r = bench_openspiel(seconds, seed + 1 + i, with_obs)
-            theirs.append(r["decisions"] / r["seconds"])
+        peer_fn = partial(bench_openspiel, seconds, with_obs=with_obs)  # peer_fn(seed)
+        ours, peers = _rounds([ours_fn, peer_fn], repeats, seed)
+        mine, theirs = [_rate(r) for r in ours], [_rate(r) for r in peers]
         ratios = [a / b for a, b in zip(mine, theirs)]
         out.append(
             {
