@@ -951,7 +951,7 @@ def show_discards(
     nat[JOKER] = 0
     search = _show_search(cat, tuple(wild_faces), None, 2, True)
     if search.bound:
-        lb = search._stranded(bytes(nat), jokers, False)[0]
+        lb = search._stranded(bytes(nat), jokers, False, 1)[0]
         if lb > 1:  # two naturals no meld can hold, or no pure run
             return set()
         out = search.naturals_out(nat, jokers)
@@ -1080,6 +1080,7 @@ class _ShowSearch:
         # the wild-rank faces first: each copy is settled (in a meld at its own place, or a
         # wild card from then on) before any meld that may want it as a wild card is made
         self.wild = frozenset(wild)
+        self.wild_faces = tuple(sorted(self.wild))
         self.order = [*sorted(self.wild), *(g for g in range(JOKER) if g not in self.wild)]
         self.cat = cat
         self.values = values
@@ -1115,7 +1116,7 @@ class _ShowSearch:
         got = self.outs.get(key)
         if got is not None:
             return got
-        lb, picks = self._stranded(key[0], j, pure)
+        lb, picks = self._stranded(key[0], j, pure, 1)
         if lb > 1:
             self.outs[key] = _NONE
             return _NONE
@@ -1171,7 +1172,7 @@ class _ShowSearch:
             if got[0] > budget:  # a lower bound past the budget
                 return INF, []
         if self.bound:
-            lb, picks = self._stranded(key[0], j, pure)
+            lb, picks = self._stranded(key[0], j, pure, budget)
             if lb > budget:
                 self.memo[key] = (lb, None)
                 return INF, []
@@ -1199,13 +1200,49 @@ class _ShowSearch:
         self.memo[key] = best if best[0] < INF else (budget + 1, None)
         return best
 
-    def _stranded(self, hand: bytes, j: int, pure: bool) -> tuple[int, int]:
+    def _stranded(self, hand: bytes, j: int, pure: bool, cap: int = _INF) -> tuple[int, int]:
         """A lower bound on the cost of what is left where every card costs 1, and the
         cards to branch on first (a bit per face; 0: none stands out).
 
-        The bound: the natural faces of ``hand`` (one count per face) that no meld of what
-        is left can hold, given ``j`` wild cards and the wild-rank cards left (each may
-        turn wild); ``_INF`` when a pure run is still wanted and no three neighbouring
+        The bound (:meth:`_bound`) takes each wild-rank card left as a wild card and as a
+        natural at once. Where that is at most ``cap`` (the search goes on), it is
+        tightened: each way of splitting the wild-rank cards into wild cards and naturals
+        at their own place (where they count among the naturals) is bounded apart, and the
+        least of these is a bound too. The cards to branch on are the first bound's."""
+        held = sum(compress(_FACE_BITS, hand))
+        wilds = [(g, hand[g]) for g in self.wild_faces if hand[g]]
+        m = sum([c for _, c in wilds])
+        lb, picks = self._bound(held, j + m, self.natural_bits, pure)
+        if m and lb <= cap:
+            split = self._split_bound(held, j, wilds, pure, cap)
+            if split > cap:
+                return split, picks
+        return lb, picks
+
+    def _split_bound(
+        self, held: int, j: int, wilds: list[tuple[int, int]], pure: bool, cap: int
+    ) -> int:
+        """The least :meth:`_bound` over the splits of the wild-rank cards ``wilds`` (face,
+        copies) into wild cards and naturals; stops at the first at most ``cap``."""
+        least = self._INF
+        for used in product(*[range(c, -1, -1) for _, c in wilds]):  # the most wild first
+            gone = k = 0
+            for (g, c), u in zip(wilds, used):
+                k += u
+                if u == c:
+                    gone |= 1 << g
+            v = self._bound(held & ~gone, j + k, _NATURALS, pure)[0]
+            if v <= cap:
+                return v
+            least = min(least, v)
+        return least
+
+    def _bound(self, held: int, w: int, naturals: int, pure: bool) -> tuple[int, int]:
+        """The bound of :meth:`_stranded` for the faces ``held`` (a bit each) and ``w`` wild
+        cards, counting the naturals among ``naturals``.
+
+        The natural faces held that no meld of what is left can hold, given the ``w`` wild
+        cards; ``_INF`` when a pure run is still wanted and no three neighbouring
         naturals are left. Without wild cards a set needs naturals of the rank in three
         suits and a run three neighbours; with ``w`` wild cards two naturals (D-3: of the
         rank, or of the suit within ``w + 1`` places). A natural in no meld of naturals
@@ -1213,8 +1250,6 @@ class _ShowSearch:
         most :func:`_served` of them: the rest are out.
         The cards to branch on: those no meld holds, else the needy ones (with a bound of
         1, one of them is the card left out)."""
-        held = sum(compress(_FACE_BITS, hand))
-        w = j + sum([hand[g] for g in self.wild])
         a, b, c, d = held & _SUIT_BITS, held >> 13 & _SUIT_BITS, held >> 26 & _SUIT_BITS, held >> 39
         ace_high = self.cat.ace_high
         starts = (
@@ -1223,9 +1258,7 @@ class _ShowSearch:
         if self.need_pure and not pure and not starts:
             return self._INF, 0
         covered = starts | starts << 1 | (starts & _RUN_STARTS) << 2 | (starts & _QUEENS) >> 11
-        needy = (
-            held & self.natural_bits & ~covered & ~((a & b & (c | d) | c & d & (a | b)) * _REPEAT)
-        )
+        needy = held & naturals & ~covered & ~((a & b & (c | d) | c & d & (a | b)) * _REPEAT)
         if not needy:
             return 0, 0
         count = needy.bit_count()

@@ -669,6 +669,56 @@ def test_card_bound_never_changes_the_least_count(num_players):
     assert checked > 60
 
 
+def test_wild_rank_split_bound_on_wild_rich_hands():
+    # Hands of 3-6 wild-rank cards (and jokers) beside pieces of runs and sets: there the
+    # card bound is tightened by bounding each split of the wild-rank cards into wild
+    # cards and naturals apart. The least count (with and without the two-runs rule) is
+    # the same with the bound on and off, and the discards that leave a show are those
+    # the search without the bound finds one by one.
+    rng = random.Random(77)
+    env = make_env()
+    cat = melds.catalogue_for(env.rules)
+    ranks, suits = "A23456789TJQK", "SHDC"
+    shows = 0
+    for _ in range(40):
+        left = pack(env.rules)
+        r = rng.choice(ranks)
+        wild = wild_of(r + "S")
+        hand = []
+        for _ in range(rng.choice((3, 4, 5, 6))):
+            c = rng.choice([r + su for su in suits] + ["JK"])
+            if left[c]:
+                left[c] -= 1
+                hand.append(c)
+        hand += _random_hand(rng, left, 14 - len(hand))
+        counts = face_counts(parse_cards(hand))
+        nat, jokers = list(counts), counts[JOKER]
+        nat[JOKER] = 0
+        for runs, pure in ((2, True), (0, False)):
+            got = []
+            for bound in (True, False):
+                search = melds._ShowSearch(cat, [1] * 53, runs, pure, wild)
+                search.bound = bound
+                found = search.run(list(nat), jokers, None)
+                got.append(None if found is None else found[0])
+            assert got[0] == got[1], (hand, r, runs)
+        plain = melds._ShowSearch(cat, [1] * 53, 2, True, wild)
+        plain.bound = False
+        want = set()
+        for f in set(parse_cards(hand)):
+            rest = list(nat)
+            if f == JOKER:
+                found = plain.run(rest, jokers - 1, 0)
+            else:
+                rest[f] -= 1
+                found = plain.run(rest, jokers, 0)
+            if found is not None:
+                want.add(f)
+        assert melds.show_discards(cat, counts, wild) == want, (hand, r)
+        shows += bool(want)
+    assert shows >= 5
+
+
 @pytest.mark.parametrize("num_players", [2, 6])
 def test_show_discards_matches_brute_force(num_players):
     # melds.show_discards finds every discard that leaves a show in one search (branch
