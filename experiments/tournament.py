@@ -8,7 +8,8 @@
   distinct agents of ``--agents`` makes a table (fewer agents than seats:
   one table, the agents repeated in turn). Each table is played in every
   rotation of its seats.
-* **Duplicate deals.** Deal ``i`` is fixed by seed ``i`` (``env.reset(seed=i)``)
+* **Duplicate deals.** Deal ``i`` is fixed by seed ``i`` (``env.reset(seed=i)``); the
+  deals are seeds ``--first-deal`` (0) up to ``--first-deal + --deals - 1``,
   and replayed in every seating of every table, so every agent plays the same
   cards from every seat; this removes most of the luck of the deal. Agents are
   ``reset`` with a seed derived from (deal, seat).
@@ -79,7 +80,9 @@ class Args:
     agents: str = "random,greedy,variant"
     """Comma-separated agent specs: name[:option=value...]; 'variant' = the preset's own agent."""
     deals: int = 500
-    """Deals (seeds 0..deals-1), each played in every seating."""
+    """Deals (seeds first_deal..first_deal+deals-1), each played in every seating."""
+    first_deal: int = 0
+    """Seed of the first deal (e.g. a range no one has played, for a held-out measure)."""
     match: bool = False
     """Play whole matches instead of single rounds."""
     workers: int = 0
@@ -484,12 +487,14 @@ def done_keys(con: sqlite3.Connection, config: str) -> set[tuple[int, str]]:
 
 
 def load_results(
-    con: sqlite3.Connection, config: str, keys: set[str], deals: int
+    con: sqlite3.Connection, config: str, keys: set[str], deals: int, first: int = 0
 ) -> list[GameResult]:
+    """The stored games of ``config`` on seeds ``first .. first + deals - 1`` whose seating
+    key is in ``keys``."""
     rows = con.execute(
         "SELECT seed, seating, agents, rewards, rounds, winner FROM games "
-        "WHERE config = ? AND seed < ? ORDER BY seed, seating",
-        (config, deals),
+        "WHERE config = ? AND seed >= ? AND seed < ? ORDER BY seed, seating",
+        (config, first, first + deals),
     ).fetchall()
     return [
         GameResult(seed, tuple(json.loads(ag)), tuple(json.loads(rw)), rounds, winner)
@@ -555,6 +560,8 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
         overrides["match"] = True
     if args.deals < 1:
         raise UsageError(f"--deals must be 1 or more, got {args.deals}")
+    if args.first_deal < 0:
+        raise UsageError(f"--first-deal must be 0 or more, got {args.first_deal}")
     if args.workers < 0:
         raise UsageError(f"--workers must be 0 (every core) or more, got {args.workers}")
     if args.backend not in ("process", "ray"):
@@ -586,9 +593,8 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
     except sqlite3.Error as e:
         raise _db_error(Path(args.db), e, args.db_timeout) from None
     done = done_keys(con, config)
-    todo = [
-        (seed, s) for seed in range(args.deals) for s in seats if (seed, seating_key(s)) not in done
-    ]
+    seeds = range(args.first_deal, args.first_deal + args.deals)
+    todo = [(seed, s) for seed in seeds for s in seats if (seed, seating_key(s)) not in done]
     total = args.deals * len(seats)
     workers = args.workers or os.cpu_count() or 1
     if stop_after is not None:
@@ -602,7 +608,7 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
         con.close()
         return None
     keys = {seating_key(s) for s in seats}
-    results = load_results(con, config, keys, args.deals)
+    results = load_results(con, config, keys, args.deals, args.first_deal)
     con.close()
     names = [s.label for s in specs]
     summary = summarize(results, names, args.players)
@@ -736,7 +742,13 @@ def report(
         head.append("Elo (BT) +- 1.96 se")
     lines = [
         f"## Tournament: {rules.name}, {args.players} players, "
-        f"{'matches' if rules.match else 'rounds'}, {args.deals} duplicate deals, {n_games} games",
+        f"{'matches' if rules.match else 'rounds'}, {args.deals} duplicate deals"
+        + (
+            f" (seeds {args.first_deal}-{args.first_deal + args.deals - 1})"
+            if args.first_deal
+            else ""
+        )
+        + f", {n_games} games",
         "",
         f"Rule overrides: {json.dumps(overrides) if overrides else 'none'}; scoring "
         f"{rules.scoring!r}. Score = the agent's reward per round (higher is better). "

@@ -228,6 +228,24 @@ def test_resume_after_interruption_gives_identical_results(tmp_path, capsys):
     assert "| basic-expert |" in out and "Head to head" in out
 
 
+def test_first_deal_plays_and_counts_the_offset_seeds_only(tmp_path, capsys):
+    args = dataclasses.replace(_args(tmp_path, "off", deals=2), first_deal=3)
+    off = T.run(args)
+    assert sorted({r[0] for r in _rows(tmp_path / "off.sqlite")}) == [3, 4]
+    assert off.games == {"random": 8, "greedy": 8, "basic-expert": 8}
+    assert "2 duplicate deals (seeds 3-4)" in (tmp_path / "off" / "basic_2p.md").read_text()
+    # a run from seed 0 in the same store plays only the seeds missing, and the same games
+    T.run(_args(tmp_path, "off", deals=5))
+    T.run(_args(tmp_path, "zero", deals=5))
+    assert _rows(tmp_path / "off.sqlite") == _rows(tmp_path / "zero.sqlite")
+    # the offset run still counts its own two deals, not the five stored
+    again = T.run(args)
+    assert again.games == off.games and again.score == off.score and again.cross == off.cross
+    with pytest.raises(T.UsageError, match="first-deal"):
+        T.run(dataclasses.replace(args, first_deal=-1))
+    capsys.readouterr()
+
+
 def test_a_new_agent_version_is_played_again(tmp_path, monkeypatch):
     # games stored under an agent's older behaviour are not reused once its version rises
     from agents.random_agent import RandomAgent
