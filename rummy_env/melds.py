@@ -1066,7 +1066,8 @@ _SEARCHES: dict[tuple, _ShowSearch] = {}
 
 
 class _ShowSearch:
-    """Branch and bound over the first card left (the wild-rank cards first, then by face):
+    """Branch and bound over the first card left (the wild-rank cards first, then by face;
+    but a natural the card bound marks, one no meld holds or a needy one, before all):
     out of every meld (a wild-rank card: wild from then on), or in one of
     the sets and runs holding it (with or without wild cards). Memoised on what is left:
     the least cost, or a lower bound on it where the search found nothing within budget."""
@@ -1132,7 +1133,7 @@ class _ShowSearch:
                 hand[x] += 1
             got = self.outs[key] = frozenset(out)
             return got
-        if picks and f not in self.wild:
+        if picks:
             f = (picks & -picks).bit_length() - 1
         hand[f] -= 1
         for _meld, j2, runs2, pure2 in self._branches(f, hand, j, runs, pure):
@@ -1176,7 +1177,7 @@ class _ShowSearch:
             if lb > budget:
                 self.memo[key] = (lb, None)
                 return INF, []
-            if picks and f not in self.wild:  # fail first: a card no meld holds, or needy
+            if picks:  # fail first: a card no meld holds, or needy (before the wild-rank cards)
                 f = (picks & -picks).bit_length() - 1
         best: tuple[int, list] = (INF, [])
         hand[f] -= 1
@@ -1288,8 +1289,9 @@ class _ShowSearch:
         wild-rank cards not settled yet wild, every way (the jokers first: a card left
         unsettled can still turn wild later)."""
         wild = self.wild
-        # a wild-rank card at its own place may be helped by wild-rank cards not settled yet
-        pool = sum([hand[g] for g in wild]) if f in wild else 0
+        # the meld may take wild-rank cards not settled yet as its wild cards (a needy
+        # natural is branched on before them; a wild-rank card at its own place too)
+        pool = sum([hand[g] for g in wild])
         for meld, naturals, w, is_run in self._melds_with(f, hand, j + pool):
             for g in naturals:
                 hand[g] -= 1
