@@ -164,11 +164,19 @@ some meld of all the tiles; a search is about one state a number, 3-4 us each.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from itertools import combinations, product
 from operator import add as _add
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, NUM_SUITS
+
+_compiled = None  # the compiled inner search, when it was built (pyproject.toml's ext-modules)
+if not os.environ.get("RUMMY_PURE_PYTHON"):
+    try:
+        from rummy_env import _cover_c as _compiled
+    except ImportError:  # built without a C compiler: the Python search, the same answers
+        pass
 
 __all__ = [
     "best_cover",
@@ -1383,6 +1391,10 @@ def _search(
                                 return ((choice, a, b, c, d), r)
         return None
 
+    if _compiled is not None:  # the same search, compiled (rummy_env/_cover_c.c)
+        memos = (shared, local, worse, row_of, fit_of, _OutOfBudget)
+        state = (lo, 0, 0, 0, 0, 0, 0) if start is None else start
+        return _compiled.search(CL, hi, jt, cap, need_x, from_k, budget, *memos, state)
     if start is not None:
         return go(*start)
     return go(lo, 0, 0, 0, 0, 0, 0)

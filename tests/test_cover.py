@@ -11,7 +11,9 @@ cover.py, which share the programme's transitions but not the search.
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 import time
 from contextlib import contextmanager
 from functools import cache
@@ -26,6 +28,29 @@ from rummy_env import cover
 from rummy_env.cards import JOKER, parse_cards
 
 N = 53
+
+
+@pytest.fixture(autouse=True, scope="module", params=["compiled", "python"])
+def inner_search(request):
+    """Every test here runs on both inner searches: the compiled one
+    (rummy_env/_cover_c.c, built by ``pip install``) and cover.py's own, its fallback."""
+    saved = cover._compiled
+    if request.param == "compiled" and saved is None:
+        pytest.skip("the compiled search was not built (no C compiler at install)")
+    cover._compiled = saved if request.param == "compiled" else None
+    cover.clear_caches()
+    yield request.param
+    cover._compiled = saved
+    cover.clear_caches()
+
+
+def test_the_compiled_search_is_built_where_there_is_a_compiler():
+    if os.environ.get("RUMMY_PURE_PYTHON"):
+        pytest.skip("RUMMY_PURE_PYTHON asks for cover.py's own search")
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler: the install falls back to cover.py's own search")
+    from rummy_env import _cover_c  # noqa: F401  (pip install -e . builds it: pyproject.toml)
+
 
 # ------------------------------------------------------------------ the oracle
 
