@@ -3,7 +3,8 @@
  * The same steps as the Python `go` in cover.py, over the same tables (the views'
  * colour and group tables, filled lazily by the Python functions `_cl_row` and
  * `_gl_fit`) and the same memo dicts, so the two give the same answers and leave the
- * same memo entries; cover.py uses this one when it was built and the Python one
+ * same memo entries (a number's tables looked up, by the view, when first reached);
+ * cover.py uses this one when it was built and the Python one
  * otherwise (RUMMY_PURE_PYTHON=1 forces it; the tests run both). Optional: an
  * install without a C compiler still works, at the Python speed.
  */
@@ -14,7 +15,7 @@ typedef struct {
     PyObject *cl;       /* list: per number index (c0, c1, c2, c3, gtab) */
     long hi, jt, cap, need_x, from_k;
     long long left;     /* states still allowed (from -1: no limit) */
-    PyObject *shared, *local, *worse, *row_of, *fit_of, *exc;
+    PyObject *shared, *local, *worse, *row_of, *fit_of, *level, *exc;
 } Ctx;
 
 /* a small int of an option tuple */
@@ -33,20 +34,38 @@ get_ll(PyObject *d, unsigned long long key)
 }
 
 static int
-set_ll(PyObject *d, unsigned long long key, PyObject *v, int only_new)
+set_ll(PyObject *d, unsigned long long key, PyObject *v)
 {
     PyObject *k = PyLong_FromUnsignedLongLong(key);
     if (k == NULL)
         return -1;
-    int rc;
-    if (only_new) {
-        PyObject *got = PyDict_SetDefault(d, k, v);
-        rc = got == NULL ? -1 : 0;
-    }
-    else {
-        rc = PyDict_SetItem(d, k, v);
-    }
+    int rc = PyDict_SetItem(d, k, v);
     Py_DECREF(k);
+    return rc;
+}
+
+/* d.get(~key, 0): the codes that failed from state key, as bits; -1 on an error */
+static long long
+failed(PyObject *d, unsigned long long key)
+{
+    PyObject *k = PyLong_FromLongLong(-(long long)key - 1);
+    if (k == NULL)
+        return -1;
+    PyObject *v = PyDict_GetItemWithError(d, k);
+    Py_DECREF(k);
+    if (v == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    return PyLong_AsLongLong(v);
+}
+
+static int
+set_failed(PyObject *d, unsigned long long key, long long bits)
+{
+    PyObject *k = PyLong_FromLongLong(-(long long)key - 1);
+    PyObject *v = PyLong_FromLongLong(bits);
+    int rc = k == NULL || v == NULL ? -1 : PyDict_SetItem(d, k, v);
+    Py_XDECREF(k);
+    Py_XDECREF(v);
     return rc;
 }
 
@@ -88,6 +107,13 @@ go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x)
     }
     long gl = cx->jt - n;
     PyObject *lev = PyList_GET_ITEM(cx->cl, k);
+    if (lev == Py_None) { /* looked up the first time: view.level(k) stores it in cl */
+        PyObject *got = PyObject_CallFunction(cx->level, "l", k);
+        if (got == NULL)
+            return NULL;
+        Py_DECREF(got);
+        lev = PyList_GET_ITEM(cx->cl, k);
+    }
     PyObject *r[4] = {NULL, NULL, NULL, NULL};
     PyObject *groups = NULL, *result = NULL;
     long sid[4] = {s0, s1, s2, s3};
@@ -180,33 +206,24 @@ go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x)
                         if (got == NULL) {
                             if (PyErr_Occurred())
                                 goto error;
+                            /* the codes that failed from this state, as bits at ~key */
+                            long long fails = failed(mm, key);
+                            if (fails < 0)
+                                goto error;
+                            if (fails >> code & 1)
+                                continue;
                             sub = go(cx, k1, IT(a, 0), IT(b, 0), IT(c, 0), IT(d, 0), n2, x2);
                             if (sub == NULL)
                                 goto error;
                             if (sub == Py_None) {
-                                PyObject *ck = PyLong_FromLong(code);
-                                if (ck == NULL) {
+                                fails = failed(mm, key);
+                                long long more = PyLong_AsLongLong(PyList_GET_ITEM(cx->worse, code));
+                                if (fails < 0 || set_failed(mm, key, fails | more)) {
                                     Py_DECREF(sub);
                                     goto error;
-                                }
-                                PyObject *codes = PyDict_GetItemWithError(cx->worse, ck);
-                                Py_DECREF(ck);
-                                if (codes == NULL) {
-                                    Py_DECREF(sub);
-                                    if (!PyErr_Occurred())
-                                        PyErr_SetString(PyExc_KeyError, "worse");
-                                    goto error;
-                                }
-                                Py_ssize_t nw = PyList_GET_SIZE(codes);
-                                for (Py_ssize_t wi = 0; wi < nw; wi++) {
-                                    long wc = PyLong_AsLong(PyList_GET_ITEM(codes, wi));
-                                    if (set_ll(mm, key | (unsigned long long)wc, Py_None, 1)) {
-                                        Py_DECREF(sub);
-                                        goto error;
-                                    }
                                 }
                             }
-                            else if (set_ll(mm, key | (unsigned long long)code, sub, 0)) {
+                            else if (set_ll(mm, key | (unsigned long long)code, sub)) {
                                 Py_DECREF(sub);
                                 goto error;
                             }
@@ -245,10 +262,11 @@ search(PyObject *self, PyObject *args)
 {
     Ctx cx;
     long k, s0, s1, s2, s3, n, x;
-    if (!PyArg_ParseTuple(args, "O!lllllLO!O!O!OOO(lllllll)", &PyList_Type, &cx.cl, &cx.hi,
+    if (!PyArg_ParseTuple(args, "O!lllllLO!O!O!OOOO(lllllll)", &PyList_Type, &cx.cl, &cx.hi,
                           &cx.jt, &cx.cap, &cx.need_x, &cx.from_k, &cx.left, &PyDict_Type,
-                          &cx.shared, &PyDict_Type, &cx.local, &PyDict_Type, &cx.worse,
-                          &cx.row_of, &cx.fit_of, &cx.exc, &k, &s0, &s1, &s2, &s3, &n, &x))
+                          &cx.shared, &PyDict_Type, &cx.local, &PyList_Type, &cx.worse,
+                          &cx.row_of, &cx.fit_of, &cx.level, &cx.exc, &k, &s0, &s1, &s2, &s3,
+                          &n, &x))
         return NULL;
     return go(&cx, k, s0, s1, s2, s3, n, x);
 }
@@ -256,7 +274,8 @@ search(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS,
      "search(cl, hi, jt, cap, need_x, from_k, budget, shared, local, worse, row_of, fit_of, "
-     "exc, (k, s0, s1, s2, s3, n, x)): cover._search's depth-first go from that state."},
+     "level, exc, (k, s0, s1, s2, s3, n, x)): cover._search's depth-first go from that "
+     "state."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cover_c",
@@ -266,5 +285,11 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cover_c",
 PyMODINIT_FUNC
 PyInit__cover_c(void)
 {
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    /* the call's form; cover.py ignores a build whose API is not its own (a stale .so) */
+    if (m != NULL && PyModule_AddIntConstant(m, "API", 2)) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

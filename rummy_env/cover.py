@@ -165,18 +165,27 @@ some meld of all the tiles; a search is about one state a number, 3-4 us each.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Sequence
 from itertools import combinations, product
 from operator import add as _add
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 
+_C_API = 2  # the form of the compiled search's call this file makes
 _compiled = None  # the compiled inner search, when it was built (pyproject.toml's ext-modules)
 if not os.environ.get("RUMMY_PURE_PYTHON"):
     try:
         from rummy_env import _cover_c as _compiled
     except ImportError:  # built without a C compiler: the Python search, the same answers
         pass
+    if _compiled is not None and getattr(_compiled, "API", None) != _C_API:
+        warnings.warn(
+            "rummy_env/_cover_c was built from an older rummy_env/_cover_c.c: "
+            "`pip install -e .` rebuilds it; until then Rummikub uses the (slower) Python search",
+            stacklevel=2,
+        )
+        _compiled = None
 
 __all__ = [
     "best_cover",
@@ -507,7 +516,7 @@ def clear_caches() -> None:
         d.clear()
     for d in (_SK_COLOUR, _SK_GROUPS, _SK_GFOUND, _SK_GCHOICES, _SK_TRANS, _SK_SUCC, _SK_EDGES):
         d.clear()
-    for d in (_SK_FILTER, _SK_GSORTED, _SK_AHEAD, _CL, _GL, _RESULTS, _VIEWS):
+    for d in (_SK_FILTER, _SK_GSORTED, _SK_AHEAD, _CL, _GL, _AT, _RESULTS, _VIEWS):
         d.clear()
 
 
@@ -1101,6 +1110,7 @@ def _path_jokers(path: list, cap: int) -> tuple[int, int]:
 _CL: dict = {}  # (cap, fin, m, nxt, order) -> [{runs id * 4 + jokers left: row}, key]
 _GL: dict = {}  # (caps, order) -> [{(masks, jokers left): choices}, key]
 _LEVELS_LIMIT = 20_000  # tables of either kind before they are dropped
+_AT: dict = {}  # (naturals, mandatory, next codes, order) -> :func:`_colour_tables`
 
 
 def _colour_level(key: tuple) -> list:
@@ -1183,16 +1193,21 @@ class _OutOfBudget(Exception):
 _WORSE: dict = {}
 
 
-def _worse(jt: int, cap: int) -> dict:
-    """``{code: codes}``: a state that fails with ``n`` jokers needed and ``x``
-    placeable (code ``n * 4 + x``) fails with more needed or fewer placeable."""
+def _worse(jt: int, cap: int) -> list[int]:
+    """Per code, the codes as bits that a failing state fails with too: with ``n``
+    jokers needed and ``x`` placeable (code ``n * 4 + x``), more needed or fewer
+    placeable. The searches' memos keep, per state after a number without its code
+    (``key``), the codes that failed as such bits at ``~key``, and each way found
+    at ``key | code``."""
     res = _WORSE.get((jt, cap))
     if res is None:
-        res = _WORSE[(jt, cap)] = {
-            n * 4 + x: [nn * 4 + xx for nn in range(n, jt + 1) for xx in range(x + 1)]
-            for n in range(jt + 1)
-            for x in range(cap + 1)
-        }
+        res = _WORSE[(jt, cap)] = [
+            sum(1 << (nn * 4 + xx) for nn in range(n, jt + 1) for xx in range(x + 1))
+            if n <= jt and x <= cap
+            else 0
+            for n in range(4)
+            for x in range(4)
+        ]
     return res
 
 
@@ -1200,7 +1215,10 @@ def _colour_tables(cp: tuple, mk: tuple, a: tuple | None, b: tuple | None, order
     """The colours' tables of options at a number with naturals ``cp`` and
     mandatory naturals ``mk``, ``a`` and ``b`` the codes of the next two numbers
     (:func:`_number_codes`, ``_NONE4`` for none; ``a`` None: the last number),
-    and its group table."""
+    and its group table; kept, as a number reads the same in many positions."""
+    got = _AT.get((cp, mk, a, b, order))
+    if got is not None:
+        return got
     if a is not None:
         k0 = (cp[0], False, mk[0], a[0] << 16 | b[0], order)
         k1 = (cp[1], False, mk[1], a[1] << 16 | b[1], order)
@@ -1212,19 +1230,24 @@ def _colour_tables(cp: tuple, mk: tuple, a: tuple | None, b: tuple | None, order
         k2 = (cp[2], True, mk[2], 0, order)
         k3 = (cp[3], True, mk[3], 0, order)
     get = _CL.get
-    return (
+    got = (
         get(k0) or _colour_level(k0),
         get(k1) or _colour_level(k1),
         get(k2) or _colour_level(k2),
         get(k3) or _colour_level(k3),
         _GL.get((cp, order)) or _group_level((cp, order)),
     )
+    if len(_AT) > _LEVELS_LIMIT:
+        _AT.clear()
+    _AT[(cp, mk, a, b, order)] = got
+    return got
 
 
 class _View:
     """One position read in one number order, as the search wants it: per
     number index the colours' tables of options (:func:`_colour_level`) and the
-    group table (:func:`_group_level`)."""
+    group table (:func:`_group_level`), looked up when the search first reaches
+    that number (:meth:`level`; a failing search often stops early)."""
 
     __slots__ = ("m", "caps", "codes", "cl", "lo", "hi", "jt", "order")
 
@@ -1233,20 +1256,30 @@ class _View:
         naturals per colour, in this view's number order."""
         self.lo, self.hi, self.jt, self.order = lo, hi, jt, order
         self.m, self.caps = m, caps
-        self.codes = codes = [None] * NUM_RANKS
-        for k in range(lo, hi + 1):
-            codes[k] = _number_codes(m[k], caps[k], jt, k == hi)
-        self.cl = cl = [None] * NUM_RANKS
-        for k in range(lo, hi + 1):
-            cl[k] = self._colour_levels(k)
+        self.codes = [None] * NUM_RANKS  # filled by code()
+        self.cl = [None] * NUM_RANKS  # filled by level()
+
+    def level(self, k: int) -> tuple:
+        """The tables at number index ``k`` (``cl[k]``), looked up the first time."""
+        lv = self.cl[k]
+        if lv is None:
+            lv = self.cl[k] = self._colour_levels(k)
+        return lv
+
+    def code(self, k: int) -> tuple:
+        """:func:`_number_codes` of number index ``k``, worked out the first time."""
+        c = self.codes[k]
+        if c is None:
+            c = self.codes[k] = _number_codes(self.m[k], self.caps[k], self.jt, k == self.hi)
+        return c
 
     def _colour_levels(self, k: int) -> tuple:
         """The colours' tables of options and the group table at number index
         ``k``."""
         cp, mk, order, hi = self.caps[k], self.m[k], self.order, self.hi
         if k < hi:
-            a = self.codes[k + 1]
-            b = self.codes[k + 2] if k + 2 <= hi else _NONE4
+            a = self.code(k + 1)
+            b = self.code(k + 2) if k + 2 <= hi else _NONE4
         else:
             a = b = None
         return _colour_tables(cp, mk, a, b, order)
@@ -1263,13 +1296,13 @@ class _View:
         v.m[k] = mk = tuple(mk)
         v.codes, v.cl = self.codes, list(self.cl)
         codes = _number_codes(mk, self.caps[k], self.jt, k == self.hi)
-        v.cl[k] = v._colour_levels(k)
-        if codes != self.codes[k]:
+        v.cl[k] = None
+        if codes != self.code(k):  # the numbers before read it too
             v.codes = list(self.codes)
             v.codes[k] = codes
             for j in (k - 1, k - 2):
                 if j >= self.lo:
-                    v.cl[j] = v._colour_levels(j)
+                    v.cl[j] = None
         return v
 
 
@@ -1309,7 +1342,7 @@ def _search(
     lo, hi, jt = view.lo, view.hi, view.jt
     if hi < lo:
         return () if need_x <= 0 else None
-    CL = view.cl
+    CL, level = view.cl, view.level
     left = budget
     row_of = _cl_row
     fit_of = _gl_fit
@@ -1322,7 +1355,7 @@ def _search(
         if left == 0:
             raise _OutOfBudget
         gl = jt - n
-        c0, c1, c2, c3, gtab = CL[k]
+        c0, c1, c2, c3, gtab = CL[k] or level(k)
         r0 = c0[0].get(s0 * 4 + gl) or row_of(c0, s0, gl)
         r1 = c1[0].get(s1 * 4 + gl) or row_of(c1, s1, gl)
         r2 = c2[0].get(s2 * 4 + gl) or row_of(c2, s2, gl)
@@ -1381,10 +1414,11 @@ def _search(
                             code = n2 * 4 + x2
                             r = mm.get(key | code, 0)
                             if r == 0:
+                                if mm.get(~key, 0) >> code & 1:  # failed before
+                                    continue
                                 r = go(k1, a[0], b[0], c[0], d[0], n2, x2)
                                 if r is None:
-                                    for worse_code in worse[code]:
-                                        mm.setdefault(key | worse_code, None)
+                                    mm[~key] = mm.get(~key, 0) | worse[code]
                                 else:
                                     mm[key | code] = r
                             if r is not None:
@@ -1392,7 +1426,7 @@ def _search(
         return None
 
     if _compiled is not None:  # the same search, compiled (rummy_env/_cover_c.c)
-        memos = (shared, local, worse, row_of, fit_of, _OutOfBudget)
+        memos = (shared, local, worse, row_of, fit_of, level, _OutOfBudget)
         state = (lo, 0, 0, 0, 0, 0, 0) if start is None else start
         return _compiled.search(CL, hi, jt, cap, need_x, from_k, budget, *memos, state)
     if start is not None:
@@ -1423,7 +1457,7 @@ def _search_any(
     lo, hi, jt = view.lo, view.hi, view.jt
     if hi < lo or last < lo:
         return None
-    CL, M = view.cl, view.m
+    CL, M, level = view.cl, view.m, view.level
     left = budget
     row_of = _cl_row
     fit_of = _gl_fit
@@ -1436,7 +1470,7 @@ def _search_any(
         if left == 0:
             raise _OutOfBudget
         gl = jt - n
-        c0, c1, c2, c3, gtab = CL[k]
+        c0, c1, c2, c3, gtab = CL[k] or level(k)
         r0 = c0[0].get(s0 * 4 + gl) or row_of(c0, s0, gl)
         r1 = c1[0].get(s1 * 4 + gl) or row_of(c1, s1, gl)
         r2 = c2[0].get(s2 * 4 + gl) or row_of(c2, s2, gl)
@@ -1504,10 +1538,11 @@ def _search_any(
                             if r == 0 and not ud:
                                 r = found_here.get(key | code, 0)
                             if r == 0:
+                                if memo.get(~key, 0) >> code & 1:  # failed before
+                                    continue
                                 r = go(k1, a[0], b[0], c[0], d[0], n2, x2, ud)
                                 if r is None:
-                                    for worse_code in worse[code]:
-                                        memo.setdefault(key | worse_code, None)
+                                    memo[~key] = memo.get(~key, 0) | worse[code]
                                 elif ud:
                                     shared[key | code] = r
                                 else:

@@ -49,7 +49,9 @@ def test_the_compiled_search_is_built_where_there_is_a_compiler():
         pytest.skip("RUMMY_PURE_PYTHON asks for cover.py's own search")
     if not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("no C compiler: the install falls back to cover.py's own search")
-    from rummy_env import _cover_c  # noqa: F401  (pip install -e . builds it: pyproject.toml)
+    from rummy_env import _cover_c  # (pip install -e . builds it: pyproject.toml)
+
+    assert _cover_c.API == cover._C_API, "a stale build: pip install -e . rebuilds it"
 
 
 # ------------------------------------------------------------------ the oracle
