@@ -23,6 +23,16 @@ moves next on the table it leaves.
   of two commits of one size the one that closes the table is played (a group of three
   that only one tile joins rather than a run open at both ends), and a tile is kept back
   for a later turn when laying it would open the table to many more tiles.
+* **The endgame.** Once an opponent (opened) holds ``end_h`` (2) tiles or fewer, every
+  commit found, and drawing instead, is worth ``end_w`` (10) a tile plus the value laid,
+  less the chance that he goes out on the table left times twice the rack value left (he
+  wins it, we lose it): :meth:`RummikubExpertAgent.endgame`. The chance is inferred
+  (:meth:`RummikubExpertAgent.out_chance`): `greedy` plays all it can, so his tiles are
+  unseen tiles that the table he left could not take alone, but for one he has drawn
+  since our last turn (his rack grew by one: any unseen tile); he goes out when each is
+  one the new table takes alone, as often as such tiles are among those he may hold.
+  So near the end it lays value rather than count, and keeps the table closed (or
+  draws) when opening it would let him out while its rack is high.
 * **Opening.** The largest (then most valuable) initial meld of the rack alone.
 * **Going out** whenever the whole rack can go; otherwise the plan's tiles are played
   one by one (any order is legal: the mask offers every tile some commit holding the
@@ -64,6 +74,7 @@ class RummikubExpertAgent(Agent):
     """Rule-based Rummikub (see the module docstring)."""
 
     name = "rummikub-expert"
+    version = 2  # 2: the endgame (end_h, end_w; was absent)
 
     #: most cover searches spent on the commits of one turn
     node_cap = 400
@@ -75,6 +86,10 @@ class RummikubExpertAgent(Agent):
     absorb_slack = 199.0
     #: at most this many commits are weighed
     absorb_top = 10
+    #: the endgame: an opponent (opened) holds this many tiles or fewer
+    end_h = 2
+    #: worth of a tile laid in the endgame, beside its value
+    end_w = 10.0
 
     def __init__(self, rules: RuleSet, seat: int = 0, **kwargs: Any):
         if rules.scoring != "rummikub":
@@ -86,26 +101,38 @@ class RummikubExpertAgent(Agent):
         self.penalty = [self.values[f] for f in range(NUM_FACES)]
         self.pack = _pack_counts(rules.decks, rules.jokers)
         self._plan: list[int] | None = None
+        self._prev_h: int | None = None  # the opponent's rack size at our last turn's start
+        self._drew = False  # whether he drew since (then one of his tiles is any unseen one)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._plan = None
+        self._prev_h = None
+        self._drew = False
 
     # ------------------------------------------------------------ turn
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
         observation, legal, kinds = self.choices(observation, action_mask)
+        v = self.view(observation)
+        start = not any(v.played_tiles)
+        if start:  # the turn's first decision: did the opponent draw since our last turn?
+            h = min(v.hand_sizes[1:])
+            self._drew = self._prev_h is not None and h == self._prev_h + 1
+            self._prev_h = h
         if len(legal) == 1:
             return legal[0]
         tiles = kinds.get(PLAY_TILE, [])
+        draw = kinds.get(DRAW_STOCK) or kinds.get(PASS)
         if not tiles:
             if kinds.get(COMMIT):
                 return kinds[COMMIT][0]
-            return (kinds.get(DRAW_STOCK) or kinds.get(PASS) or legal)[0]
-        v = self.view(observation)
+            return (draw or legal)[0]
         playable = {self.moves[a][1]: a for a in tiles}
-        plan = self._plan if any(v.played_tiles) else None
+        plan = None if start else self._plan
         if plan is None or (plan and not any(f in playable for f in plan)):
             plan = self._plan = self.plan_turn(v, set(playable))
+            if not plan and start and draw:  # the endgame's choice: draw rather than play
+                return draw[0]
         for f in plan:
             if f in playable:
                 plan.remove(f)
@@ -181,10 +208,81 @@ class RummikubExpertAgent(Agent):
         mand = list(map(add, v.table_tiles, played)) if opened else list(played)
         # the table is the opponents' only once one of them has opened (D-19)
         slack = self.absorb_slack if opened and self.absorb and any(v.opened[1:]) else 0.0
+        h = min(v.hand_sizes[1:])
+        if slack and h <= self.end_h:
+            full, leaves = self.commits(mand, rack, played, playable, opened, float("inf"))
+            if len(full) >= sum(rack):
+                return full
+            return self.endgame(v, mand, leaves, h)
         full, leaves = self.commits(mand, rack, played, playable, opened, slack)
         if slack and len(leaves) > 1 and len(full) < sum(rack):
             full = self.least_absorbent(v, mand, leaves, max(s for s, _ in leaves) - slack)
         return full
+
+    def unseen(self, v: View) -> list[int]:
+        """The tiles not in sight: the pack less the rack, the table and the tiles played."""
+        return [
+            max(0, c - v.hand[f] - v.table_tiles[f] - v.played_tiles[f])
+            for f, c in enumerate(self.pack)
+        ]
+
+    def endgame(
+        self, v: View, mand: list[int], leaves: list[tuple[float, tuple[int, ...]]], h: int
+    ) -> list[int]:
+        """The commit (or ``[]``: draw, at the turn's start) of greatest worth once the
+        opponent holds ``h`` tiles or fewer: ``end_w`` a tile plus the value laid, less the
+        chance he goes out on the table left (:meth:`out_chance`) times twice the rack
+        value left (he would win it, and we lose it). Drawing is worth one tile less and
+        a tile's mean value (7) less."""
+        unseen = self.unseen(v)
+        # the tiles he may hold: those the table he left could not take alone
+        table = list(v.table_tiles)
+        held = set()
+        for u, c in enumerate(unseen):
+            if c:
+                table[u] += 1
+                if not cover.can_cover(table):
+                    held.add(u)
+                table[u] -= 1
+        pen = self.penalty
+        rack = sum(pen[f] * c for f, c in enumerate(v.hand))
+        best: tuple[float, list[int]] | None = None
+        for k in dict.fromkeys(tuple(sorted(t)) for _, t in leaves):
+            table = list(mand)
+            for f in k:
+                table[f] += 1
+            laid = sum(pen[f] for f in k)
+            p = self.out_chance(table, unseen, held, h)
+            worth = self.end_w * len(k) + laid - p * 2 * (rack - laid)
+            if best is None or worth > best[0]:
+                best = (worth, list(k))
+        assert best is not None
+        if not any(v.played_tiles):
+            worth = -self.end_w - 7 - self.out_chance(list(mand), unseen, held, h) * 2 * (rack + 7)
+            if worth > best[0]:
+                return []
+        return sorted(best[1], key=lambda f: (-pen[f], f))
+
+    def out_chance(self, table: list[int], unseen: list[int], held: set[int], h: int) -> float:
+        """The chance that the opponent, holding ``h`` tiles, goes out on ``table``: each of
+        his tiles one of the unseen tiles in ``held`` (the table he left could not take it,
+        and he plays what he can), but one he drew since our last turn (any unseen tile),
+        and each taken alone by ``table`` as often as such tiles are."""
+        n_held = n_all = 0
+        for u, c in enumerate(unseen):
+            if c:
+                table[u] += 1
+                if cover.can_cover(table):
+                    n_all += c
+                    if u in held:
+                        n_held += c
+                table[u] -= 1
+        total = sum(unseen)
+        held_total = sum(unseen[u] for u in held)
+        p_held = n_held / held_total if held_total else 0.0
+        if self._drew:
+            return (n_all / total if total else 0.0) * p_held ** (h - 1)
+        return p_held**h
 
     def absorbency(self, table: list[int], unseen: list[int]) -> int:
         """How many of the ``unseen`` tiles could be laid on ``table`` alone."""
@@ -203,10 +301,7 @@ class RummikubExpertAgent(Agent):
         """Of the best ``absorb_top`` commits scored ``floor`` or more, the one with the best
         score less ``absorb`` times its table's :meth:`absorbency` (the opponent plays
         next on it)."""
-        unseen = [
-            max(0, c - v.hand[f] - v.table_tiles[f] - v.played_tiles[f])
-            for f, c in enumerate(self.pack)
-        ]
+        unseen = self.unseen(v)
         seen: set[tuple[int, ...]] = set()
         best = None
         for s, tiles in sorted(leaves, reverse=True):

@@ -8,6 +8,9 @@
   whole rack can;
 * of two commits of one size it plays the one that leaves the table closed to the
   opponent (fewer unseen tiles it could take alone);
+* in the endgame (the opponent on 1 or 2 tiles) it weighs the chance that he goes out:
+  his tiles are ones the table he left could not take (but a tile he has just drawn), and
+  of two commits it plays the one that leaves him fewer ways out against its whole rack;
 * it is deterministic: the same deal and seeds give the same game.
 """
 
@@ -150,6 +153,41 @@ def test_of_two_commits_of_one_size_leaves_the_table_closed():
     assert open_after(["5S", "5H", "5D"]) < open_after(["5D", "6D", "7D"])
     assert turn_of("greedy", crafted(rack, table, other)) == sorted(["5D", "6D", "7D"])
     assert turn_of("rummikub-expert", env) == sorted(["5S", "5H", "5D"])
+
+
+def test_out_chance_counts_the_tiles_he_may_hold():
+    # he left JC QC KC: he holds no TC and no joker (the table would take them). Laying
+    # 5D 6D 7D opens it to the 4D and 8D (4 of the 88 unseen tiles he may hold).
+    rack = ["5S", "5H", "5D", "6D", "7D", "KS", "KH", "QS", "JH", "9D", "TD"]
+    table = ["JC", "QC", "KC"]
+    bot = RummikubExpertAgent(rummy_env.make_rules("rummikub"), 0)
+    v = bot.view(crafted(rack, table, ["AD"]).observe("player_0")["observation"])
+    unseen = bot.unseen(v)
+    held = {u for u in range(len(unseen)) if unseen[u]} - {parse_card("TC"), 52}
+    assert sum(unseen[u] for u in held) == 88
+    t = list(v.table_tiles)
+    assert bot.out_chance(list(t), unseen, held, 1) == 0.0
+    for x in ["5D", "6D", "7D"]:
+        t[parse_card(x)] += 1
+    assert bot.out_chance(list(t), unseen, held, 1) == pytest.approx(4 / 88)
+    assert bot.out_chance(list(t), unseen, held, 2) == pytest.approx((4 / 88) ** 2)
+    bot._drew = True  # his tile is one just drawn: any of the 92 unseen tiles (+ TC, jokers)
+    assert bot.out_chance(list(t), unseen, held, 1) == pytest.approx(8 / 92)
+
+
+def test_in_the_endgame_keeps_him_from_going_out_rather_than_lay_more_value():
+    # As above, with six high tiles that cannot go (68 points) on the rack. Against 3 tiles
+    # the expert lays the group 5S 5H 5D (the table stays closed: only a 5C joins it). On
+    # his last tile the run 5D 6D 7D lays 3 points more but opens the table to 4D and 8D
+    # (4 of the 88 tiles he may hold, against the group's two 5C), which would cost the
+    # 78 points left twice: it lays the group. With a low rack the run's value wins.
+    rack = ["5S", "5H", "5D", "6D", "7D", "KS", "KH", "QS", "JH", "9D", "TD"]
+    table = ["JC", "QC", "KC"]
+    group = sorted(["5S", "5H", "5D"])
+    for other in (["AD", "2C", "4S"], ["AD"]):
+        assert turn_of("rummikub-expert", crafted(rack, table, other)) == group
+    low = ["5S", "5H", "5D", "6D", "7D", "AS", "2H"]
+    assert turn_of("rummikub-expert", crafted(low, table, ["AD"])) == sorted(["5D", "6D", "7D"])
 
 
 def test_deterministic_given_the_seed():
