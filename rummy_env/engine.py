@@ -3020,6 +3020,13 @@ def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None
                     f"={t} with active[{p}]={s.active[p]}",
                     f"<= penalty_limit ({rules.penalty_limit}) exactly for the active seats",
                 )
+    elif rules.scoring == "rummikub":  # one round per player, whatever the totals
+        if s.round >= rules.num_players:
+            fail(
+                "round",
+                f"={s.round}",
+                f"0..{rules.num_players - 1}: a Rummikub match is one round per player",
+            )
     elif not rules.contract:  # (contract rummy: the match is seven deals)
         key = "penalty_limit" if rules.scoring in PENALTY_SCORING else "target"
         limit = getattr(rules, key)

@@ -240,3 +240,16 @@ def test_upcard_offer_only_offers_a_card_that_can_be_used():
     assert legal_strs(env) == ["draw discard", "pass"]
     play(env, DrawDiscard(), Meld(("5H", "5D", "5C")))
     assert legal_strs(env) == ["discard 9S"]
+
+
+def test_a_rummikub_match_goes_on_whatever_the_totals():
+    # Found by the combination test: a Rummikub match is one round per player, whatever
+    # the totals (zero-sum, no target); here a total passes 100 after the second of three
+    # rounds. The saved-state check asked for totals below `target`, as in other
+    # matches, and refused the game's own state mid-match.
+    rules = rummy_env.make_rules(
+        "rummikub", 3, match=True, ace_meld_value=1, ace_penalty=0, big_gin_bonus=0
+    )
+    end = play_checked(rules, 1, deep=True)
+    assert end["phase"] == "game_over" and end["round"] == 2
+    assert max(end["totals"]) >= rules.target
