@@ -18,6 +18,11 @@ nothing else:
   read off the phase, the turn, the untouched stock and the known cards (and
   the observer's action mask when he is to act).
 
+An opponent to act who is mid-way through his opening (melds laid this turn, not
+opened) is dealt cards like the others, which may not complete the opening: no game
+reaches that, and :func:`rummy_env.engine.from_dict` refuses such a saved state, but
+the sample is built without that check (the search plays on from it).
+
 The state is built through :func:`rummy_env.engine.from_dict`, so it is a
 regular engine state: ``observation.encode(sample, seat, ObsLayout(rules))``
 equals the observation it came from (tested), and cards are conserved.

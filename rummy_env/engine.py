@@ -2914,6 +2914,14 @@ def _check_state(s: GameState) -> None:
                 f"{value}, {pure}: the value of the melds laid this turn by the player to act, who "
                 "has not opened, and whether one is a pure run",
             )
+        if mine and not _opening_ok(s, s.current, (), 0, 0, False, s.forbidden):
+            fail(
+                f"hands[{s.current}]",
+                f"={[card_str(f) for f, c in enumerate(s.hands[s.current]) for _ in range(c)]} "
+                "cannot complete the opening begun this turn",
+                "cards that can still complete it this turn, as in play (a first meld is "
+                "laid only then): else the turn would end with melds down and no opening",
+            )
     elif s.turn_value and _open_from_start(rules):
         fail("turn_value", f"={s.turn_value}", "0: these rules have no opening (open_points=0)")
 

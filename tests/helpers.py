@@ -194,15 +194,27 @@ def assert_match_end(env, *, over: bool, winner: int, **next_round) -> None:
 def permute_hidden(d: dict[str, Any], viewer: int, rng: random.Random) -> dict[str, Any]:
     """``d`` with every card ``viewer`` cannot see shuffled among the places that hold
     such cards: the other players' hands (their cards known to all, in ``known``,
-    stay put) and the stock (Indian rummy's cut card, face up at its bottom, stays). Sizes stay the same; ``d`` is not changed."""
+    stay put) and the stock (Indian rummy's cut card, face up at its bottom, stays; so does
+    the hand of a player mid-way through his opening, which must complete it). Sizes stay
+    the same; ``d`` is not changed."""
     d = copy.deepcopy(d)
+    # the player to act, mid-way through his opening (melds down, not opened), holds cards
+    # that can complete it (the engine lays a first meld only then; a saved state whose
+    # hand cannot is refused): his hand is tied to the table, so it stays
+    cur = d["current_player"]
+    mid_opening = (
+        type(cur) is int
+        and d["phase"] == "play"
+        and not d["opened"][cur]
+        and any(m["owner"] == cur for m in d["table"])
+    )
     pool = list(d["stock"])
     # Indian rummy: the cut card lies face up at the bottom of the stock until drawn
     seen = [pool.pop()] if d.get("cut") and d["rebuilds"] == 0 and pool else []
     kept: dict[int, list[str]] = {}
     hidden: dict[int, int] = {}
     for q, h in enumerate(d["hands"]):
-        if q == viewer:
+        if q == viewer or (q == cur and mid_opening):
             continue
         known = Counter(d["known"][q])
         kept[q], rest = [], []

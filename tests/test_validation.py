@@ -584,3 +584,17 @@ def test_one_typed_parser_of_field_value_rule_options():
     ):
         with pytest.raises(ValueError, match=msg):
             parse_overrides(bad)
+
+
+def test_a_state_mid_opening_whose_hand_cannot_complete_it_is_refused():
+    # Found by the mutation test (rummy51, 4 players, seed 264): the player to act has
+    # laid 5S 5D 5C (15 of the 51 points) in his opening turn; with another seat's hand
+    # swapped in he cannot complete the opening, and the restored game let him discard
+    # with his meld down and the opening not made, a state no game reaches. Refused now.
+    s = mid_game("rummy51", 4, 264, 16)
+    d = s.to_dict()
+    assert d["phase"] == "play" and d["turn_value"] == 15 and not d["opened"][2]
+    rummy_env.raw_env("rummy51", 4).reset(options={"state": copy.deepcopy(d)})  # as saved: fine
+    d["hands"][0], d["hands"][2] = d["hands"][2], d["hands"][0]
+    with pytest.raises(ValueError, match=r"hands\[2\]=.* cannot complete the opening"):
+        rummy_env.raw_env("rummy51", 4).reset(options={"state": d})
