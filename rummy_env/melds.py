@@ -960,16 +960,9 @@ def show_discards(
         asked = (*wild_faces, JOKER)  # a wild card as the discard: asked one by one
     else:  # a meld may hold one natural (wilds_at_most_naturals off): every face alone
         out, asked = set(), range(NUM_FACES)
-    for f in asked:
-        if counts[f] and f not in out:
-            rest = list(nat)
-            if f == JOKER:
-                found = search.run(rest, jokers - 1, 0)
-            else:
-                rest[f] -= 1
-                found = search.run(rest, jokers, 0)
-            if found is not None:
-                out.add(f)
+    out.update(
+        f for f in asked if counts[f] and f not in out and search.shows_without(nat, jokers, f)
+    )
     return out
 
 
@@ -1100,6 +1093,15 @@ class _ShowSearch:
         self.limit = self._INF if limit is None else limit
         cost, melds = self._best(hand, jokers, 0, False, 0)
         return None if cost >= self._INF else (cost, melds)
+
+    def shows_without(self, hand: list[int], jokers: int, f: int) -> bool:
+        """Whether the naturals ``hand`` and ``jokers`` without one card ``f`` (a face
+        held, or ``JOKER``) arrange at no cost."""
+        rest = list(hand)
+        if f == JOKER:
+            return self.run(rest, jokers - 1, 0) is not None
+        rest[f] -= 1
+        return self.run(rest, jokers, 0) is not None
 
     def naturals_out(self, hand: list[int], jokers: int) -> set[int]:
         """The natural faces ``x`` (not of the wild rank) such that the hand without ``x``
