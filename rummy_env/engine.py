@@ -2530,7 +2530,8 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
     its start-of-round value). With ``check`` (the default) the state must also be
     one that could occur under ``rules`` (:func:`_check_state`): exactly the pack's
     cards across hands, stock, discard pile and table, valid table melds, an active
-    player to act who holds cards, and per-turn fields that fit the phase.
+    player to act who holds cards, per-turn fields that fit the phase, and a player
+    mid-way through his opening holding cards that can complete it.
     ``check=False`` skips that (for partial states the caller completes, as
     :mod:`rummy_env.determinize` does).
 
