@@ -160,6 +160,13 @@ many games keeps them). A ``playable`` call costs a search for each witness it
 needs (several when the rack's tiles each need the one joker, say: one way
 found shows one of them) and one for each face that cannot be played but is in
 some meld of all the tiles; a search is about one state a number, 3-4 us each.
+Those are the figures of the Python search. Its inner loop is also compiled
+(``rummy_env/_cover_c.c``, built by ``pip install`` where a C compiler is; the
+same steps over the same tables and memos): with it, the seventh session measured
+``can_cover`` 6,150-6,640/s, ``playable`` 3,330/s, ``playable_after`` 10,400/s,
+``cover_and_playable`` 5,760-6,130/s and ``split`` 7,410-7,670/s (medians of the
+10-80 rows; the Python search 4,510-4,950, 1,280-1,930, 4,770-5,320, 3,480-3,900
+and 5,520-5,880 in the same runs).
 """
 
 from __future__ import annotations
