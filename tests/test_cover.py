@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import subprocess
+import sys
 import time
 from contextlib import contextmanager
 from functools import cache
@@ -52,6 +54,36 @@ def test_the_compiled_search_is_built_where_there_is_a_compiler():
     from rummy_env import _cover_c  # (pip install -e . builds it: pyproject.toml)
 
     assert _cover_c.API == cover._C_API, "a stale build: pip install -e . rebuilds it"
+
+
+def _cover_in_a_fresh_process(code: str, **env: str) -> str:
+    """What ``code`` prints in a new interpreter that imports rummy_env.cover after it."""
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport rummy_env.cover as c\nprint(c._compiled is None)"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=True,
+    )
+    return out.stdout.strip() + out.stderr
+
+
+def test_rummy_pure_python_asks_for_the_python_search():
+    got = _cover_in_a_fresh_process("", RUMMY_PURE_PYTHON="1")
+    assert got.startswith("True"), got
+
+
+def test_a_stale_build_is_ignored_with_a_warning():
+    # a build of an older _cover_c.c (another API number) is not called: its arguments
+    # may differ; the Python search serves, and a warning says how to rebuild
+    fake = (
+        "import sys, types\n"
+        "m = types.ModuleType('rummy_env._cover_c')\n"
+        "m.API = 1\n"
+        "sys.modules['rummy_env._cover_c'] = m"
+    )
+    got = _cover_in_a_fresh_process(fake, RUMMY_PURE_PYTHON="")
+    assert got.startswith("True") and "pip install -e ." in got, got
 
 
 # ------------------------------------------------------------------ the oracle
