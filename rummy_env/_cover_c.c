@@ -12,10 +12,13 @@
 #include <Python.h>
 
 typedef struct {
-    PyObject *cl;       /* list: per number index (c0, c1, c2, c3, gtab) */
+    PyObject *cl;       /* the view's list: per number index (c0, c1, c2, c3, gtab) */
+    PyObject *codes, *m, *caps, *order, *jt_obj;  /* the view's codes, naturals, order */
     long hi, jt, cap, need_x, from_k;
     long long left;     /* states still allowed (from -1: no limit) */
-    PyObject *shared, *local, *worse, *row_of, *fit_of, *level, *exc;
+    PyObject *shared, *local, *worse, *row_of, *fit_of, *exc;
+    PyObject *level, *code;        /* the view's level(k) and code(k), for a miss */
+    PyObject *at, *codes_memo, *none4;  /* cover._AT, cover._CODES, cover._NONE4 */
 } Ctx;
 
 /* a small int of an option tuple */
@@ -81,6 +84,68 @@ step(PyObject *choice, PyObject *a, PyObject *b, PyObject *c, PyObject *d, PyObj
     return out;
 }
 
+/* view.code(j): the codes list, else cover._CODES, else the Python method (borrowed) */
+static PyObject *
+code_at(Ctx *cx, long j)
+{
+    PyObject *c = PyList_GET_ITEM(cx->codes, j);
+    if (c != Py_None)
+        return c;
+    PyObject *key = PyTuple_Pack(4, PyList_GET_ITEM(cx->m, j), PyList_GET_ITEM(cx->caps, j),
+                                 cx->jt_obj, j == cx->hi ? Py_True : Py_False);
+    if (key == NULL)
+        return NULL;
+    c = PyDict_GetItemWithError(cx->codes_memo, key);
+    Py_DECREF(key);
+    if (c != NULL) {
+        Py_INCREF(c);
+        if (PyList_SetItem(cx->codes, j, c))
+            return NULL;
+        return c;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *r = PyObject_CallFunction(cx->code, "l", j);
+    if (r == NULL)
+        return NULL;
+    Py_DECREF(r);
+    return PyList_GET_ITEM(cx->codes, j);
+}
+
+/* view.level(k): cover._AT's tables for the number as read, else the Python method;
+ * stored in cl (borrowed) */
+static PyObject *
+level_at(Ctx *cx, long k)
+{
+    PyObject *a = Py_None, *b = Py_None;
+    if (k < cx->hi) {
+        if ((a = code_at(cx, k + 1)) == NULL)
+            return NULL;
+        b = cx->none4;
+        if (k + 2 <= cx->hi && (b = code_at(cx, k + 2)) == NULL)
+            return NULL;
+    }
+    PyObject *key = PyTuple_Pack(5, PyList_GET_ITEM(cx->caps, k), PyList_GET_ITEM(cx->m, k), a,
+                                 b, cx->order);
+    if (key == NULL)
+        return NULL;
+    PyObject *got = PyDict_GetItemWithError(cx->at, key);
+    Py_DECREF(key);
+    if (got != NULL) {
+        Py_INCREF(got);
+        if (PyList_SetItem(cx->cl, k, got))
+            return NULL;
+        return got;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *r = PyObject_CallFunction(cx->level, "l", k);
+    if (r == NULL)
+        return NULL;
+    Py_DECREF(r);
+    return PyList_GET_ITEM(cx->cl, k);
+}
+
 static PyObject *go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x);
 
 /* one colour's row: rows.get(s * 4 + gl) or row_of(cl, s, gl) (a new reference) */
@@ -107,13 +172,8 @@ go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x)
     }
     long gl = cx->jt - n;
     PyObject *lev = PyList_GET_ITEM(cx->cl, k);
-    if (lev == Py_None) { /* looked up the first time: view.level(k) stores it in cl */
-        PyObject *got = PyObject_CallFunction(cx->level, "l", k);
-        if (got == NULL)
-            return NULL;
-        Py_DECREF(got);
-        lev = PyList_GET_ITEM(cx->cl, k);
-    }
+    if (lev == Py_None && (lev = level_at(cx, k)) == NULL) /* looked up the first time */
+        return NULL;
     PyObject *r[4] = {NULL, NULL, NULL, NULL};
     PyObject *groups = NULL, *result = NULL;
     long sid[4] = {s0, s1, s2, s3};
@@ -260,22 +320,46 @@ error:
 static PyObject *
 search(PyObject *self, PyObject *args)
 {
+    (void)self;
     Ctx cx;
+    PyObject *view;
     long k, s0, s1, s2, s3, n, x;
-    if (!PyArg_ParseTuple(args, "O!lllllLO!O!O!OOOO(lllllll)", &PyList_Type, &cx.cl, &cx.hi,
-                          &cx.jt, &cx.cap, &cx.need_x, &cx.from_k, &cx.left, &PyDict_Type,
-                          &cx.shared, &PyDict_Type, &cx.local, &PyList_Type, &cx.worse,
-                          &cx.row_of, &cx.fit_of, &cx.level, &cx.exc, &k, &s0, &s1, &s2, &s3,
-                          &n, &x))
+    if (!PyArg_ParseTuple(args, "OlllLO!O!O!OOOO!O!O(lllllll)", &view, &cx.cap, &cx.need_x,
+                          &cx.from_k, &cx.left, &PyDict_Type, &cx.shared, &PyDict_Type,
+                          &cx.local, &PyList_Type, &cx.worse, &cx.row_of, &cx.fit_of, &cx.exc,
+                          &PyDict_Type, &cx.at, &PyDict_Type, &cx.codes_memo, &cx.none4, &k, &s0,
+                          &s1, &s2, &s3, &n, &x))
         return NULL;
-    return go(&cx, k, s0, s1, s2, s3, n, x);
+    /* the view's fields (its __slots__), held for the call */
+    static const char *names[] = {"cl", "codes", "m", "caps", "order", "jt", "hi", "level", "code"};
+    PyObject *f[9] = {NULL};
+    PyObject *result = NULL;
+    for (int i = 0; i < 9; i++)
+        if ((f[i] = PyObject_GetAttrString(view, names[i])) == NULL)
+            goto done;
+    for (int i = 0; i < 4; i++)
+        if (!PyList_Check(f[i])) {
+            PyErr_Format(PyExc_TypeError, "view.%s is not a list", names[i]);
+            goto done;
+        }
+    cx.cl = f[0], cx.codes = f[1], cx.m = f[2], cx.caps = f[3], cx.order = f[4];
+    cx.jt_obj = f[5], cx.level = f[7], cx.code = f[8];
+    cx.jt = PyLong_AsLong(f[5]);
+    cx.hi = PyLong_AsLong(f[6]);
+    if (PyErr_Occurred())
+        goto done;
+    result = go(&cx, k, s0, s1, s2, s3, n, x);
+done:
+    for (int i = 0; i < 9; i++)
+        Py_XDECREF(f[i]);
+    return result;
 }
 
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS,
-     "search(cl, hi, jt, cap, need_x, from_k, budget, shared, local, worse, row_of, fit_of, "
-     "level, exc, (k, s0, s1, s2, s3, n, x)): cover._search's depth-first go from that "
-     "state."},
+     "search(view, cap, need_x, from_k, budget, shared, local, worse, row_of, fit_of, exc, "
+     "at, codes, none4, (k, s0, s1, s2, s3, n, x)): cover._search's depth-first go from "
+     "that state."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cover_c",
@@ -287,7 +371,7 @@ PyInit__cover_c(void)
 {
     PyObject *m = PyModule_Create(&module);
     /* the call's form; cover.py ignores a build whose API is not its own (a stale .so) */
-    if (m != NULL && PyModule_AddIntConstant(m, "API", 2)) {
+    if (m != NULL && PyModule_AddIntConstant(m, "API", 3)) {
         Py_DECREF(m);
         return NULL;
     }

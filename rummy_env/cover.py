@@ -179,7 +179,7 @@ from operator import add as _add
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 
-_C_API = 2  # the form of the compiled search's call this file makes
+_C_API = 3  # the form of the compiled search's call this file makes
 _compiled = None  # the compiled inner search, when it was built (pyproject.toml's ext-modules)
 if not os.environ.get("RUMMY_PURE_PYTHON"):
     try:
@@ -523,7 +523,7 @@ def clear_caches() -> None:
         d.clear()
     for d in (_SK_COLOUR, _SK_GROUPS, _SK_GFOUND, _SK_GCHOICES, _SK_TRANS, _SK_SUCC, _SK_EDGES):
         d.clear()
-    for d in (_SK_FILTER, _SK_GSORTED, _SK_AHEAD, _CL, _GL, _AT, _RESULTS, _VIEWS):
+    for d in (_SK_FILTER, _SK_GSORTED, _SK_AHEAD, _CL, _GL, _AT, _CODES, _RESULTS, _VIEWS):
         d.clear()
 
 
@@ -1118,6 +1118,7 @@ _CL: dict = {}  # (cap, fin, m, nxt, order) -> [{runs id * 4 + jokers left: row}
 _GL: dict = {}  # (caps, order) -> [{(masks, jokers left): choices}, key]
 _LEVELS_LIMIT = 20_000  # tables of either kind before they are dropped
 _AT: dict = {}  # (naturals, mandatory, next codes, order) -> :func:`_colour_tables`
+_CODES: dict = {}  # (mandatory, naturals, jokers, last) -> :func:`_number_codes`
 
 
 def _colour_level(key: tuple) -> list:
@@ -1274,10 +1275,17 @@ class _View:
         return lv
 
     def code(self, k: int) -> tuple:
-        """:func:`_number_codes` of number index ``k``, worked out the first time."""
+        """:func:`_number_codes` of number index ``k``, looked up the first time."""
         c = self.codes[k]
         if c is None:
-            c = self.codes[k] = _number_codes(self.m[k], self.caps[k], self.jt, k == self.hi)
+            key = (self.m[k], self.caps[k], self.jt, k == self.hi)
+            c = _CODES.get(key)
+            if c is None:
+                c = _number_codes(*key)
+                if len(_CODES) > _LEVELS_LIMIT:
+                    _CODES.clear()
+                _CODES[key] = c
+            self.codes[k] = c
         return c
 
     def _colour_levels(self, k: int) -> tuple:
@@ -1433,9 +1441,9 @@ def _search(
         return None
 
     if _compiled is not None:  # the same search, compiled (rummy_env/_cover_c.c)
-        memos = (shared, local, worse, row_of, fit_of, level, _OutOfBudget)
+        memos = (shared, local, worse, row_of, fit_of, _OutOfBudget, _AT, _CODES, _NONE4)
         state = (lo, 0, 0, 0, 0, 0, 0) if start is None else start
-        return _compiled.search(CL, hi, jt, cap, need_x, from_k, budget, *memos, state)
+        return _compiled.search(view, cap, need_x, from_k, budget, *memos, state)
     if start is not None:
         return go(*start)
     return go(lo, 0, 0, 0, 0, 0, 0)
