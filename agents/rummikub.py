@@ -71,6 +71,7 @@ margin is still not shown: Rummikub's expert is level with greedy. About 0.2 s a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from operator import add
 from typing import Any
 
@@ -251,23 +252,13 @@ class RummikubExpertAgent(Agent):
         a tile's mean value (7) less."""
         unseen = self.unseen(v)
         # the tiles he may hold: those the table he left could not take alone
-        table = list(v.table_tiles)
-        held = set()
-        for u, c in enumerate(unseen):
-            if c:
-                table[u] += 1
-                if not cover.can_cover(table):
-                    held.add(u)
-                table[u] -= 1
+        held = {u for u, c in enumerate(unseen) if c} - _taken(list(v.table_tiles), unseen)
         pen = self.penalty
         rack = sum(pen[f] * c for f, c in enumerate(v.hand))
         best: tuple[float, list[int]] | None = None
         for k in dict.fromkeys(tuple(sorted(t)) for _, t in leaves):
-            table = list(mand)
-            for f in k:
-                table[f] += 1
             laid = sum(pen[f] for f in k)
-            p = self.out_chance(table, unseen, held, h)
+            p = self.out_chance(_with(mand, k), unseen, held, h)
             worth = self.end_w * len(k) + laid - p * 2 * (rack - laid)
             if best is None or worth > best[0]:
                 best = (worth, list(k))
@@ -283,15 +274,9 @@ class RummikubExpertAgent(Agent):
         his tiles one of the unseen tiles in ``held`` (the table he left could not take it,
         and he plays what he can), but one he drew since our last turn (any unseen tile),
         and each taken alone by ``table`` as often as such tiles are."""
-        n_held = n_all = 0
-        for u, c in enumerate(unseen):
-            if c:
-                table[u] += 1
-                if cover.can_cover(table):
-                    n_all += c
-                    if u in held:
-                        n_held += c
-                table[u] -= 1
+        taken = _taken(table, unseen)
+        n_all = sum(unseen[u] for u in taken)
+        n_held = sum(unseen[u] for u in taken & held)
         total = sum(unseen)
         held_total = sum(unseen[u] for u in held)
         p_held = n_held / held_total if held_total else 0.0
@@ -301,14 +286,7 @@ class RummikubExpertAgent(Agent):
 
     def absorbency(self, table: list[int], unseen: list[int]) -> int:
         """How many of the ``unseen`` tiles could be laid on ``table`` alone."""
-        n = 0
-        for u, c in enumerate(unseen):
-            if c:
-                table[u] += 1
-                if cover.can_cover(table):
-                    n += c
-                table[u] -= 1
-        return n
+        return sum(unseen[u] for u in _taken(table, unseen))
 
     def least_absorbent(
         self, v: View, mand: list[int], leaves: list[tuple[float, tuple[int, ...]]], floor: float
@@ -326,10 +304,28 @@ class RummikubExpertAgent(Agent):
             if k in seen:
                 continue
             seen.add(k)
-            table = list(mand)
-            for f in tiles:
-                table[f] += 1
-            cost = (self.absorb * self.absorbency(table, unseen) - s, tiles)
+            cost = (self.absorb * self.absorbency(_with(mand, tiles), unseen) - s, tiles)
             if best is None or cost < best:
                 best = cost
         return list(best[1])
+
+
+def _with(table: list[int], tiles: Iterable[int]) -> list[int]:
+    """A copy of the count vector ``table`` with ``tiles`` added."""
+    out = list(table)
+    for f in tiles:
+        out[f] += 1
+    return out
+
+
+def _taken(table: list[int], unseen: list[int]) -> set[int]:
+    """The faces of ``unseen`` that ``table`` could take alone, one tile laid on it (the
+    exact-cover check; ``table`` is used as scratch and restored)."""
+    out = set()
+    for u, c in enumerate(unseen):
+        if c:
+            table[u] += 1
+            if cover.can_cover(table):
+                out.add(u)
+            table[u] -= 1
+    return out

@@ -84,6 +84,28 @@ step(PyObject *choice, PyObject *a, PyObject *b, PyObject *c, PyObject *d, PyObj
     return out;
 }
 
+/* list[i] after a miss there: memo[key] (stored in the list), else method(i), which
+ * stores it; borrowed. Steals key. */
+static PyObject *
+fill(PyObject *list, long i, PyObject *memo, PyObject *key, PyObject *method)
+{
+    if (key == NULL)
+        return NULL;
+    PyObject *got = PyDict_GetItemWithError(memo, key);
+    Py_DECREF(key);
+    if (got != NULL) {
+        Py_INCREF(got);
+        return PyList_SetItem(list, i, got) ? NULL : got;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *r = PyObject_CallFunction(method, "l", i);
+    if (r == NULL)
+        return NULL;
+    Py_DECREF(r);
+    return PyList_GET_ITEM(list, i);
+}
+
 /* view.code(j): the codes list, else cover._CODES, else the Python method (borrowed) */
 static PyObject *
 code_at(Ctx *cx, long j)
@@ -93,23 +115,7 @@ code_at(Ctx *cx, long j)
         return c;
     PyObject *key = PyTuple_Pack(4, PyList_GET_ITEM(cx->m, j), PyList_GET_ITEM(cx->caps, j),
                                  cx->jt_obj, j == cx->hi ? Py_True : Py_False);
-    if (key == NULL)
-        return NULL;
-    c = PyDict_GetItemWithError(cx->codes_memo, key);
-    Py_DECREF(key);
-    if (c != NULL) {
-        Py_INCREF(c);
-        if (PyList_SetItem(cx->codes, j, c))
-            return NULL;
-        return c;
-    }
-    if (PyErr_Occurred())
-        return NULL;
-    PyObject *r = PyObject_CallFunction(cx->code, "l", j);
-    if (r == NULL)
-        return NULL;
-    Py_DECREF(r);
-    return PyList_GET_ITEM(cx->codes, j);
+    return fill(cx->codes, j, cx->codes_memo, key, cx->code);
 }
 
 /* view.level(k): cover._AT's tables for the number as read, else the Python method;
@@ -127,23 +133,7 @@ level_at(Ctx *cx, long k)
     }
     PyObject *key = PyTuple_Pack(5, PyList_GET_ITEM(cx->caps, k), PyList_GET_ITEM(cx->m, k), a,
                                  b, cx->order);
-    if (key == NULL)
-        return NULL;
-    PyObject *got = PyDict_GetItemWithError(cx->at, key);
-    Py_DECREF(key);
-    if (got != NULL) {
-        Py_INCREF(got);
-        if (PyList_SetItem(cx->cl, k, got))
-            return NULL;
-        return got;
-    }
-    if (PyErr_Occurred())
-        return NULL;
-    PyObject *r = PyObject_CallFunction(cx->level, "l", k);
-    if (r == NULL)
-        return NULL;
-    Py_DECREF(r);
-    return PyList_GET_ITEM(cx->cl, k);
+    return fill(cx->cl, k, cx->at, key, cx->level);
 }
 
 static PyObject *go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x);
@@ -275,10 +265,9 @@ go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x)
                             sub = go(cx, k1, IT(a, 0), IT(b, 0), IT(c, 0), IT(d, 0), n2, x2);
                             if (sub == NULL)
                                 goto error;
-                            if (sub == Py_None) {
-                                fails = failed(mm, key);
-                                long long more = PyLong_AsLongLong(PyList_GET_ITEM(cx->worse, code));
-                                if (fails < 0 || set_failed(mm, key, fails | more)) {
+                            if (sub == Py_None) { /* (go wrote no key of this number) */
+                                PyObject *more = PyList_GET_ITEM(cx->worse, code);
+                                if (set_failed(mm, key, fails | PyLong_AsLongLong(more))) {
                                     Py_DECREF(sub);
                                     goto error;
                                 }

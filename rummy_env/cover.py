@@ -1429,11 +1429,12 @@ def _search(
                             code = n2 * 4 + x2
                             r = mm.get(key | code, 0)
                             if r == 0:
-                                if mm.get(~key, 0) >> code & 1:  # failed before
+                                fails = mm.get(~key, 0)
+                                if fails >> code & 1:  # failed before
                                     continue
                                 r = go(k1, a[0], b[0], c[0], d[0], n2, x2)
-                                if r is None:
-                                    mm[~key] = mm.get(~key, 0) | worse[code]
+                                if r is None:  # (go wrote no key of this number)
+                                    mm[~key] = fails | worse[code]
                                 else:
                                     mm[key | code] = r
                             if r is not None:
@@ -1553,11 +1554,12 @@ def _search_any(
                             if r == 0 and not ud:
                                 r = found_here.get(key | code, 0)
                             if r == 0:
-                                if memo.get(~key, 0) >> code & 1:  # failed before
+                                fails = memo.get(~key, 0)
+                                if fails >> code & 1:  # failed before
                                     continue
                                 r = go(k1, a[0], b[0], c[0], d[0], n2, x2, ud)
-                                if r is None:
-                                    memo[~key] = memo.get(~key, 0) | worse[code]
+                                if r is None:  # (go wrote no key of this number)
+                                    memo[~key] = fails | worse[code]
                                 elif ud:
                                     shared[key | code] = r
                                 else:

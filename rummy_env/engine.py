@@ -2918,8 +2918,7 @@ def _check_state(s: GameState) -> None:
         if mine and not _opening_ok(s, s.current, (), 0, 0, False, s.forbidden):
             fail(
                 f"hands[{s.current}]",
-                f"={[card_str(f) for f, c in enumerate(s.hands[s.current]) for _ in range(c)]} "
-                "cannot complete the opening begun this turn",
+                f"={counts_str(s.hands[s.current])} cannot complete the opening begun this turn",
                 "cards that can still complete it this turn, as in play (a first meld is "
                 "laid only then): else the turn would end with melds down and no opening",
             )

@@ -1075,7 +1075,7 @@ class _ShowSearch:
         # wild card from then on) before any meld that may want it as a wild card is made
         self.wild = frozenset(wild)
         self.wild_faces = tuple(sorted(self.wild))
-        self.order = [*sorted(self.wild), *(g for g in range(JOKER) if g not in self.wild)]
+        self.order = [*self.wild_faces, *(g for g in range(JOKER) if g not in self.wild)]
         self.cat = cat
         self.values = values
         self.limit = self._INF
@@ -1313,7 +1313,7 @@ class _ShowSearch:
 
     def _borrow(self, hand: list[int], k: int):
         """Every multiset of ``k`` wild-rank cards still in ``hand``, as face tuples."""
-        copies = [g for g in sorted(self.wild) for _ in range(hand[g])]
+        copies = [g for g in self.wild_faces for _ in range(hand[g])]
         seen = set()
         for combo in combinations(copies, k):
             if combo not in seen:

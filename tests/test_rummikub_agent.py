@@ -142,7 +142,7 @@ def test_of_two_commits_of_one_size_leaves_the_table_closed():
     bot = RummikubExpertAgent(rummy_env.make_rules("rummikub"), 0)
     env = crafted(rack, table, other)
     v = bot.view(env.observe("player_0")["observation"])
-    unseen = [max(0, c - v.hand[f] - v.table_tiles[f]) for f, c in enumerate(bot.pack)]
+    unseen = bot.unseen(v)
 
     def open_after(tiles):
         t = list(v.table_tiles)
