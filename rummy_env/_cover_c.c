@@ -1,88 +1,326 @@
-/* The inner search of rummy_env/cover.py (`_search`'s depth-first `go`), compiled.
+/* The inner searches of rummy_env/cover.py (`_search`'s and `_search_any`'s depth-first
+ * `go`), compiled.
  *
- * The same steps as the Python `go` in cover.py, over the same tables (the views'
- * colour and group tables, filled lazily by the Python functions `_cl_row` and
- * `_gl_fit`) and the same memo dicts, so the two give the same answers and leave the
- * same memo entries (a number's tables looked up, by the view, when first reached);
- * cover.py uses this one when it was built and the Python one
- * otherwise (RUMMY_PURE_PYTHON=1 forces it; the tests run both). Optional: an
- * install without a C compiler still works, at the Python speed.
+ * The same steps as the Python `go`s in cover.py over the same tables (the views' colour
+ * and group tables, filled lazily by the Python functions `_cl_row`, `_gl_fit` and the
+ * view's `level`/`code`), so the two give the same answers. What the Python search reads
+ * from tuples and dicts with int keys this one reads from C arrays:
+ *
+ * - a colour's row of options (`_cl_row`: per number of naturals into groups, the options
+ *   `(runs id, nr, e, dn, de, ...)`) and a number's group choices (`_gl_fit`) are copied,
+ *   the first time they are read, into C arrays kept in two hash maps keyed by the table
+ *   object and the row's key; each entry holds a reference to both (so a table's address
+ *   is not reused while an entry names it), and the maps are emptied, between searches,
+ *   past `MAP_LIMIT` entries or by `clear()` (cover.clear_caches);
+ * - the memos of the searches are `Memo` objects (cover._memo() makes them when this
+ *   module is built; the Python search uses dicts): per state after a number (a 64-bit
+ *   key) the way found from it (a Python object) or the codes that failed from it (bits).
+ *
+ * cover.py uses this module when it was built and the Python searches otherwise
+ * (RUMMY_PURE_PYTHON=1 forces them; the tests run both). Optional: an install without a C
+ * compiler still works, at the Python speed.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 
+#define API_VERSION 5
+#define MAP_LIMIT 100000 /* entries of the row or group map before it is emptied */
+
+/* ------------------------------------------------------------------ hash map
+ * Open addressing, keys (tag, k) with tag != 0, values a pointer or bits. */
+typedef struct {
+    uintptr_t tag;
+    uint64_t k;
+    uintptr_t v;
+} Ent;
+
+typedef struct {
+    Ent *t;
+    size_t mask, n; /* capacity - 1 (a power of two less one), entries */
+} Map;
+
+static inline size_t
+slot(const Map *m, uintptr_t tag, uint64_t k)
+{
+    uint64_t h = (uint64_t)tag * 0x9E3779B97F4A7C15ULL ^ k * 0xC2B2AE3D27D4EB4FULL;
+    h ^= h >> 31;
+    return (size_t)(h * 0x94D049BB133111EBULL >> 17) & m->mask;
+}
+
+/* the entry of (tag, k), or NULL */
+static inline Ent *
+map_find(const Map *m, uintptr_t tag, uint64_t k)
+{
+    if (m->t == NULL)
+        return NULL;
+    for (size_t i = slot(m, tag, k);; i = (i + 1) & m->mask) {
+        Ent *e = &m->t[i];
+        if (e->tag == tag && e->k == k)
+            return e;
+        if (e->tag == 0)
+            return NULL;
+    }
+}
+
+static int map_put(Map *m, uintptr_t tag, uint64_t k, uintptr_t v);
+
+static int
+map_grow(Map *m)
+{
+    size_t cap = m->t == NULL ? 64 : (m->mask + 1) * 2;
+    Ent *old = m->t;
+    size_t oldcap = m->t == NULL ? 0 : m->mask + 1;
+    Ent *t = PyMem_Calloc(cap, sizeof(Ent));
+    if (t == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    m->t = t, m->mask = cap - 1, m->n = 0;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].tag)
+            map_put(m, old[i].tag, old[i].k, old[i].v);
+    PyMem_Free(old);
+    return 0;
+}
+
+/* set (tag, k) to v (a new key, or an existing one) */
+static int
+map_put(Map *m, uintptr_t tag, uint64_t k, uintptr_t v)
+{
+    if ((m->t == NULL || (m->n + 1) * 2 > m->mask + 1) && map_grow(m))
+        return -1;
+    for (size_t i = slot(m, tag, k);; i = (i + 1) & m->mask) {
+        Ent *e = &m->t[i];
+        if (e->tag == 0) {
+            e->tag = tag, e->k = k, e->v = v;
+            m->n++;
+            return 0;
+        }
+        if (e->tag == tag && e->k == k) {
+            e->v = v;
+            return 0;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ rows, groups */
+typedef struct {
+    int16_t s, nr, e, dn, de;
+    PyObject *obj; /* the option tuple (held by the row) */
+} Opt;
+
+/* the head of a map's entry: the Python object copied and the table it came from, held */
+typedef struct {
+    PyObject *obj, *table;
+} Held;
+
+typedef struct {
+    Held h; /* the row tuple, the colour's table */
+    uint64_t mask;
+    int ng;                /* lists: start[g] .. start[g + 1] */
+    int start[16];
+    Opt opts[];
+} Row;
+
+typedef struct {
+    int16_t g[4], cn, cx;
+    PyObject *obj; /* the choice tuple (held by `groups`) */
+} Choice;
+
+typedef struct {
+    Held h; /* the choices tuple, the number's group table */
+    Py_ssize_t n;
+    Choice ch[];
+} Groups;
+
+static Map rows_map, groups_map;
+
+static void
+free_held(Held *h)
+{
+    Py_DECREF(h->obj);
+    Py_DECREF(h->table);
+    PyMem_Free(h);
+}
+
+/* copy `h` (made from `obj` of `table`, NULL on an error) into `m` at (table, k) */
+static Held *
+keep(Map *m, PyObject *table, uint64_t k, PyObject *obj, Held *h)
+{
+    if (h == NULL)
+        return NULL;
+    Py_INCREF(obj);
+    Py_INCREF(table);
+    h->obj = obj, h->table = table;
+    if (map_put(m, (uintptr_t)table, k, (uintptr_t)h)) {
+        free_held(h);
+        return NULL;
+    }
+    return h;
+}
+
+static void
+drop_map(Map *m)
+{
+    for (size_t i = 0; m->t != NULL && i <= m->mask; i++)
+        if (m->t[i].tag)
+            free_held((Held *)m->t[i].v);
+    PyMem_Free(m->t);
+    m->t = NULL, m->n = m->mask = 0;
+}
+
+static void
+drop_rows(void)
+{
+    drop_map(&rows_map);
+    drop_map(&groups_map);
+}
+
+static inline long
+item(PyObject *t, Py_ssize_t i)
+{
+    return PyLong_AsLong(PyTuple_GET_ITEM(t, i));
+}
+
+/* Row from a `_cl_row` tuple `(mask, lists)` (its head not set) */
+static Row *
+make_row(PyObject *r)
+{
+    PyObject *lists = PyTuple_GET_ITEM(r, 1);
+    Py_ssize_t ng = PyTuple_GET_SIZE(lists), total = 0;
+    if (ng > 15) {
+        PyErr_SetString(PyExc_ValueError, "too many copies of a tile for the compiled search");
+        return NULL;
+    }
+    for (Py_ssize_t g = 0; g < ng; g++)
+        total += PyTuple_GET_SIZE(PyTuple_GET_ITEM(lists, g));
+    Row *row = PyMem_Malloc(sizeof(Row) + total * sizeof(Opt));
+    if (row == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    row->mask = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(r, 0));
+    row->ng = (int)ng;
+    int j = 0;
+    for (Py_ssize_t g = 0; g < ng; g++) {
+        row->start[g] = j;
+        PyObject *lst = PyTuple_GET_ITEM(lists, g);
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(lst); i++, j++) {
+            PyObject *o = PyTuple_GET_ITEM(lst, i);
+            Opt *p = &row->opts[j];
+            p->s = (int16_t)item(o, 0), p->nr = (int16_t)item(o, 1), p->e = (int16_t)item(o, 2);
+            p->dn = (int16_t)item(o, 3), p->de = (int16_t)item(o, 4), p->obj = o;
+        }
+    }
+    row->start[ng] = j;
+    if (PyErr_Occurred()) {
+        PyMem_Free(row);
+        return NULL;
+    }
+    return row;
+}
+
+/* Groups from a `_gl_fit` tuple of choices (its head not set) */
+static Groups *
+make_groups(PyObject *groups)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(groups);
+    Groups *out = PyMem_Malloc(sizeof(Groups) + n * sizeof(Choice));
+    if (out == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    out->n = n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *choice = PyTuple_GET_ITEM(groups, i), *gs = PyTuple_GET_ITEM(choice, 0);
+        Choice *c = &out->ch[i];
+        for (int j = 0; j < 4; j++)
+            c->g[j] = (int16_t)item(gs, j);
+        c->cn = (int16_t)item(choice, 1), c->cx = (int16_t)item(choice, 2), c->obj = choice;
+    }
+    if (PyErr_Occurred()) {
+        PyMem_Free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* ------------------------------------------------------------------ Memo */
+typedef struct {
+    PyObject_HEAD Map map; /* tag 1: key | code -> way (held); tag 2: key -> failed codes */
+} Memo;
+
+static void
+memo_dealloc(Memo *self)
+{
+    for (size_t i = 0; self->map.t != NULL && i <= self->map.mask; i++)
+        if (self->map.t[i].tag == 1)
+            Py_DECREF((PyObject *)self->map.t[i].v);
+    PyMem_Free(self->map.t);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t
+memo_len(Memo *self)
+{
+    return (Py_ssize_t)self->map.n;
+}
+
+static PySequenceMethods memo_seq = {.sq_length = (lenfunc)memo_len};
+
+static PyTypeObject MemoType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rummy_env._cover_c.Memo",
+    .tp_doc = "A search's memo: per state the way found from it, or the codes that failed.",
+    .tp_basicsize = sizeof(Memo),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_dealloc = (destructor)memo_dealloc,
+    .tp_as_sequence = &memo_seq,
+};
+
+static inline PyObject *
+memo_way(Memo *m, uint64_t key)
+{
+    Ent *e = map_find(&m->map, 1, key);
+    return e == NULL ? NULL : (PyObject *)e->v;
+}
+
+static inline uint64_t
+memo_failed(Memo *m, uint64_t key)
+{
+    Ent *e = map_find(&m->map, 2, key);
+    return e == NULL ? 0 : (uint64_t)e->v;
+}
+
+/* holds a new reference to way */
+static inline int
+memo_set_way(Memo *m, uint64_t key, PyObject *way)
+{
+    Py_INCREF(way);
+    if (map_put(&m->map, 1, key, (uintptr_t)way)) {
+        Py_DECREF(way);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ search */
 typedef struct {
     PyObject *cl;       /* the view's list: per number index (c0, c1, c2, c3, gtab) */
     PyObject *codes, *m, *caps, *order, *jt_obj;  /* the view's codes, naturals, order */
     long hi, jt, cap, need_x, from_k;
     long long left;     /* states still allowed (from -1: no limit) */
-    PyObject *shared, *local, *worse, *row_of, *fit_of, *exc;
+    Memo *shared, *local;
+    uint64_t worse[16];
+    PyObject *row_of, *fit_of, *exc;
     PyObject *level, *code;        /* the view's level(k) and code(k), for a miss */
-    PyObject *at, *codes_memo, *none4;  /* cover._AT, cover._CODES, cover._NONE4 */
+    PyObject *cl_memo, *gl_memo, *codes_memo, *none4;  /* cover._CL, _GL, _CODES, _NONE4 */
+    /* _search_any: per number index the colours of the faces to use (bits), the last
+     * such index, the memo of failures of states that used none, and of their ways */
+    long um[16], last;
+    Memo *unused, *found;
 } Ctx;
-
-/* a small int of an option tuple */
-#define IT(t, i) PyLong_AsLong(PyTuple_GET_ITEM((t), (i)))
-
-/* dict[key] (borrowed), or NULL when missing (an error set if the lookup failed) */
-static PyObject *
-get_ll(PyObject *d, unsigned long long key)
-{
-    PyObject *k = PyLong_FromUnsignedLongLong(key);
-    if (k == NULL)
-        return NULL;
-    PyObject *v = PyDict_GetItemWithError(d, k);
-    Py_DECREF(k);
-    return v;
-}
-
-static int
-set_ll(PyObject *d, unsigned long long key, PyObject *v)
-{
-    PyObject *k = PyLong_FromUnsignedLongLong(key);
-    if (k == NULL)
-        return -1;
-    int rc = PyDict_SetItem(d, k, v);
-    Py_DECREF(k);
-    return rc;
-}
-
-/* d.get(~key, 0): the codes that failed from state key, as bits; -1 on an error */
-static long long
-failed(PyObject *d, unsigned long long key)
-{
-    PyObject *k = PyLong_FromLongLong(-(long long)key - 1);
-    if (k == NULL)
-        return -1;
-    PyObject *v = PyDict_GetItemWithError(d, k);
-    Py_DECREF(k);
-    if (v == NULL)
-        return PyErr_Occurred() ? -1 : 0;
-    return PyLong_AsLongLong(v);
-}
-
-static int
-set_failed(PyObject *d, unsigned long long key, long long bits)
-{
-    PyObject *k = PyLong_FromLongLong(-(long long)key - 1);
-    PyObject *v = PyLong_FromLongLong(bits);
-    int rc = k == NULL || v == NULL ? -1 : PyDict_SetItem(d, k, v);
-    Py_XDECREF(k);
-    Py_XDECREF(v);
-    return rc;
-}
-
-/* ((choice, a, b, c, d), rest): a new reference */
-static PyObject *
-step(PyObject *choice, PyObject *a, PyObject *b, PyObject *c, PyObject *d, PyObject *rest)
-{
-    PyObject *st = PyTuple_Pack(5, choice, a, b, c, d);
-    if (st == NULL)
-        return NULL;
-    PyObject *out = PyTuple_Pack(2, st, rest);
-    Py_DECREF(st);
-    return out;
-}
 
 /* list[i] after a miss there: memo[key] (stored in the list), else method(i), which
  * stores it; borrowed. Steals key. */
@@ -118,43 +356,121 @@ code_at(Ctx *cx, long j)
     return fill(cx->codes, j, cx->codes_memo, key, cx->code);
 }
 
-/* view.level(k): cover._AT's tables for the number as read, else the Python method;
- * stored in cl (borrowed) */
+/* view.level(k): the number's tables, each colour's from cover._CL and the group table
+ * from cover._GL (as cover._colour_tables reads them), else the Python method; stored in
+ * cl (borrowed) */
 static PyObject *
 level_at(Ctx *cx, long k)
 {
-    PyObject *a = Py_None, *b = Py_None;
-    if (k < cx->hi) {
+    PyObject *a = NULL, *b = NULL;
+    int last = k >= cx->hi;
+    if (!last) {
         if ((a = code_at(cx, k + 1)) == NULL)
             return NULL;
         b = cx->none4;
         if (k + 2 <= cx->hi && (b = code_at(cx, k + 2)) == NULL)
             return NULL;
     }
-    PyObject *key = PyTuple_Pack(5, PyList_GET_ITEM(cx->caps, k), PyList_GET_ITEM(cx->m, k), a,
-                                 b, cx->order);
-    return fill(cx->cl, k, cx->at, key, cx->level);
-}
-
-static PyObject *go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x);
-
-/* one colour's row: rows.get(s * 4 + gl) or row_of(cl, s, gl) (a new reference) */
-static PyObject *
-row(Ctx *cx, PyObject *col, long s, long gl)
-{
-    PyObject *rows = PyList_GET_ITEM(col, 0);
-    PyObject *r = get_ll(rows, (unsigned long long)(s * 4 + gl));
-    if (r != NULL) {
-        Py_INCREF(r);
-        return r;
+    PyObject *cp = PyList_GET_ITEM(cx->caps, k), *mk = PyList_GET_ITEM(cx->m, k);
+    PyObject *got[5];
+    for (int c = 0; c < 4; c++) {
+        PyObject *ab = PyLong_FromLong(last ? 0 : item(a, c) << 16 | item(b, c));
+        if (ab == NULL)
+            return NULL;
+        PyObject *key = PyTuple_Pack(5, PyTuple_GET_ITEM(cp, c), last ? Py_True : Py_False,
+                                     PyTuple_GET_ITEM(mk, c), ab, cx->order);
+        Py_DECREF(ab);
+        if (key == NULL)
+            return NULL;
+        got[c] = PyDict_GetItemWithError(cx->cl_memo, key);
+        Py_DECREF(key);
+        if (got[c] == NULL)
+            goto miss;
     }
+    PyObject *gkey = PyTuple_Pack(2, cp, cx->order);
+    if (gkey == NULL)
+        return NULL;
+    got[4] = PyDict_GetItemWithError(cx->gl_memo, gkey);
+    Py_DECREF(gkey);
+    if (got[4] == NULL)
+        goto miss;
+    PyObject *lev = PyTuple_Pack(5, got[0], got[1], got[2], got[3], got[4]);
+    if (lev == NULL || PyList_SetItem(cx->cl, k, lev))
+        return NULL;
+    return lev;
+miss: /* a table not made yet: the Python method makes it (and stores it in cl) */
     if (PyErr_Occurred())
         return NULL;
-    return PyObject_CallFunction(cx->row_of, "Oll", col, s, gl);
+    PyObject *r = PyObject_CallFunction(cx->level, "l", k);
+    if (r == NULL)
+        return NULL;
+    Py_DECREF(r);
+    return PyList_GET_ITEM(cx->cl, k);
 }
 
+/* one colour's row: the row map, else col[0].get(s * 4 + gl) or row_of(col, s, gl) */
+static Row *
+row(Ctx *cx, PyObject *col, long s, long gl)
+{
+    uint64_t rk = (uint64_t)(s * 4 + gl);
+    Ent *e = map_find(&rows_map, (uintptr_t)col, rk);
+    if (e != NULL)
+        return (Row *)e->v;
+    PyObject *key = PyLong_FromUnsignedLongLong(rk);
+    if (key == NULL)
+        return NULL;
+    PyObject *r = PyDict_GetItemWithError(PyList_GET_ITEM(col, 0), key);
+    Py_DECREF(key);
+    if (r != NULL)
+        Py_INCREF(r);
+    else if (PyErr_Occurred() || (r = PyObject_CallFunction(cx->row_of, "Oll", col, s, gl)) == NULL)
+        return NULL;
+    Row *out = (Row *)keep(&rows_map, col, rk, r, (Held *)make_row(r));
+    Py_DECREF(r);
+    return out;
+}
+
+/* a number's group choices for the colours' masks: the group map, else gtab[0] or fit_of */
+static Groups *
+groups_for(Ctx *cx, PyObject *gtab, uint64_t gkey, const uint64_t *mk, long gl)
+{
+    Ent *e = map_find(&groups_map, (uintptr_t)gtab, gkey);
+    if (e != NULL)
+        return (Groups *)e->v;
+    PyObject *key = PyLong_FromUnsignedLongLong(gkey);
+    if (key == NULL)
+        return NULL;
+    PyObject *g = PyDict_GetItemWithError(PyList_GET_ITEM(gtab, 0), key);
+    if (g != NULL)
+        Py_INCREF(g);
+    else if (!PyErr_Occurred())
+        g = PyObject_CallFunction(cx->fit_of, "OOKKKKl", gtab, key, mk[0], mk[1], mk[2], mk[3],
+                                  gl);
+    Py_DECREF(key);
+    if (g == NULL)
+        return NULL;
+    Groups *out = (Groups *)keep(&groups_map, gtab, gkey, g, (Held *)make_groups(g));
+    Py_DECREF(g);
+    return out;
+}
+
+/* ((choice, a, b, c, d), rest): a new reference */
 static PyObject *
-go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x)
+step(const Choice *ch, const Opt *a, const Opt *b, const Opt *c, const Opt *d, PyObject *rest)
+{
+    PyObject *st = PyTuple_Pack(5, ch->obj, a->obj, b->obj, c->obj, d->obj);
+    if (st == NULL)
+        return NULL;
+    PyObject *out = PyTuple_Pack(2, st, rest);
+    Py_DECREF(st);
+    return out;
+}
+
+/* The way on from state (s0..s3, n jokers needed, x placeable) before number index k, or
+ * None (a new reference; NULL on an error or _OutOfBudget). `used`: for _search_any, the
+ * way so far has used one of the faces (always 1 for _search). */
+static PyObject *
+go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x, int used)
 {
     if (--cx->left == 0) {
         PyErr_SetNone(cx->exc);
@@ -164,127 +480,107 @@ go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x)
     PyObject *lev = PyList_GET_ITEM(cx->cl, k);
     if (lev == Py_None && (lev = level_at(cx, k)) == NULL) /* looked up the first time */
         return NULL;
-    PyObject *r[4] = {NULL, NULL, NULL, NULL};
-    PyObject *groups = NULL, *result = NULL;
     long sid[4] = {s0, s1, s2, s3};
-    unsigned long long mk[4];
+    Row *r[4];
+    uint64_t mk[4];
     for (int i = 0; i < 4; i++) {
-        r[i] = row(cx, PyTuple_GET_ITEM(lev, i), sid[i], gl);
-        if (r[i] == NULL)
-            goto error;
-        mk[i] = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(r[i], 0));
+        if ((r[i] = row(cx, PyTuple_GET_ITEM(lev, i), sid[i], gl)) == NULL)
+            return NULL;
+        mk[i] = r[i]->mask;
     }
-    PyObject *gtab = PyTuple_GET_ITEM(lev, 4);
-    unsigned long long gkey =
-        ((((mk[0] << 14 | mk[1]) << 14 | mk[2]) << 14 | mk[3]) << 2) | (unsigned long long)gl;
-    groups = get_ll(PyList_GET_ITEM(gtab, 0), gkey);
-    if (groups != NULL) {
-        Py_INCREF(groups);
-    }
-    else {
-        if (PyErr_Occurred())
-            goto error;
-        PyObject *key = PyLong_FromUnsignedLongLong(gkey);
-        if (key == NULL)
-            goto error;
-        groups = PyObject_CallFunction(cx->fit_of, "OOKKKKl", gtab, key, mk[0], mk[1], mk[2],
-                                       mk[3], gl);
-        Py_DECREF(key);
-        if (groups == NULL)
-            goto error;
-    }
-    PyObject *l0 = PyTuple_GET_ITEM(r[0], 1), *l1 = PyTuple_GET_ITEM(r[1], 1);
-    PyObject *l2 = PyTuple_GET_ITEM(r[2], 1), *l3 = PyTuple_GET_ITEM(r[3], 1);
+    uint64_t gkey = ((((mk[0] << 14 | mk[1]) << 14 | mk[2]) << 14 | mk[3]) << 2) | (uint64_t)gl;
+    Groups *groups = groups_for(cx, PyTuple_GET_ITEM(lev, 4), gkey, mk, gl);
+    if (groups == NULL)
+        return NULL;
     int fin = k == cx->hi;
     long k1 = k + 1;
-    PyObject *mm = k1 > cx->from_k ? cx->shared : cx->local;
-    Py_ssize_t ng = PyTuple_GET_SIZE(groups);
-    for (Py_ssize_t gi = 0; gi < ng; gi++) {
-        PyObject *choice = PyTuple_GET_ITEM(groups, gi);
-        PyObject *gs = PyTuple_GET_ITEM(choice, 0);
-        long cn = IT(choice, 1), cxp = IT(choice, 2);
-        long rest = gl - cn;
-        PyObject *la = PyTuple_GET_ITEM(l0, IT(gs, 0));
-        PyObject *lb = PyTuple_GET_ITEM(l1, IT(gs, 1));
-        PyObject *lc = PyTuple_GET_ITEM(l2, IT(gs, 2));
-        PyObject *ld = PyTuple_GET_ITEM(l3, IT(gs, 3));
-        Py_ssize_t nb = PyTuple_GET_SIZE(lb), nc = PyTuple_GET_SIZE(lc);
-        Py_ssize_t nd = PyTuple_GET_SIZE(ld), na = PyTuple_GET_SIZE(la);
-        if (!(nb && nc && nd))
+    Memo *mm = k1 > cx->from_k ? cx->shared : cx->local;
+    long u = 0, m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+    if (!used) {
+        u = cx->um[k];
+        PyObject *mt = PyList_GET_ITEM(cx->m, k);
+        m0 = item(mt, 0), m1 = item(mt, 1), m2 = item(mt, 2), m3 = item(mt, 3);
+    }
+    const Row *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+    for (Py_ssize_t gi = 0; gi < groups->n; gi++) {
+        const Choice *ch = &groups->ch[gi];
+        long rest = gl - ch->cn;
+        const Opt *a0 = r0->opts + r0->start[ch->g[0]], *a1 = r0->opts + r0->start[ch->g[0] + 1];
+        const Opt *b0 = r1->opts + r1->start[ch->g[1]], *b1 = r1->opts + r1->start[ch->g[1] + 1];
+        const Opt *c0 = r2->opts + r2->start[ch->g[2]], *c1 = r2->opts + r2->start[ch->g[2] + 1];
+        const Opt *d0 = r3->opts + r3->start[ch->g[3]], *d1 = r3->opts + r3->start[ch->g[3] + 1];
+        if (b0 == b1 || c0 == c1 || d0 == d1)
             continue;
-        for (Py_ssize_t ai = 0; ai < na; ai++) {
-            PyObject *a = PyTuple_GET_ITEM(la, ai);
-            long ea = IT(a, 2);
+        for (const Opt *a = a0; a < a1; a++) {
+            long ea = a->e;
             if (ea > rest)
                 continue;
-            long na_ = cn + IT(a, 3), xa = cxp + IT(a, 4);
-            unsigned long long ka = ((unsigned long long)k1 << 12 | IT(a, 0)) << 12;
-            for (Py_ssize_t bi = 0; bi < nb; bi++) {
-                PyObject *b = PyTuple_GET_ITEM(lb, bi);
-                long eab = ea + IT(b, 2);
+            long na = ch->cn + a->dn, xa = ch->cx + a->de;
+            uint64_t ka = ((uint64_t)k1 << 12 | (uint64_t)a->s) << 12;
+            int ua = used || (u & 1 && ch->g[0] + a->nr > m0);
+            for (const Opt *b = b0; b < b1; b++) {
+                long eab = ea + b->e;
                 if (eab > rest)
                     continue;
-                long nb_ = na_ + IT(b, 3), xb = xa + IT(b, 4);
-                unsigned long long kb = (ka | IT(b, 0)) << 12;
-                for (Py_ssize_t ci = 0; ci < nc; ci++) {
-                    PyObject *c = PyTuple_GET_ITEM(lc, ci);
-                    long eabc = eab + IT(c, 2);
+                long nb = na + b->dn, xb = xa + b->de;
+                uint64_t kb = (ka | (uint64_t)b->s) << 12;
+                int ub = ua || (u & 2 && ch->g[1] + b->nr > m1);
+                for (const Opt *c = c0; c < c1; c++) {
+                    long eabc = eab + c->e;
                     if (eabc > rest)
                         continue;
-                    long nc_ = nb_ + IT(c, 3), xc = xb + IT(c, 4);
-                    unsigned long long kc = (kb | IT(c, 0)) << 12;
-                    for (Py_ssize_t di = 0; di < nd; di++) {
-                        PyObject *d = PyTuple_GET_ITEM(ld, di);
-                        if (eabc + IT(d, 2) > rest)
+                    long nc = nb + c->dn, xc = xb + c->de;
+                    uint64_t kc = (kb | (uint64_t)c->s) << 12;
+                    int uc = ub || (u & 4 && ch->g[2] + c->nr > m2);
+                    for (const Opt *d = d0; d < d1; d++) {
+                        if (eabc + d->e > rest)
                             continue;
-                        long dn = nc_ + IT(d, 3);
-                        long x2 = x + dn + xc + IT(d, 4);
+                        int ud = uc || (u & 8 && ch->g[3] + d->nr > m3);
+                        long dn = nc + d->dn;
+                        long x2 = x + dn + xc + d->de;
                         if (x2 > cx->cap)
                             x2 = cx->cap;
                         if (fin) {
-                            if (x2 >= cx->need_x) {
-                                result = step(choice, a, b, c, d, Py_None);
-                                goto done;
-                            }
+                            if (ud && x2 >= cx->need_x)
+                                return step(ch, a, b, c, d, Py_None);
                             continue;
                         }
+                        if (!ud && k1 > cx->last)
+                            continue; /* none of the faces left to use */
                         long n2 = n + dn;
-                        unsigned long long key = (kc | IT(d, 0)) << 4;
+                        uint64_t key = (kc | (uint64_t)d->s) << 4;
                         long code = n2 * 4 + x2;
-                        PyObject *got = get_ll(mm, key | (unsigned long long)code);
-                        PyObject *sub;
-                        if (got == NULL) {
-                            if (PyErr_Occurred())
-                                goto error;
-                            /* the codes that failed from this state, as bits at ~key */
-                            long long fails = failed(mm, key);
-                            if (fails < 0)
-                                goto error;
-                            if (fails >> code & 1)
-                                continue;
-                            sub = go(cx, k1, IT(a, 0), IT(b, 0), IT(c, 0), IT(d, 0), n2, x2);
-                            if (sub == NULL)
-                                goto error;
-                            if (sub == Py_None) { /* (go wrote no key of this number) */
-                                PyObject *more = PyList_GET_ITEM(cx->worse, code);
-                                if (set_failed(mm, key, fails | PyLong_AsLongLong(more))) {
-                                    Py_DECREF(sub);
-                                    goto error;
-                                }
-                            }
-                            else if (set_ll(mm, key | (unsigned long long)code, sub)) {
-                                Py_DECREF(sub);
-                                goto error;
-                            }
-                        }
-                        else {
-                            sub = got;
+                        /* _search_any: states that used none keep their own memos */
+                        Memo *memo = ud ? mm : cx->unused;
+                        PyObject *sub = memo_way(memo, key | (uint64_t)code);
+                        if (sub == NULL && !ud)
+                            sub = memo_way(cx->found, key | (uint64_t)code);
+                        if (sub != NULL) {
                             Py_INCREF(sub);
                         }
+                        else {
+                            /* the codes that failed from this state, as bits */
+                            uint64_t fails = memo_failed(memo, key);
+                            if (fails >> code & 1)
+                                continue;
+                            sub = go(cx, k1, a->s, b->s, c->s, d->s, n2, x2, ud);
+                            if (sub == NULL)
+                                return NULL;
+                            int err;
+                            if (sub == Py_None) /* (go wrote no key of this number) */
+                                err = map_put(&memo->map, 2, key, fails | cx->worse[code]);
+                            else
+                                err = memo_set_way(ud ? memo : cx->found,
+                                                   key | (uint64_t)code, sub);
+                            if (err) {
+                                Py_DECREF(sub);
+                                return NULL;
+                            }
+                        }
                         if (sub != Py_None) {
-                            result = step(choice, a, b, c, d, sub);
+                            PyObject *out = step(ch, a, b, c, d, sub);
                             Py_DECREF(sub);
-                            goto done;
+                            return out;
                         }
                         Py_DECREF(sub);
                     }
@@ -292,18 +588,7 @@ go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x)
             }
         }
     }
-    result = Py_None;
-    Py_INCREF(result);
-done:
-    Py_DECREF(groups);
-    for (int i = 0; i < 4; i++)
-        Py_DECREF(r[i]);
-    return result;
-error:
-    Py_XDECREF(groups);
-    for (int i = 0; i < 4; i++)
-        Py_XDECREF(r[i]);
-    return NULL;
+    Py_RETURN_NONE;
 }
 
 static PyObject *
@@ -311,14 +596,39 @@ search(PyObject *self, PyObject *args)
 {
     (void)self;
     Ctx cx;
-    PyObject *view;
+    PyObject *view, *worse, *any;
     long k, s0, s1, s2, s3, n, x;
-    if (!PyArg_ParseTuple(args, "OlllLO!O!O!OOOO!O!O(lllllll)", &view, &cx.cap, &cx.need_x,
-                          &cx.from_k, &cx.left, &PyDict_Type, &cx.shared, &PyDict_Type,
-                          &cx.local, &PyList_Type, &cx.worse, &cx.row_of, &cx.fit_of, &cx.exc,
-                          &PyDict_Type, &cx.at, &PyDict_Type, &cx.codes_memo, &cx.none4, &k, &s0,
-                          &s1, &s2, &s3, &n, &x))
+    if (!PyArg_ParseTuple(args, "OlllLO!O!O!OOOO!O!O!O(lllllll)O", &view, &cx.cap, &cx.need_x,
+                          &cx.from_k, &cx.left, &MemoType, &cx.shared, &MemoType, &cx.local,
+                          &PyList_Type, &worse, &cx.row_of, &cx.fit_of, &cx.exc, &PyDict_Type,
+                          &cx.cl_memo, &PyDict_Type, &cx.gl_memo, &PyDict_Type,
+                          &cx.codes_memo, &cx.none4, &k, &s0, &s1, &s2, &s3, &n, &x, &any))
         return NULL;
+    if (PyList_GET_SIZE(worse) != 16) {
+        PyErr_SetString(PyExc_ValueError, "worse: 16 codes");
+        return NULL;
+    }
+    for (int i = 0; i < 16; i++)
+        cx.worse[i] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(worse, i));
+    int used = 1;
+    cx.last = -1;
+    cx.unused = cx.found = NULL;
+    if (any != Py_None) { /* _search_any: (um, last, unused) */
+        PyObject *um;
+        if (!PyArg_ParseTuple(any, "O!lO!", &PyList_Type, &um, &cx.last, &MemoType, &cx.unused))
+            return NULL;
+        if (PyList_GET_SIZE(um) > 16) {
+            PyErr_SetString(PyExc_ValueError, "um: 13 numbers");
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(um); i++)
+            cx.um[i] = PyLong_AsLong(PyList_GET_ITEM(um, i));
+        used = 0;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    if (rows_map.n > MAP_LIMIT || groups_map.n > MAP_LIMIT)
+        drop_rows(); /* between searches: no row is in use */
     /* the view's fields (its __slots__), held for the call */
     static const char *names[] = {"cl", "codes", "m", "caps", "order", "jt", "hi", "level", "code"};
     PyObject *f[9] = {NULL};
@@ -337,30 +647,60 @@ search(PyObject *self, PyObject *args)
     cx.hi = PyLong_AsLong(f[6]);
     if (PyErr_Occurred())
         goto done;
-    result = go(&cx, k, s0, s1, s2, s3, n, x);
+    if (!used) {
+        if ((cx.found = PyObject_New(Memo, &MemoType)) == NULL)
+            goto done;
+        cx.found->map.t = NULL, cx.found->map.n = cx.found->map.mask = 0;
+    }
+    result = go(&cx, k, s0, s1, s2, s3, n, x, used);
 done:
+    Py_XDECREF(cx.found);
     for (int i = 0; i < 9; i++)
         Py_XDECREF(f[i]);
     return result;
 }
 
+static PyObject *
+clear(PyObject *self, PyObject *args)
+{
+    (void)self, (void)args;
+    drop_rows();
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+sizes(PyObject *self, PyObject *args)
+{
+    (void)self, (void)args;
+    return Py_BuildValue("nn", (Py_ssize_t)rows_map.n, (Py_ssize_t)groups_map.n);
+}
+
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS,
      "search(view, cap, need_x, from_k, budget, shared, local, worse, row_of, fit_of, exc, "
-     "at, codes, none4, (k, s0, s1, s2, s3, n, x)): cover._search's depth-first go from "
-     "that state."},
+     "cl, gl, codes, none4, (k, s0, s1, s2, s3, n, x), any): cover._search's depth-first go "
+     "from that state (shared, local: Memo); with any = (um, last, unused), "
+     "cover._search_any's."},
+    {"clear", clear, METH_NOARGS, "Empty the compiled copies of the rows and group tables."},
+    {"sizes", sizes, METH_NOARGS, "(rows, group tables) copied now."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cover_c",
-                                    "The compiled inner search of rummy_env.cover.", -1,
+                                    "The compiled inner searches of rummy_env.cover.", -1,
                                     methods};
 
 PyMODINIT_FUNC
 PyInit__cover_c(void)
 {
+    if (PyType_Ready(&MemoType) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&MemoType);
     /* the call's form; cover.py ignores a build whose API is not its own (a stale .so) */
-    if (m != NULL && PyModule_AddIntConstant(m, "API", 3)) {
+    if (PyModule_AddObject(m, "Memo", (PyObject *)&MemoType) ||
+        PyModule_AddIntConstant(m, "API", API_VERSION)) {
         Py_DECREF(m);
         return NULL;
     }

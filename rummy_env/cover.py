@@ -89,17 +89,17 @@ yet shown, with that tile made mandatory: a face no valid meld of all the tiles
 holds is not playable without a search (``_meld_possible``), a way found shows
 every optional tile it uses, the searches of one position share what they learnt
 about the numbers beyond the one they change, and a face of 8 or more is searched
-from 13 down. In :func:`playable_after` (where a tile played often leaves several
-faces unplayable: 1.4 failing searches a call on tables of 10-20 tiles, against
-under 0.5 for :func:`playable` from 20 tiles up), once a face is found not
-playable the faces left are searched a set at a time, those of numbers 1-7 and
-those of 8-13 apart, while two or more are left: a way that uses at least one of
-the set (the state then also says whether it has; the failures of those that
-have not stay true as the set shrinks, so one failing search shows them all
-unplayable), from the set's end of the numbers; a last face alone as above.
-(Searching so from the start costs more where the faces left are playable: a
-set's search finds the one way per face that the searches one by one find, but
-reads more states to reach it.) The ways found are kept with the answer, for
+from 13 down. Once a face is found not playable (a tile played often leaves
+several faces unplayable, and at a turn's start in real games most of a rack is:
+3.2 failing searches of 4.3 a call, before this was done there too), the faces
+left are searched a set at a time, those of numbers 1-7 and those of 8-13 apart,
+while two or more are left: a way that uses at least one of the set (the state
+then also says whether it has; the failures of those that have not stay true as
+the set shrinks, so one failing search shows them all unplayable), from the
+set's end of the numbers; a last face alone as above. (Searching so from the
+start costs more where the faces left are playable: a set's search finds the one
+way per face that the searches one by one find, but reads more states to reach
+it.) The ways found are kept with the answer, for
 :func:`playable_after`, and for the last 64 answers the position as the search
 read it (its views), which a tile moved from optional to mandatory changes at
 one number only. ``_can_cover_bfs`` and ``_playable_bfs`` do the same
@@ -160,9 +160,12 @@ many games keeps them). A ``playable`` call costs a search for each witness it
 needs (several when the rack's tiles each need the one joker, say: one way
 found shows one of them) and one for each face that cannot be played but is in
 some meld of all the tiles; a search is about one state a number, 3-4 us each.
-Those are the figures of the Python search. Its inner loop is also compiled
-(``rummy_env/_cover_c.c``, built by ``pip install`` where a C compiler is; the
-same steps over the same tables and memos): with it, the seventh session measured
+Those are the figures of the Python search. Its inner loops (``_search`` and
+``_search_any``) are also compiled (``rummy_env/_cover_c.c``, built by ``pip
+install`` where a C compiler is): the same steps over the same tables, which it
+copies into C arrays as it first reads them, with its memos kept in C
+(:func:`_memo`). With the first version of it (the tables and memos read as
+Python objects), the seventh session measured
 ``can_cover`` 6,150-6,640/s, ``playable`` 3,330/s, ``playable_after`` 10,400/s,
 ``cover_and_playable`` 5,760-6,130/s and ``split`` 7,410-7,670/s (medians of the
 10-80 rows; the Python search 4,510-4,950, 1,280-1,930, 4,770-5,320, 3,480-3,900
@@ -179,7 +182,7 @@ from operator import add as _add
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 
-_C_API = 3  # the form of the compiled search's call this file makes
+_C_API = 5  # the form of the compiled search's call this file makes
 _compiled = None  # the compiled inner search, when it was built (pyproject.toml's ext-modules)
 if not os.environ.get("RUMMY_PURE_PYTHON"):
     try:
@@ -372,9 +375,7 @@ def _playable_answer(
                         None if v1 is None else v1.changed(NUM_RANKS - 1 - k, c),
                     ]
         levels, jm, jt = _levels(mand, opt)
-        found = _playable_search(
-            levels, opt, jm, jt, todo, out, witnesses, views, played is not None
-        )
+        found = _playable_search(levels, opt, jm, jt, todo, out, witnesses, views)
         if covers is None:
             covers = found
         if len(_VIEWS) >= _VIEWS_LIMIT:
@@ -525,6 +526,8 @@ def clear_caches() -> None:
         d.clear()
     for d in (_SK_FILTER, _SK_GSORTED, _SK_AHEAD, _CL, _GL, _AT, _CODES, _RESULTS, _VIEWS):
         d.clear()
+    if _compiled is not None:
+        _compiled.clear()  # its copies of the rows and group tables
 
 
 _RESULTS: dict = {}  # (kind, mandatory, optional) -> answer, for repeated questions
@@ -549,17 +552,16 @@ def _playable_search(
     out: set[int],
     witnesses: list[tuple[int, ...]],
     views: list,
-    merge: bool = False,
 ) -> bool | None:
     """The search behind :func:`playable`: adds to ``out`` the faces of
     ``todo`` (faces of ``opt``) that are playable, and to ``witnesses`` the
     optional tiles of each way found (each of them playable too). With
     ``out`` empty a first search without a tile forced tells whether anything
     is; the faces then left are searched one by one (those that no valid meld
-    of all the tiles holds are not), or with ``merge``, once one is found not
-    playable, those left of numbers up to 7 and those above together while two
-    or more are left (:meth:`_Solver.solve_any`), a last one alone. Returns whether the mandatory tiles alone
-    split, where a way found tells (one that uses no optional tile: True; no
+    of all the tiles holds are not) until one is found not playable, then
+    those left of numbers up to 7 and those above together while two or more
+    are left (:meth:`_Solver.solve_any`), a last one alone. Returns whether
+    the mandatory tiles alone split, where a way found tells (one that uses no optional tile: True; no
     way at all: False), else None. ``views``: the position as read upwards
     and downwards, where known (filled in as made)."""
     cap = jm + 1 if opt[JOKER] else jm  # ways that place one optional joker show it
@@ -615,7 +617,7 @@ def _playable_search(
         found = solver.solve(jm, k, c)
         if found is not None:
             mark(found)
-        elif merge:
+        else:
             # a face not playable: the others left may well not be either. Of
             # two or more left at the low (high) numbers, a search for a way
             # that uses any of them, from their end (none: none is playable),
@@ -1442,9 +1444,9 @@ def _search(
         return None
 
     if _compiled is not None:  # the same search, compiled (rummy_env/_cover_c.c)
-        memos = (shared, local, worse, row_of, fit_of, _OutOfBudget, _AT, _CODES, _NONE4)
+        memos = (shared, local, worse, row_of, fit_of, _OutOfBudget, _CL, _GL, _CODES, _NONE4)
         state = (lo, 0, 0, 0, 0, 0, 0) if start is None else start
-        return _compiled.search(view, cap, need_x, from_k, budget, *memos, state)
+        return _compiled.search(view, cap, need_x, from_k, budget, *memos, state, None)
     if start is not None:
         return go(*start)
     return go(lo, 0, 0, 0, 0, 0, 0)
@@ -1478,6 +1480,10 @@ def _search_any(
     row_of = _cl_row
     fit_of = _gl_fit
     worse = _worse(jt, cap)
+    if _compiled is not None:  # the same search, compiled (rummy_env/_cover_c.c)
+        memos = (shared, shared, worse, row_of, fit_of, _OutOfBudget, _CL, _GL, _CODES, _NONE4)
+        state = (lo, 0, 0, 0, 0, 0, 0)
+        return _compiled.search(view, cap, need_x, -1, budget, *memos, state, (um, last, unused))
     found_here: dict = {}
 
     def go(k: int, s0: int, s1: int, s2: int, s3: int, n: int, x: int, used: bool):
@@ -1571,6 +1577,12 @@ def _search_any(
     return go(lo, 0, 0, 0, 0, 0, 0, False)
 
 
+def _memo():
+    """A search's memo: a dict for the Python search, the compiled one's own type (the
+    same entries, kept in C) when it is built."""
+    return {} if _compiled is None else _compiled.Memo()
+
+
 def _unlink(path: tuple | None) -> list:
     out = []
     while path:
@@ -1606,7 +1618,7 @@ class _Solver:
         # the position as read in each order (may be shared by solvers of one
         # position with the same order)
         self.views: list = [None, None] if views is None else views
-        self.shared: list = [{}, {}] if shared is None else shared
+        self.shared: list = [_memo(), _memo()] if shared is None else shared
         self.unused: dict | None = None  # solve_any's memos of failures
 
     def view(self, d: int) -> _View:
@@ -1624,7 +1636,7 @@ class _Solver:
             order = (1, 0) if k_mod > _REVERSE_FROM else (0, 1)  # reach the changed number early
             if self.first:
                 order = order[::-1]
-        locals_: list = [{}, {}]
+        locals_: list = [_memo(), _memo()]
         views: list = [None, None]
         budget = _START_BUDGET
         while True:
@@ -1654,7 +1666,9 @@ class _Solver:
             self.unused = {}
         # failures of states that used none of the faces stay true for fewer
         # faces: one memo for each set of faces and the sets that follow it
-        unused = self.unused.setdefault(high, [{}, {}])
+        unused = self.unused.get(high)
+        if unused is None:
+            unused = self.unused[high] = [_memo(), _memo()]
         order = (1, 0) if high else (0, 1)  # reach the faces early
         if self.first:
             order = order[::-1]
