@@ -1591,7 +1591,17 @@ def _unlink(path: tuple | None) -> list:
     return out
 
 
+# states allowed a search's first run in each order (then twice as many each time):
+# measured by instruction counts over random games, 64 was best for the Python search
+# and 1024 for the compiled one (256: 0.5% more; 64: 4% more)
 _START_BUDGET = 64
+_START_BUDGET_C = 1024
+
+
+def _start_budget() -> int:
+    return _START_BUDGET if _compiled is None else _START_BUDGET_C
+
+
 _REVERSE_FROM = 6
 
 
@@ -1638,7 +1648,7 @@ class _Solver:
                 order = order[::-1]
         locals_: list = [_memo(), _memo()]
         views: list = [None, None]
-        budget = _START_BUDGET
+        budget = _start_budget()
         while True:
             for d in order:
                 if views[d] is None:
@@ -1672,7 +1682,7 @@ class _Solver:
         order = (1, 0) if high else (0, 1)  # reach the faces early
         if self.first:
             order = order[::-1]
-        budget = _START_BUDGET
+        budget = _start_budget()
         views: list = [None, None]
         while True:
             for d in order:
