@@ -24,7 +24,7 @@
 #include <Python.h>
 #include <stdint.h>
 
-#define API_VERSION 5
+#define API_VERSION 6
 #define MAP_LIMIT 100000 /* entries of the row or group map before it is emptied */
 
 /* ------------------------------------------------------------------ hash map
@@ -660,6 +660,234 @@ done:
     return result;
 }
 
+
+/* ------------------------------------------------------------------ valued pass
+ * cover._playable's forward and backward passes (the best value of a split through
+ * each optional face), over the same states (tuples (runs, jokers used)) and edges
+ * (cover._edges), in Python dicts as there. */
+typedef struct {
+    PyObject *s, *s2, *u; /* held */
+    long add;
+} Edge;
+
+typedef struct {
+    Edge *e;
+    Py_ssize_t n, cap;
+} Edges;
+
+static int
+edges_add(Edges *es, PyObject *s, PyObject *s2, long add, PyObject *u)
+{
+    if (es->n == es->cap) {
+        Py_ssize_t cap = es->cap ? es->cap * 2 : 256;
+        Edge *e = PyMem_Realloc(es->e, cap * sizeof(Edge));
+        if (e == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        es->e = e, es->cap = cap;
+    }
+    Py_INCREF(s);
+    Py_INCREF(s2);
+    Py_INCREF(u);
+    es->e[es->n++] = (Edge){s, s2, u, add};
+    return 0;
+}
+
+static void
+edges_free(Edges *es)
+{
+    for (Py_ssize_t i = 0; i < es->n; i++) {
+        Py_DECREF(es->e[i].s);
+        Py_DECREF(es->e[i].s2);
+        Py_DECREF(es->e[i].u);
+    }
+    PyMem_Free(es->e);
+}
+
+/* d[key] = val when it is more than d.get(key, -1); -1 on an error */
+static PyObject *zero; /* 0, made at import */
+
+static int
+keep_max(PyObject *d, PyObject *key, long val)
+{
+    PyObject *old = PyDict_GetItemWithError(d, key);
+    if (old == NULL && PyErr_Occurred())
+        return -1;
+    if (old != NULL && PyLong_AsLong(old) >= val)
+        return 0;
+    PyObject *v = PyLong_FromLong(val);
+    if (v == NULL)
+        return -1;
+    int rc = PyDict_SetItem(d, key, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+static PyObject *
+valued(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *levels, *edges_memo, *edges_of, *start;
+    long lo, hi, jt, jm, opt_joker, joker;
+    if (!PyArg_ParseTuple(args, "O!llllllO!OO", &PyList_Type, &levels, &lo, &hi, &jt, &jm,
+                          &opt_joker, &joker, &PyDict_Type, &edges_memo, &edges_of, &start))
+        return NULL;
+    Py_ssize_t nl = hi - lo + 1;
+    if (lo < 0 || nl < 1 || hi >= PyList_GET_SIZE(levels)) {
+        PyErr_SetString(PyExc_ValueError, "valued: numbers lo..hi of the levels");
+        return NULL;
+    }
+    PyObject **fwd = PyMem_Calloc(nl + 1, sizeof(PyObject *));
+    Edges *es = PyMem_Calloc(nl, sizeof(Edges));
+    PyObject *out = NULL, *bwd = NULL, *result = NULL;
+    if (fwd == NULL || es == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if ((fwd[0] = PyDict_New()) == NULL || PyDict_SetItem(fwd[0], start, zero))
+        goto done;
+    for (Py_ssize_t i = 0; i < nl; i++) { /* forward */
+        long k = lo + i, rem = hi - k < 2 ? hi - k : 2, num = k + 1;
+        PyObject *lv = PyList_GET_ITEM(levels, k);
+        PyObject *m = PyTuple_GET_ITEM(lv, 0), *o = PyTuple_GET_ITEM(lv, 1);
+        PyObject *nw = fwd[i + 1] = PyDict_New();
+        if (nw == NULL)
+            goto done;
+        Py_ssize_t pos = 0;
+        PyObject *s, *v;
+        while (PyDict_Next(fwd[i], &pos, &s, &v)) {
+            long val0 = PyLong_AsLong(v), ju = PyLong_AsLong(PyTuple_GET_ITEM(s, 1));
+            PyObject *runs = PyTuple_GET_ITEM(s, 0);
+            PyObject *jl = PyLong_FromLong(jt - ju), *rm = PyLong_FromLong(rem);
+            PyObject *key = jl && rm ? PyTuple_Pack(5, runs, m, o, jl, rm) : NULL;
+            Py_XDECREF(jl);
+            Py_XDECREF(rm);
+            if (key == NULL)
+                goto done;
+            PyObject *E = PyDict_GetItemWithError(edges_memo, key);
+            if (E != NULL)
+                Py_INCREF(E);
+            else if (!PyErr_Occurred())
+                E = PyObject_CallOneArg(edges_of, key);
+            Py_DECREF(key);
+            if (E == NULL)
+                goto done;
+            for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(E); j++) {
+                PyObject *ed = PyTuple_GET_ITEM(E, j); /* (runs2, dj, tiles, u) */
+                long dj = PyLong_AsLong(PyTuple_GET_ITEM(ed, 1));
+                long add = num * PyLong_AsLong(PyTuple_GET_ITEM(ed, 2));
+                PyObject *ju2 = PyLong_FromLong(ju + dj);
+                PyObject *s2 = ju2 ? PyTuple_Pack(2, PyTuple_GET_ITEM(ed, 0), ju2) : NULL;
+                Py_XDECREF(ju2);
+                int bad = s2 == NULL || edges_add(&es[i], s, s2, add, PyTuple_GET_ITEM(ed, 3)) ||
+                          keep_max(nw, s2, val0 + add);
+                Py_XDECREF(s2);
+                if (bad) {
+                    Py_DECREF(E);
+                    goto done;
+                }
+            }
+            Py_DECREF(E);
+        }
+        if (PyErr_Occurred())
+            goto done;
+        if (PyDict_GET_SIZE(nw) == 0) { /* no way through */
+            result = PyDict_New();
+            goto done;
+        }
+    }
+    if ((out = PyDict_New()) == NULL || (bwd = PyDict_New()) == NULL)
+        goto done;
+    Py_ssize_t pos = 0;
+    PyObject *s, *v;
+    long best_joker = -1;
+    while (PyDict_Next(fwd[nl], &pos, &s, &v)) {
+        long ju = PyLong_AsLong(PyTuple_GET_ITEM(s, 1));
+        if (opt_joker && ju >= jm + 1 && PyLong_AsLong(v) > best_joker)
+            best_joker = PyLong_AsLong(v);
+        if (ju >= jm && PyDict_SetItem(bwd, s, zero))
+            goto done;
+    }
+    if (best_joker >= 0) {
+        PyObject *bj = PyLong_FromLong(best_joker), *jk = PyLong_FromLong(joker);
+        int bad = bj == NULL || jk == NULL || PyDict_SetItem(out, jk, bj);
+        Py_XDECREF(bj);
+        Py_XDECREF(jk);
+        if (bad)
+            goto done;
+    }
+    for (Py_ssize_t i = nl - 1; i >= 0; i--) { /* backward */
+        long k = lo + i;
+        PyObject *lv = PyList_GET_ITEM(levels, k);
+        PyObject *m = PyTuple_GET_ITEM(lv, 0), *o = PyTuple_GET_ITEM(lv, 1);
+        long want[4], face[4];
+        int nw = 0;
+        for (int c = 0; c < 4; c++)
+            if (PyLong_AsLong(PyTuple_GET_ITEM(o, c))) {
+                want[nw] = c | (PyLong_AsLong(PyTuple_GET_ITEM(m, c)) + 1) << 3;
+                face[nw++] = c * 13 + k;
+            }
+        PyObject *back = PyDict_New();
+        if (back == NULL)
+            goto done;
+        for (Py_ssize_t j = 0; j < es[i].n; j++) {
+            Edge *e = &es[i].e[j];
+            PyObject *tail = PyDict_GetItemWithError(bwd, e->s2);
+            if (tail == NULL) {
+                if (PyErr_Occurred()) {
+                    Py_DECREF(back);
+                    goto done;
+                }
+                continue;
+            }
+            long val = e->add + PyLong_AsLong(tail);
+            if (keep_max(back, e->s, val)) {
+                Py_DECREF(back);
+                goto done;
+            }
+            long pre = -1;
+            for (int w = 0; w < nw; w++) {
+                long c = want[w] & 7, need = want[w] >> 3;
+                if (PyLong_AsLong(PyTuple_GET_ITEM(e->u, c)) < need)
+                    continue;
+                if (pre < 0) {
+                    PyObject *p = PyDict_GetItemWithError(fwd[i], e->s);
+                    if (p == NULL) {
+                        Py_DECREF(back);
+                        if (!PyErr_Occurred())
+                            PyErr_SetString(PyExc_KeyError, "valued: a state not reached");
+                        goto done;
+                    }
+                    pre = PyLong_AsLong(p);
+                }
+                PyObject *t = PyLong_FromLong(face[w]);
+                int bad = t == NULL || keep_max(out, t, pre + val);
+                Py_XDECREF(t);
+                if (bad) {
+                    Py_DECREF(back);
+                    goto done;
+                }
+            }
+        }
+        Py_SETREF(bwd, back);
+    }
+    if (!PyErr_Occurred()) {
+        result = out;
+        out = NULL;
+    }
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(bwd);
+    for (Py_ssize_t i = 0; fwd != NULL && i <= nl; i++)
+        Py_XDECREF(fwd[i]);
+    for (Py_ssize_t i = 0; es != NULL && i < nl; i++)
+        edges_free(&es[i]);
+    PyMem_Free(fwd);
+    PyMem_Free(es);
+    return result;
+}
+
 static PyObject *
 clear(PyObject *self, PyObject *args)
 {
@@ -681,6 +909,9 @@ static PyMethodDef methods[] = {
      "cl, gl, codes, none4, (k, s0, s1, s2, s3, n, x), any): cover._search's depth-first go "
      "from that state (shared, local: Memo); with any = (um, last, unused), "
      "cover._search_any's."},
+    {"valued", valued, METH_VARARGS,
+     "valued(levels, lo, hi, jt, jm, optional_joker, joker, edges_memo, edges_of, start): "
+     "cover._playable's passes: {face: best value of a split through it}."},
     {"clear", clear, METH_NOARGS, "Empty the compiled copies of the rows and group tables."},
     {"sizes", sizes, METH_NOARGS, "(rows, group tables) copied now."},
     {NULL, NULL, 0, NULL}};
@@ -692,7 +923,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cover_c",
 PyMODINIT_FUNC
 PyInit__cover_c(void)
 {
-    if (PyType_Ready(&MemoType) < 0)
+    if (PyType_Ready(&MemoType) < 0 || (zero == NULL && (zero = PyLong_FromLong(0)) == NULL))
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)

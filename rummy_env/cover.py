@@ -182,7 +182,7 @@ from operator import add as _add
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 
-_C_API = 5  # the form of the compiled search's call this file makes
+_C_API = 6  # the form of the compiled search's call this file makes
 _compiled = None  # the compiled inner search, when it was built (pyproject.toml's ext-modules)
 if not os.environ.get("RUMMY_PURE_PYTHON"):
     try:
@@ -2036,6 +2036,9 @@ def _playable(mandatory: Sequence[int], optional: Sequence[int]) -> dict[int, in
     if not any(opt):
         return {}
     lo, hi = _first_level(levels, jt), _last_level(levels, jt)
+    if _compiled is not None and lo <= hi:  # the same passes, compiled (_cover_c.c)
+        args = (lo, hi, jt, jm, opt[JOKER], JOKER, _EDGES, _edges, (_EMPTY, 0))
+        return _compiled.valued(levels, *args)
     # forward: best prefix value of every reachable state, and the edges
     fwd = [{(_EMPTY, 0): 0}]
     level_edges = []
