@@ -24,7 +24,7 @@
 #include <Python.h>
 #include <stdint.h>
 
-#define API_VERSION 6
+#define API_VERSION 7
 #define MAP_LIMIT 100000 /* entries of the row or group map before it is emptied */
 
 /* ------------------------------------------------------------------ hash map
@@ -134,7 +134,7 @@ typedef struct {
     Choice ch[];
 } Groups;
 
-static Map rows_map, groups_map;
+static Map rows_map, groups_map, orders_map; /* orders: (group table, jokers left) */
 
 static void
 free_held(Held *h)
@@ -175,6 +175,7 @@ drop_rows(void)
 {
     drop_map(&rows_map);
     drop_map(&groups_map);
+    drop_map(&orders_map);
 }
 
 static inline long
@@ -313,7 +314,7 @@ typedef struct {
     long long left;     /* states still allowed (from -1: no limit) */
     Memo *shared, *local;
     uint64_t worse[16];
-    PyObject *row_of, *fit_of, *exc;
+    PyObject *row_of, *order_of, *exc;
     PyObject *level, *code;        /* the view's level(k) and code(k), for a miss */
     PyObject *cl_memo, *gl_memo, *codes_memo, *none4;  /* cover._CL, _GL, _CODES, _NONE4 */
     /* _search_any: per number index the colours of the faces to use (bits), the last
@@ -430,28 +431,43 @@ row(Ctx *cx, PyObject *col, long s, long gl)
     return out;
 }
 
-/* a number's group choices for the colours' masks: the group map, else gtab[0] or fit_of */
+/* a number's group choices for the colours' masks `mk` (cover._gl_fit): the group map,
+ * else those of every choice there with `gl` jokers left (cover._sk_group_order, copied
+ * once per table and `gl`) for which each colour has an option, in that order */
 static Groups *
 groups_for(Ctx *cx, PyObject *gtab, uint64_t gkey, const uint64_t *mk, long gl)
 {
     Ent *e = map_find(&groups_map, (uintptr_t)gtab, gkey);
     if (e != NULL)
         return (Groups *)e->v;
-    PyObject *key = PyLong_FromUnsignedLongLong(gkey);
-    if (key == NULL)
+    Groups *all;
+    if ((e = map_find(&orders_map, (uintptr_t)gtab, (uint64_t)gl)) != NULL)
+        all = (Groups *)e->v;
+    else {
+        PyObject *meta = PyList_GET_ITEM(gtab, 1); /* (caps, order) */
+        PyObject *ordered = PyObject_CallFunction(cx->order_of, "OlO", PyTuple_GET_ITEM(meta, 0),
+                                                  gl, PyTuple_GET_ITEM(meta, 1));
+        if (ordered == NULL)
+            return NULL;
+        all = (Groups *)keep(&orders_map, gtab, (uint64_t)gl, ordered,
+                             (Held *)make_groups(ordered));
+        Py_DECREF(ordered);
+        if (all == NULL)
+            return NULL;
+    }
+    Groups *out = PyMem_Malloc(sizeof(Groups) + all->n * sizeof(Choice));
+    if (out == NULL) {
+        PyErr_NoMemory();
         return NULL;
-    PyObject *g = PyDict_GetItemWithError(PyList_GET_ITEM(gtab, 0), key);
-    if (g != NULL)
-        Py_INCREF(g);
-    else if (!PyErr_Occurred())
-        g = PyObject_CallFunction(cx->fit_of, "OOKKKKl", gtab, key, mk[0], mk[1], mk[2], mk[3],
-                                  gl);
-    Py_DECREF(key);
-    if (g == NULL)
-        return NULL;
-    Groups *out = (Groups *)keep(&groups_map, gtab, gkey, g, (Held *)make_groups(g));
-    Py_DECREF(g);
-    return out;
+    }
+    out->n = 0;
+    for (Py_ssize_t i = 0; i < all->n; i++) {
+        const Choice *c = &all->ch[i];
+        if (mk[0] >> c->g[0] & mk[1] >> c->g[1] & mk[2] >> c->g[2] & mk[3] >> c->g[3] & 1)
+            out->ch[out->n++] = *c;
+    }
+    /* the choices are those of the ordered tuple, which the entry holds */
+    return (Groups *)keep(&groups_map, gtab, gkey, all->h.obj, (Held *)out);
 }
 
 /* ((choice, a, b, c, d), rest): a new reference */
@@ -600,7 +616,7 @@ search(PyObject *self, PyObject *args)
     long k, s0, s1, s2, s3, n, x;
     if (!PyArg_ParseTuple(args, "OlllLO!O!O!OOOO!O!O!O(lllllll)O", &view, &cx.cap, &cx.need_x,
                           &cx.from_k, &cx.left, &MemoType, &cx.shared, &MemoType, &cx.local,
-                          &PyList_Type, &worse, &cx.row_of, &cx.fit_of, &cx.exc, &PyDict_Type,
+                          &PyList_Type, &worse, &cx.row_of, &cx.order_of, &cx.exc, &PyDict_Type,
                           &cx.cl_memo, &PyDict_Type, &cx.gl_memo, &PyDict_Type,
                           &cx.codes_memo, &cx.none4, &k, &s0, &s1, &s2, &s3, &n, &x, &any))
         return NULL;
@@ -627,7 +643,7 @@ search(PyObject *self, PyObject *args)
     }
     if (PyErr_Occurred())
         return NULL;
-    if (rows_map.n > MAP_LIMIT || groups_map.n > MAP_LIMIT)
+    if (rows_map.n > MAP_LIMIT || groups_map.n > MAP_LIMIT || orders_map.n > MAP_LIMIT)
         drop_rows(); /* between searches: no row is in use */
     /* the view's fields (its __slots__), held for the call */
     static const char *names[] = {"cl", "codes", "m", "caps", "order", "jt", "hi", "level", "code"};
@@ -900,12 +916,12 @@ static PyObject *
 sizes(PyObject *self, PyObject *args)
 {
     (void)self, (void)args;
-    return Py_BuildValue("nn", (Py_ssize_t)rows_map.n, (Py_ssize_t)groups_map.n);
+    return Py_BuildValue("nn", (Py_ssize_t)rows_map.n, (Py_ssize_t)(groups_map.n + orders_map.n));
 }
 
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS,
-     "search(view, cap, need_x, from_k, budget, shared, local, worse, row_of, fit_of, exc, "
+     "search(view, cap, need_x, from_k, budget, shared, local, worse, row_of, order_of, exc, "
      "cl, gl, codes, none4, (k, s0, s1, s2, s3, n, x), any): cover._search's depth-first go "
      "from that state (shared, local: Memo); with any = (um, last, unused), "
      "cover._search_any's."},

@@ -182,7 +182,7 @@ from operator import add as _add
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 
-_C_API = 6  # the form of the compiled search's call this file makes
+_C_API = 7  # the form of the compiled search's call this file makes
 _compiled = None  # the compiled inner search, when it was built (pyproject.toml's ext-modules)
 if not os.environ.get("RUMMY_PURE_PYTHON"):
     try:
@@ -1121,6 +1121,7 @@ _GL: dict = {}  # (caps, order) -> [{(masks, jokers left): choices}, key]
 _LEVELS_LIMIT = 20_000  # tables of either kind before they are dropped
 _AT: dict = {}  # (naturals, mandatory, next codes, order) -> :func:`_colour_tables`
 _CODES: dict = {}  # (mandatory, naturals, jokers, last) -> :func:`_number_codes`
+_C_TABLES = (_CL, _GL, _CODES, _NONE4)  # what the compiled search reads of these
 
 
 def _colour_level(key: tuple) -> list:
@@ -1444,7 +1445,7 @@ def _search(
         return None
 
     if _compiled is not None:  # the same search, compiled (rummy_env/_cover_c.c)
-        memos = (shared, local, worse, row_of, fit_of, _OutOfBudget, _CL, _GL, _CODES, _NONE4)
+        memos = (shared, local, worse, row_of, _sk_group_order, _OutOfBudget, *_C_TABLES)
         state = (lo, 0, 0, 0, 0, 0, 0) if start is None else start
         return _compiled.search(view, cap, need_x, from_k, budget, *memos, state, None)
     if start is not None:
@@ -1481,7 +1482,7 @@ def _search_any(
     fit_of = _gl_fit
     worse = _worse(jt, cap)
     if _compiled is not None:  # the same search, compiled (rummy_env/_cover_c.c)
-        memos = (shared, shared, worse, row_of, fit_of, _OutOfBudget, _CL, _GL, _CODES, _NONE4)
+        memos = (shared, shared, worse, row_of, _sk_group_order, _OutOfBudget, *_C_TABLES)
         state = (lo, 0, 0, 0, 0, 0, 0)
         return _compiled.search(view, cap, need_x, -1, budget, *memos, state, (um, last, unused))
     found_here: dict = {}
