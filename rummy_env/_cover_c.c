@@ -24,7 +24,7 @@
 #include <Python.h>
 #include <stdint.h>
 
-#define API_VERSION 7
+#define API_VERSION 8
 #define MAP_LIMIT 100000 /* entries of the row or group map before it is emptied */
 
 /* ------------------------------------------------------------------ hash map
@@ -135,6 +135,7 @@ typedef struct {
 } Groups;
 
 static Map rows_map, groups_map, orders_map; /* orders: (group table, jokers left) */
+static Map tables_map; /* the tables of cover._CL (tag 1) and _GL (tag 2) by a packed key */
 
 static void
 free_held(Held *h)
@@ -176,6 +177,7 @@ drop_rows(void)
     drop_map(&rows_map);
     drop_map(&groups_map);
     drop_map(&orders_map);
+    drop_map(&tables_map);
 }
 
 static inline long
@@ -309,91 +311,108 @@ memo_set_way(Memo *m, uint64_t key, PyObject *way)
 /* ------------------------------------------------------------------ search */
 typedef struct {
     PyObject *cl;       /* the view's list: per number index (c0, c1, c2, c3, gtab) */
-    PyObject *codes, *m, *caps, *order, *jt_obj;  /* the view's codes, naturals, order */
+    PyObject *m, *caps, *order; /* the view's naturals (mandatory, all) and order */
     long hi, jt, cap, need_x, from_k;
     long long left;     /* states still allowed (from -1: no limit) */
     Memo *shared, *local;
     uint64_t worse[16];
     PyObject *row_of, *order_of, *exc;
-    PyObject *level, *code;        /* the view's level(k) and code(k), for a miss */
-    PyObject *cl_memo, *gl_memo, *codes_memo, *none4;  /* cover._CL, _GL, _CODES, _NONE4 */
+    PyObject *level;               /* the view's level(k), for a miss */
+    PyObject *cl_memo, *gl_memo;   /* cover._CL, cover._GL */
     /* _search_any: per number index the colours of the faces to use (bits), the last
      * such index, the memo of failures of states that used none, and of their ways */
     long um[16], last;
     Memo *unused, *found;
 } Ctx;
 
-/* list[i] after a miss there: memo[key] (stored in the list), else method(i), which
- * stores it; borrowed. Steals key. */
+/* cover._number_codes of the view's number index j (with _run_only) */
+static void
+codes_of(const Ctx *cx, long j, long *out)
+{
+    PyObject *mt = PyList_GET_ITEM(cx->m, j), *ct = PyList_GET_ITEM(cx->caps, j);
+    long m[4], cp[4];
+    int have = 0;
+    for (int c = 0; c < 4; c++) {
+        m[c] = item(mt, c), cp[c] = item(ct, c);
+        have += cp[c] > 0;
+    }
+    int none = have > 2 || (have == 2 && cx->jt);
+    long f = j == cx->hi ? 2 : 1;
+    for (int c = 0; c < 4; c++) {
+        int others = have - (cp[c] > 0);
+        long must = !none && (others == 0 || (others == 1 && !cx->jt)) ? m[c] : 0;
+        out[c] = (cp[c] * 64 + must) * 2 + f;
+    }
+}
+
+/* the table of `key` in `memo` (cover._CL or _GL; borrowed), kept in the tables map at
+ * (tag, packed) once found there; NULL when missing (an error set if that failed) */
 static PyObject *
-fill(PyObject *list, long i, PyObject *memo, PyObject *key, PyObject *method)
+table_at(PyObject *memo, PyObject *key, uintptr_t tag, uint64_t packed)
 {
     if (key == NULL)
         return NULL;
     PyObject *got = PyDict_GetItemWithError(memo, key);
     Py_DECREF(key);
-    if (got != NULL) {
-        Py_INCREF(got);
-        return PyList_SetItem(list, i, got) ? NULL : got;
+    if (got == NULL)
+        return NULL;
+    Held *h = PyMem_Malloc(sizeof(Held));
+    if (h == NULL) {
+        PyErr_NoMemory();
+        return NULL;
     }
-    if (PyErr_Occurred())
+    Py_INCREF(got);
+    Py_INCREF(got);
+    h->obj = h->table = got;
+    if (map_put(&tables_map, tag, packed, (uintptr_t)h)) {
+        free_held(h);
         return NULL;
-    PyObject *r = PyObject_CallFunction(method, "l", i);
-    if (r == NULL)
-        return NULL;
-    Py_DECREF(r);
-    return PyList_GET_ITEM(list, i);
+    }
+    return got;
 }
 
-/* view.code(j): the codes list, else cover._CODES, else the Python method (borrowed) */
-static PyObject *
-code_at(Ctx *cx, long j)
-{
-    PyObject *c = PyList_GET_ITEM(cx->codes, j);
-    if (c != Py_None)
-        return c;
-    PyObject *key = PyTuple_Pack(4, PyList_GET_ITEM(cx->m, j), PyList_GET_ITEM(cx->caps, j),
-                                 cx->jt_obj, j == cx->hi ? Py_True : Py_False);
-    return fill(cx->codes, j, cx->codes_memo, key, cx->code);
-}
-
-/* view.level(k): the number's tables, each colour's from cover._CL and the group table
- * from cover._GL (as cover._colour_tables reads them), else the Python method; stored in
- * cl (borrowed) */
+/* view.level(k): the number's tables, each colour's of cover._CL and the group table of
+ * cover._GL (as cover._colour_tables reads them; kept by packed keys), else the Python
+ * method; stored in cl (borrowed) */
 static PyObject *
 level_at(Ctx *cx, long k)
 {
-    PyObject *a = NULL, *b = NULL;
+    long a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
     int last = k >= cx->hi;
     if (!last) {
-        if ((a = code_at(cx, k + 1)) == NULL)
-            return NULL;
-        b = cx->none4;
-        if (k + 2 <= cx->hi && (b = code_at(cx, k + 2)) == NULL)
-            return NULL;
+        codes_of(cx, k + 1, a);
+        if (k + 2 <= cx->hi)
+            codes_of(cx, k + 2, b);
     }
     PyObject *cp = PyList_GET_ITEM(cx->caps, k), *mk = PyList_GET_ITEM(cx->m, k);
+    long order = PyLong_AsLong(cx->order), caps[4];
     PyObject *got[5];
     for (int c = 0; c < 4; c++) {
-        PyObject *ab = PyLong_FromLong(last ? 0 : item(a, c) << 16 | item(b, c));
-        if (ab == NULL)
+        long cap = caps[c] = item(cp, c), mc = item(mk, c), ab = a[c] << 16 | b[c];
+        if (cap > 15 || order < 0 || order > 255)
+            goto miss;
+        uint64_t packed = (uint64_t)cap | (uint64_t)last << 4 | (uint64_t)mc << 5 |
+                          (uint64_t)ab << 9 | (uint64_t)order << 41;
+        Ent *e = map_find(&tables_map, 1, packed);
+        if (e != NULL) {
+            got[c] = ((Held *)e->v)->obj;
+            continue;
+        }
+        PyObject *abo = PyLong_FromLong(ab);
+        if (abo == NULL)
             return NULL;
         PyObject *key = PyTuple_Pack(5, PyTuple_GET_ITEM(cp, c), last ? Py_True : Py_False,
-                                     PyTuple_GET_ITEM(mk, c), ab, cx->order);
-        Py_DECREF(ab);
-        if (key == NULL)
-            return NULL;
-        got[c] = PyDict_GetItemWithError(cx->cl_memo, key);
-        Py_DECREF(key);
-        if (got[c] == NULL)
+                                     PyTuple_GET_ITEM(mk, c), abo, cx->order);
+        Py_DECREF(abo);
+        if ((got[c] = table_at(cx->cl_memo, key, 1, packed)) == NULL)
             goto miss;
     }
-    PyObject *gkey = PyTuple_Pack(2, cp, cx->order);
-    if (gkey == NULL)
-        return NULL;
-    got[4] = PyDict_GetItemWithError(cx->gl_memo, gkey);
-    Py_DECREF(gkey);
-    if (got[4] == NULL)
+    uint64_t gpacked = (uint64_t)(caps[0] | caps[1] << 4 | caps[2] << 8 | caps[3] << 12) |
+                       (uint64_t)order << 16;
+    Ent *e = map_find(&tables_map, 2, gpacked);
+    if (e != NULL)
+        got[4] = ((Held *)e->v)->obj;
+    else if ((got[4] = table_at(cx->gl_memo, PyTuple_Pack(2, cp, cx->order), 2, gpacked)) == NULL)
         goto miss;
     PyObject *lev = PyTuple_Pack(5, got[0], got[1], got[2], got[3], got[4]);
     if (lev == NULL || PyList_SetItem(cx->cl, k, lev))
@@ -607,6 +626,11 @@ go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x, int used
     Py_RETURN_NONE;
 }
 
+/* the view's fields the search reads (interned at import) */
+#define N_FIELDS 7
+static const char *field_strs[N_FIELDS] = {"cl", "m", "caps", "order", "jt", "hi", "level"};
+static PyObject *field_names[N_FIELDS];
+
 static PyObject *
 search(PyObject *self, PyObject *args)
 {
@@ -614,11 +638,11 @@ search(PyObject *self, PyObject *args)
     Ctx cx;
     PyObject *view, *worse, *any;
     long k, s0, s1, s2, s3, n, x;
-    if (!PyArg_ParseTuple(args, "OlllLO!O!O!OOOO!O!O!O(lllllll)O", &view, &cx.cap, &cx.need_x,
+    if (!PyArg_ParseTuple(args, "OlllLO!O!O!OOOO!O!(lllllll)O", &view, &cx.cap, &cx.need_x,
                           &cx.from_k, &cx.left, &MemoType, &cx.shared, &MemoType, &cx.local,
                           &PyList_Type, &worse, &cx.row_of, &cx.order_of, &cx.exc, &PyDict_Type,
-                          &cx.cl_memo, &PyDict_Type, &cx.gl_memo, &PyDict_Type,
-                          &cx.codes_memo, &cx.none4, &k, &s0, &s1, &s2, &s3, &n, &x, &any))
+                          &cx.cl_memo, &PyDict_Type, &cx.gl_memo, &k, &s0, &s1, &s2, &s3, &n,
+                          &x, &any))
         return NULL;
     if (PyList_GET_SIZE(worse) != 16) {
         PyErr_SetString(PyExc_ValueError, "worse: 16 codes");
@@ -643,24 +667,23 @@ search(PyObject *self, PyObject *args)
     }
     if (PyErr_Occurred())
         return NULL;
-    if (rows_map.n > MAP_LIMIT || groups_map.n > MAP_LIMIT || orders_map.n > MAP_LIMIT)
+    if (rows_map.n > MAP_LIMIT || groups_map.n > MAP_LIMIT || orders_map.n > MAP_LIMIT ||
+        tables_map.n > MAP_LIMIT)
         drop_rows(); /* between searches: no row is in use */
     /* the view's fields (its __slots__), held for the call */
-    static const char *names[] = {"cl", "codes", "m", "caps", "order", "jt", "hi", "level", "code"};
-    PyObject *f[9] = {NULL};
+    PyObject *f[N_FIELDS] = {NULL};
     PyObject *result = NULL;
-    for (int i = 0; i < 9; i++)
-        if ((f[i] = PyObject_GetAttrString(view, names[i])) == NULL)
+    for (int i = 0; i < N_FIELDS; i++)
+        if ((f[i] = PyObject_GetAttr(view, field_names[i])) == NULL)
             goto done;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 3; i++)
         if (!PyList_Check(f[i])) {
-            PyErr_Format(PyExc_TypeError, "view.%s is not a list", names[i]);
+            PyErr_Format(PyExc_TypeError, "view.%U is not a list", field_names[i]);
             goto done;
         }
-    cx.cl = f[0], cx.codes = f[1], cx.m = f[2], cx.caps = f[3], cx.order = f[4];
-    cx.jt_obj = f[5], cx.level = f[7], cx.code = f[8];
-    cx.jt = PyLong_AsLong(f[5]);
-    cx.hi = PyLong_AsLong(f[6]);
+    cx.cl = f[0], cx.m = f[1], cx.caps = f[2], cx.order = f[3], cx.level = f[6];
+    cx.jt = PyLong_AsLong(f[4]);
+    cx.hi = PyLong_AsLong(f[5]);
     if (PyErr_Occurred())
         goto done;
     if (!used) {
@@ -671,7 +694,7 @@ search(PyObject *self, PyObject *args)
     result = go(&cx, k, s0, s1, s2, s3, n, x, used);
 done:
     Py_XDECREF(cx.found);
-    for (int i = 0; i < 9; i++)
+    for (int i = 0; i < N_FIELDS; i++)
         Py_XDECREF(f[i]);
     return result;
 }
@@ -922,7 +945,7 @@ sizes(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS,
      "search(view, cap, need_x, from_k, budget, shared, local, worse, row_of, order_of, exc, "
-     "cl, gl, codes, none4, (k, s0, s1, s2, s3, n, x), any): cover._search's depth-first go "
+     "cl, gl, (k, s0, s1, s2, s3, n, x), any): cover._search's depth-first go "
      "from that state (shared, local: Memo); with any = (um, last, unused), "
      "cover._search_any's."},
     {"valued", valued, METH_VARARGS,
@@ -941,6 +964,9 @@ PyInit__cover_c(void)
 {
     if (PyType_Ready(&MemoType) < 0 || (zero == NULL && (zero = PyLong_FromLong(0)) == NULL))
         return NULL;
+    for (int i = 0; i < N_FIELDS; i++)
+        if (field_names[i] == NULL && (field_names[i] = PyUnicode_InternFromString(field_strs[i])) == NULL)
+            return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;

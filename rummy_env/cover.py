@@ -182,7 +182,7 @@ from operator import add as _add
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 
-_C_API = 7  # the form of the compiled search's call this file makes
+_C_API = 8  # the form of the compiled search's call this file makes
 _compiled = None  # the compiled inner search, when it was built (pyproject.toml's ext-modules)
 if not os.environ.get("RUMMY_PURE_PYTHON"):
     try:
@@ -1121,7 +1121,7 @@ _GL: dict = {}  # (caps, order) -> [{(masks, jokers left): choices}, key]
 _LEVELS_LIMIT = 20_000  # tables of either kind before they are dropped
 _AT: dict = {}  # (naturals, mandatory, next codes, order) -> :func:`_colour_tables`
 _CODES: dict = {}  # (mandatory, naturals, jokers, last) -> :func:`_number_codes`
-_C_TABLES = (_CL, _GL, _CODES, _NONE4)  # what the compiled search reads of these
+_C_TABLES = (_CL, _GL)  # what the compiled search reads of these
 
 
 def _colour_level(key: tuple) -> list:
