@@ -296,10 +296,18 @@ memo_failed(Memo *m, uint64_t key)
     return e == NULL ? 0 : (uint64_t)e->v;
 }
 
-/* holds a new reference to way */
+/* holds a new reference to way (and drops the one it replaces, if any) */
 static inline int
 memo_set_way(Memo *m, uint64_t key, PyObject *way)
 {
+    Ent *e = map_find(&m->map, 1, key);
+    if (e != NULL) {
+        PyObject *old = (PyObject *)e->v;
+        Py_INCREF(way);
+        e->v = (uintptr_t)way;
+        Py_DECREF(old);
+        return 0;
+    }
     Py_INCREF(way);
     if (map_put(&m->map, 1, key, (uintptr_t)way)) {
         Py_DECREF(way);

@@ -169,7 +169,14 @@ Python objects), the seventh session measured
 ``can_cover`` 6,150-6,640/s, ``playable`` 3,330/s, ``playable_after`` 10,400/s,
 ``cover_and_playable`` 5,760-6,130/s and ``split`` 7,410-7,670/s (medians of the
 10-80 rows; the Python search 4,510-4,950, 1,280-1,930, 4,770-5,320, 3,480-3,900
-and 5,520-5,880 in the same runs).
+and 5,520-5,880 in the same runs). The eighth session's version (the tables copied
+into C, the memos in C, the set searches and the initial meld's valued passes compiled
+too) measured, in two runs with another job on the other core: ``can_cover``
+6,130-7,040/s, ``playable`` 4,980-5,170/s, ``playable_after`` 12,560-14,080/s,
+``cover_and_playable`` 7,310-9,070/s, ``split`` 8,810-9,370/s; initial meld
+``best_cover`` 1,400-1,790/s and ``playable_values`` 2,550-3,250/s (the Python search in
+the same session: 3,600-4,480, 2,230-2,730, 5,800-7,290, 3,350-4,870, 4,970-7,500,
+1,750-2,130 and 1,370-1,780; ``best_cover`` runs in Python either way).
 """
 
 from __future__ import annotations
