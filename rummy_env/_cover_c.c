@@ -1,23 +1,27 @@
 /* The inner searches of rummy_env/cover.py (`_search`'s and `_search_any`'s depth-first
- * `go`), compiled.
+ * `go`) and the initial meld's valued passes (`_playable`), compiled.
  *
- * The same steps as the Python `go`s in cover.py over the same tables (the views' colour
- * and group tables, filled lazily by the Python functions `_cl_row`, `_gl_fit` and the
- * view's `level`/`code`), so the two give the same answers. What the Python search reads
- * from tuples and dicts with int keys this one reads from C arrays:
+ * The same steps as the Python code in cover.py over the same tables (filled lazily by
+ * the Python functions `_cl_row`, `_sk_group_order`, `_edges` and the view's `level`), so
+ * the two give the same answers. What the Python search reads from tuples and dicts with
+ * tuple or int keys this one reads from C:
  *
+ * - a number's tables (of cover._CL per colour, cover._GL for groups) are found by packed
+ *   integer keys, the next numbers' codes computed here (cover._number_codes);
  * - a colour's row of options (`_cl_row`: per number of naturals into groups, the options
- *   `(runs id, nr, e, dn, de, ...)`) and a number's group choices (`_gl_fit`) are copied,
- *   the first time they are read, into C arrays kept in two hash maps keyed by the table
- *   object and the row's key; each entry holds a reference to both (so a table's address
- *   is not reused while an entry names it), and the maps are emptied, between searches,
- *   past `MAP_LIMIT` entries or by `clear()` (cover.clear_caches);
+ *   `(runs id, nr, e, dn, de, ...)`) and a number's group choices (`_gl_fit`: those of
+ *   `_sk_group_order` for which every colour has an option) are copied, the first time
+ *   they are read, into C arrays;
+ * - these are kept in hash maps, each entry holding the Python objects it names and the
+ *   table it came from (so no address is reused while an entry names it); the maps are
+ *   emptied, between searches, past `MAP_LIMIT` entries or by `clear()`
+ *   (cover.clear_caches);
  * - the memos of the searches are `Memo` objects (cover._memo() makes them when this
  *   module is built; the Python search uses dicts): per state after a number (a 64-bit
  *   key) the way found from it (a Python object) or the codes that failed from it (bits).
  *
- * cover.py uses this module when it was built and the Python searches otherwise
- * (RUMMY_PURE_PYTHON=1 forces them; the tests run both). Optional: an install without a C
+ * cover.py uses this module when it was built and the Python code otherwise
+ * (RUMMY_PURE_PYTHON=1 forces it; the tests run both). Optional: an install without a C
  * compiler still works, at the Python speed.
  */
 #define PY_SSIZE_T_CLEAN
@@ -25,7 +29,7 @@
 #include <stdint.h>
 
 #define API_VERSION 8
-#define MAP_LIMIT 100000 /* entries of the row or group map before it is emptied */
+#define MAP_LIMIT 100000 /* entries of a map of tables before they are all emptied */
 
 /* ------------------------------------------------------------------ hash map
  * Open addressing, keys (tag, k) with tag != 0, values a pointer or bits. */

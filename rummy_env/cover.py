@@ -186,6 +186,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from itertools import combinations, product
 from operator import add as _add
+from typing import Any
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 
@@ -203,6 +204,8 @@ if not os.environ.get("RUMMY_PURE_PYTHON"):
             stacklevel=2,
         )
         _compiled = None
+
+Memo = Any  # a search's memo (:func:`_memo`): a dict, or the compiled search's own
 
 __all__ = [
     "best_cover",
@@ -1348,9 +1351,9 @@ def _search(
     view: _View,
     cap: int,
     need_x: int,
-    shared: dict,
+    shared: Memo,
     from_k: int,
-    local: dict,
+    local: Memo,
     budget: int,
     start: tuple | None = None,
 ) -> tuple | None:
@@ -1464,8 +1467,8 @@ def _search_any(
     view: _View,
     cap: int,
     need_x: int,
-    shared: dict,
-    unused: dict,
+    shared: Memo,
+    unused: Memo,
     budget: int,
     um: list,
     last: int,
@@ -1585,7 +1588,7 @@ def _search_any(
     return go(lo, 0, 0, 0, 0, 0, 0, False)
 
 
-def _memo():
+def _memo() -> Memo:
     """A search's memo: a dict for the Python search, the compiled one's own type (the
     same entries, kept in C) when it is built."""
     return {} if _compiled is None else _compiled.Memo()
