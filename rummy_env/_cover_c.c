@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #define API_VERSION 8
-#define MAP_LIMIT 100000 /* entries of a map of tables before they are all emptied */
+#define MAP_LIMIT 50000 /* entries of a map of tables before they are all emptied */
 
 /* ------------------------------------------------------------------ hash map
  * Open addressing, keys (tag, k) with tag != 0, values a pointer or bits. */
