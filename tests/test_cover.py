@@ -119,6 +119,34 @@ def test_the_compiled_copies_of_the_tables_may_be_dropped_between_searches(
     assert cover._compiled.sizes() == (0, 0)
 
 
+def test_the_compiled_and_python_searches_agree_on_large_tables(inner_search, monkeypatch):
+    """Beyond the oracle's and the breadth-first pass's reach (tables of 30-80 tiles,
+    racks of 3-20, a tile played after): the compiled search answers as cover.py's own."""
+    if inner_search != "compiled":
+        pytest.skip("compares the compiled search with the Python one")
+    compiled = cover._compiled
+    rng = random.Random(2026)
+
+    def answers(table: list[int], rack: list[int]) -> list:
+        cover.clear_caches()  # (answers are remembered by their arguments)
+        now = cover.playable(table, rack)
+        out: list = [now]
+        for t in sorted(now)[:3]:
+            m2, o2 = list(table), list(rack)
+            m2[t] += 1
+            o2[t] -= 1
+            out.append(cover.cover_and_playable(m2, o2, t, now))
+        out.append(cover.playable_values([0] * N, rack))
+        return out
+
+    for size in (30, 45, 60, 80) * 6:
+        table, rack = random_position(rng, size, rng.choice([3, 7, 14, 20]))
+        fast = answers(table, rack)
+        monkeypatch.setattr(cover, "_compiled", None)
+        assert answers(table, rack) == fast, (table, rack)
+        monkeypatch.setattr(cover, "_compiled", compiled)
+
+
 # ------------------------------------------------------------------ the oracle
 
 
