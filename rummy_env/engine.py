@@ -1924,7 +1924,7 @@ def tile_choices(
     just now and ``previous`` the playable faces before it, if known (the answer narrows:
     :func:`rummy_env.cover.playable_after`). Agents planning a turn ask it too."""
     if not opened:
-        values = cover.playable_values(down, rack)
+        values = cover.playable_values(down, rack, check=False)  # (a rack's tiles only)
         ok = {f for f, v in values.items() if v >= need}
         return started and (cover.best_cover(down) or 0) >= need, ok
     if not started:  # the table as it stands: no commit before a tile is played
