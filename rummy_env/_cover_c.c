@@ -122,8 +122,7 @@ typedef struct {
 typedef struct {
     Held h; /* the row tuple, the colour's table */
     uint64_t mask;
-    int ng;                /* lists: start[g] .. start[g + 1] */
-    int start[16];
+    int start[16]; /* the options with g naturals into groups: start[g] .. start[g + 1] */
     Opt opts[];
 } Row;
 
@@ -208,7 +207,6 @@ make_row(PyObject *r)
         return NULL;
     }
     row->mask = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(r, 0));
-    row->ng = (int)ng;
     int j = 0;
     for (Py_ssize_t g = 0; g < ng; g++) {
         row->start[g] = j;
@@ -268,14 +266,6 @@ memo_dealloc(Memo *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static Py_ssize_t
-memo_len(Memo *self)
-{
-    return (Py_ssize_t)self->map.n;
-}
-
-static PySequenceMethods memo_seq = {.sq_length = (lenfunc)memo_len};
-
 static PyTypeObject MemoType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rummy_env._cover_c.Memo",
     .tp_doc = "A search's memo: per state the way found from it, or the codes that failed.",
@@ -283,7 +273,6 @@ static PyTypeObject MemoType = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,
     .tp_dealloc = (destructor)memo_dealloc,
-    .tp_as_sequence = &memo_seq,
 };
 
 static inline PyObject *

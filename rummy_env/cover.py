@@ -1379,6 +1379,9 @@ def _search(
     lo, hi, jt = view.lo, view.hi, view.jt
     if hi < lo:
         return () if need_x <= 0 else None
+    if _compiled is not None:  # the same search, compiled
+        state = (lo, 0, 0, 0, 0, 0, 0) if start is None else start
+        return _search_compiled(view, cap, need_x, from_k, budget, shared, local, state, None)
     CL, level = view.cl, view.level
     left = budget
     row_of = _cl_row
@@ -1463,10 +1466,6 @@ def _search(
                                 return ((choice, a, b, c, d), r)
         return None
 
-    if _compiled is not None:  # the same search, compiled (rummy_env/_cover_c.c)
-        memos = (shared, local, worse, row_of, _sk_group_order, _OutOfBudget, *_C_TABLES)
-        state = (lo, 0, 0, 0, 0, 0, 0) if start is None else start
-        return _compiled.search(view, cap, need_x, from_k, budget, *memos, state, None)
     if start is not None:
         return go(*start)
     return go(lo, 0, 0, 0, 0, 0, 0)
@@ -1495,15 +1494,16 @@ def _search_any(
     lo, hi, jt = view.lo, view.hi, view.jt
     if hi < lo or last < lo:
         return None
+    if _compiled is not None:  # the same search, compiled
+        state = (lo, 0, 0, 0, 0, 0, 0)
+        return _search_compiled(
+            view, cap, need_x, -1, budget, shared, shared, state, (um, last, unused)
+        )
     CL, M, level = view.cl, view.m, view.level
     left = budget
     row_of = _cl_row
     fit_of = _gl_fit
     worse = _worse(jt, cap)
-    if _compiled is not None:  # the same search, compiled (rummy_env/_cover_c.c)
-        memos = (shared, shared, worse, row_of, _sk_group_order, _OutOfBudget, *_C_TABLES)
-        state = (lo, 0, 0, 0, 0, 0, 0)
-        return _compiled.search(view, cap, need_x, -1, budget, *memos, state, (um, last, unused))
     found_here: dict = {}
 
     def go(k: int, s0: int, s1: int, s2: int, s3: int, n: int, x: int, used: bool):
@@ -1595,6 +1595,27 @@ def _search_any(
         return None
 
     return go(lo, 0, 0, 0, 0, 0, 0, False)
+
+
+def _search_compiled(
+    view: _View,
+    cap: int,
+    need_x: int,
+    from_k: int,
+    budget: int,
+    shared: Memo,
+    local: Memo,
+    state: tuple,
+    any_: tuple | None,
+) -> tuple | None:
+    """:func:`_search` (``any_`` None) or :func:`_search_any` (``any_`` = ``(um,
+    last, unused)``) from ``state``, in rummy_env/_cover_c.c: the same steps, the
+    Python functions called there only to make a table it has not read before."""
+    worse = _worse(view.jt, cap)
+    tables = (_cl_row, _sk_group_order, _OutOfBudget, *_C_TABLES)
+    return _compiled.search(
+        view, cap, need_x, from_k, budget, shared, local, worse, *tables, state, any_
+    )
 
 
 def _memo() -> Memo:
