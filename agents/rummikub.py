@@ -77,9 +77,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import COMMIT, DRAW_STOCK, PASS, PLAY_TILE, Agent, View, _pack_counts
-from rummy_env import cover
+from agents.base import COMMIT, DRAW_STOCK, PASS, PLAY_TILE, Agent, View, _pack_counts, split_obs
+from rummy_env import cover, engine
 from rummy_env.cards import NUM_FACES
+from rummy_env.determinize import Determinizer
 from rummy_env.engine import tile_choices
 from rummy_env.rules import RuleSet
 
@@ -90,7 +91,7 @@ class RummikubExpertAgent(Agent):
     """Rule-based Rummikub (see the module docstring)."""
 
     name = "rummikub-expert"
-    version = 2  # 2: the endgame (end_h, end_w; was absent)
+    version = 3  # 2: the endgame (end_h, end_w; was absent); 3: the search (search_h)
 
     #: most cover searches spent on the commits of one turn
     node_cap = 400
@@ -106,25 +107,67 @@ class RummikubExpertAgent(Agent):
     end_h = 2
     #: worth of a tile laid in the endgame, beside its value
     end_w = 10.0
+    #: the search: two players, the opponent holds this many tiles or fewer (0: never)
+    search_h = 5
+    #: sampled deals each candidate is played out in
+    simulations = 16
+    #: at most this many commits are searched (and drawing)
+    search_top = 6
+    #: samples of the opponent's rack tried for one that his last turn fits
+    redeal_tries = 30
 
-    def __init__(self, rules: RuleSet, seat: int = 0, **kwargs: Any):
+    def __init__(
+        self,
+        rules: RuleSet,
+        seat: int = 0,
+        search_h: int | None = None,
+        simulations: int | None = None,
+        **kwargs: Any,
+    ):
         if rules.scoring != "rummikub":
             raise ValueError(
                 f"rummikub-expert plays Rummikub (scoring='rummikub'), not {rules.name!r}"
             )
         super().__init__(rules, seat, **kwargs)
+        for name, value, least in (("search_h", search_h, 0), ("simulations", simulations, 1)):
+            if value is None:
+                continue
+            try:
+                n = int(value)
+                ok = not isinstance(value, bool) and n == float(value) and n >= least
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                raise ValueError(
+                    f"{name}={value!r} is not allowed (allowed: an integer >= {least})"
+                )
+            setattr(self, name, n)
         self.need = rules.open_points
         self.penalty = [self.values[f] for f in range(NUM_FACES)]
         self.pack = _pack_counts(rules.decks, rules.jokers)
         self._plan: list[int] | None = None
         self._prev_h: int | None = None  # the opponent's rack size at our last turn's start
         self._drew = False  # whether he drew since (then one of his tiles is any unseen one)
+        self._seen = False  # whether he has had a turn since our last turn's start
+        self._was_open = False  # whether he had opened at our last turn's start
+        self._opened_now = False  # whether he opened (his initial meld) since
+        self._obs: tuple[np.ndarray, np.ndarray] | None = None  # the turn's first observation
+        self.L = engine.Layout(rules)
+        self.searched = 0  # turns searched (for reports)
+
+    @classmethod
+    def options(cls) -> tuple[str, ...]:
+        return ("search_h", "simulations")
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._plan = None
         self._prev_h = None
         self._drew = False
+        self._seen = False
+        self._was_open = False
+        self._opened_now = False
+        self._obs = None
 
     # ------------------------------------------------------------ turn
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
@@ -133,8 +176,12 @@ class RummikubExpertAgent(Agent):
         start = not any(v.played_tiles)
         if start:  # the turn's first decision: did the opponent draw since our last turn?
             h = min(v.hand_sizes[1:])
-            self._drew = self._prev_h is not None and h == self._prev_h + 1
+            self._seen = self._prev_h is not None
+            self._drew = self._seen and h == self._prev_h + 1
             self._prev_h = h
+            was_open, self._was_open = self._was_open, bool(v.opened[1])
+            self._opened_now = self._seen and self._was_open and not was_open
+            self._obs = split_obs(observation, action_mask)
         if len(legal) == 1:
             return legal[0]
         tiles = kinds.get(PLAY_TILE, [])
@@ -225,15 +272,119 @@ class RummikubExpertAgent(Agent):
         # the table is the opponents' only once one of them has opened (D-19)
         slack = self.absorb_slack if opened and self.absorb and any(v.opened[1:]) else 0.0
         h = min(v.hand_sizes[1:])
+        search = (
+            self.search_h >= h
+            and self.rules.num_players == 2
+            and not any(played)
+            and self._obs is not None
+        )
         if slack and h <= self.end_h:
             full, leaves = self.commits(mand, rack, played, playable, opened, float("inf"))
             if len(full) >= sum(rack):
                 return full
-            return self.endgame(v, mand, leaves, h)
-        full, leaves = self.commits(mand, rack, played, playable, opened, slack)
-        if slack and len(leaves) > 1 and len(full) < sum(rack):
-            full = self.least_absorbent(v, mand, leaves, max(s for s, _ in leaves) - slack)
-        return full
+            plan = self.endgame(v, mand, leaves, h)
+        else:
+            full, leaves = self.commits(mand, rack, played, playable, opened, slack)
+            if len(full) >= sum(rack):
+                return full
+            plan = full
+            if slack and len(leaves) > 1:
+                plan = self.least_absorbent(v, mand, leaves, max(s for s, _ in leaves) - slack)
+            if search and slack != float("inf"):
+                leaves = self.commits(mand, rack, played, playable, opened, float("inf"))[1]
+        return self.search_turn(v, plan, leaves) if search else plan
+
+    # ------------------------------------------------------------ the search
+    def search_turn(
+        self, v: View, plan: list[int], leaves: list[tuple[float, tuple[int, ...]]]
+    ) -> list[int]:
+        """The turn's choice among ``plan`` (first), the best ``search_top`` commits of
+        ``leaves`` and drawing (``[]``): the one of best mean result over ``simulations``
+        deals consistent with what the agent has seen (:meth:`sample`), each candidate
+        played out to the round's end by `greedy`'s policy for both players
+        (:meth:`playout`), the same deals for every candidate."""
+        cands = [tuple(sorted(plan))]
+        for _, tiles in sorted(leaves, reverse=True):
+            if len(cands) > self.search_top:
+                break
+            k = tuple(sorted(tiles))
+            if k not in cands:
+                cands.append(k)
+        if () not in cands:
+            cands.append(())
+        if len(cands) == 1:
+            return plan
+        self.searched += 1
+        assert self._obs is not None
+        det = Determinizer(self._obs[0], self.rules, self.seat, action_mask=self._obs[1])
+        totals = [0.0] * len(cands)
+        for _ in range(self.simulations):
+            s = self.sample(det, v)
+            for j, c in enumerate(cands):
+                totals[j] += self.playout(s.copy(), c)
+        j = max(range(len(cands)), key=lambda j: (totals[j], -j))
+        return plan if j == 0 else sorted(cands[j], key=lambda f: (-self.penalty[f], f))
+
+    def sample(self, det: Determinizer, v: View) -> engine.GameState:
+        """A deal of the hidden tiles consistent with the observation and with `greedy`'s
+        last turn (he plays every tile he can, and opens as soon as he can): his rack,
+        less the tile he drew if he drew, is one no tile of which the table (as he left
+        it) can take; before his opening, one with no initial meld; after the turn of his
+        initial meld (D-19: his own melds only), one with no meld of its own. Tried
+        ``redeal_tries`` times (else the try the fewest tiles of which fit). The rest of
+        the hidden tiles are the pool, shuffled."""
+        rng = self.rng
+        o = 1 - self.seat
+        n = det.need[o]
+        k = n - self._drew
+        if not self._seen or k <= 0:
+            return det.sample(rng)
+        hidden = det.hidden
+        table = list(v.table_tiles)
+        opened = self._was_open and not self._opened_now  # (the table was his to use)
+        least = 0 if self._opened_now else self.need  # a meld's value that he would lay
+        allowed = hidden if not opened else _untaken(table, hidden)
+        if k > len(allowed):
+            return det.sample(rng)
+        best: tuple[int, list[int]] | None = None
+        for _ in range(self.redeal_tries):
+            rack = rng.sample(allowed, k)
+            counts = [0] * NUM_FACES
+            for f in rack:
+                counts[f] += 1
+            if opened:
+                misfits = len(cover.playable(table, counts))
+            else:
+                values = cover.playable_values([0] * NUM_FACES, counts, check=False)
+                misfits = sum(x >= least for x in values.values())
+            if best is None or misfits < best[0]:
+                best = (misfits, rack)
+            if not misfits:
+                break
+        assert best is not None
+        rack = best[1]
+        if self._drew:
+            rest = list(hidden)
+            for f in rack:
+                rest.remove(f)
+            rack = rack + [rng.choice(rest)]
+        return det.sample(rng, {o: rack})
+
+    def playout(self, s: engine.GameState, tiles: tuple[int, ...]) -> float:
+        """Play ``tiles`` and commit (``()``: draw or pass), then `greedy`'s policy for
+        every player to the round's end: this seat's reward less the opponent's."""
+        L = self.L
+        apply = engine.apply_legal_action
+        if tiles:
+            for f in tiles:
+                apply(s, L.PLAY_TILE + f)
+            ended = apply(s, L.COMMIT)
+        else:
+            ended = apply(s, engine.legal_actions(s)[0])
+        while not ended:
+            ended = apply(s, _greedy_action(s, L))
+        r = s.last_result["rewards"]
+        return float(r[self.seat] - r[1 - self.seat])
 
     def unseen(self, v: View) -> list[int]:
         """The tiles not in sight: the pack less the rack, the table and the tiles played."""
@@ -316,6 +467,29 @@ def _with(table: list[int], tiles: Iterable[int]) -> list[int]:
     for f in tiles:
         out[f] += 1
     return out
+
+
+def _greedy_action(s: engine.GameState, L: engine.Layout) -> int:
+    """`greedy`'s move on an engine state (:meth:`agents.greedy.GreedyAgent.tile_move`):
+    the highest playable tile (the highest id on ties), else commit, else draw or pass."""
+    acts = engine.legal_actions(s)
+    values = s.values
+    best = None
+    for a in acts:
+        if L.PLAY_TILE <= a < L.COMMIT:
+            k = (values[a - L.PLAY_TILE], a)
+            if best is None or k > best:
+                best = k
+    if best is not None:
+        return best[1]
+    return acts[-1] if acts[-1] == L.COMMIT else acts[0]
+
+
+def _untaken(table: list[int], tiles: list[int]) -> list[int]:
+    """The ``tiles`` (copies repeated) that ``table`` could not take alone."""
+    have = set(tiles)
+    taken = _taken(table, [1 if f in have else 0 for f in range(NUM_FACES)])
+    return [f for f in tiles if f not in taken]
 
 
 def _taken(table: list[int], unseen: list[int]) -> set[int]:

@@ -295,7 +295,11 @@ class Determinizer:
         self._base: engine.GameState | None = None
         self._bottom = [parse_card(c) for c in reversed(self.template["stock"])]
 
-    def sample(self, rng: Rng) -> engine.GameState:
+    def sample(self, rng: Rng, dealt: dict[int, list[int]] | None = None) -> engine.GameState:
+        """One state. ``dealt``: the hidden cards given to some seats (``{seat: faces}``,
+        as many as that seat's hidden cards, each one of the hidden cards): a caller that
+        infers more than the observation shows (an opponent's likely hand) picks them; the
+        rest are dealt at random as usual."""
         # What the template fixes is built into a state once; a sample copies it and
         # deals the hidden cards with the same random draws as _fill: the same state
         # as from_dict(_fill(...)), several times faster.
@@ -304,10 +308,26 @@ class Determinizer:
             self._base = engine.from_dict(d, self.rules, check=False)  # the hidden cards come next
             _fix_table(self._base, d)
         cards = list(self.hidden)
+        if dealt:
+            for q, faces in dealt.items():
+                if len(faces) != self.need[q]:
+                    raise ValueError(
+                        f"dealt[{q}] has {len(faces)} cards; seat {q} has {self.need[q]} hidden"
+                    )
+                for f in faces:
+                    try:
+                        cards.remove(f)
+                    except ValueError:
+                        raise ValueError(
+                            f"dealt[{q}]: {card_str(f)} is not among the hidden cards"
+                        ) from None
         rng.shuffle(cards)
         s = self._base.copy()
         i = 0
         for q, k in enumerate(self.need):
+            if dealt and q in dealt:
+                s.add_cards(q, dealt[q])
+                continue
             s.add_cards(q, cards[i : i + k])
             i += k
         s.stock = self._bottom + cards[i:][::-1]  # _fill lists the stock top first

@@ -21,9 +21,10 @@ import pytest
 
 import agents
 import rummy_env
-from agents.rummikub import RummikubExpertAgent
-from rummy_env import engine
+from agents.rummikub import RummikubExpertAgent, _greedy_action
+from rummy_env import cover, engine
 from rummy_env.cards import parse_card
+from rummy_env.determinize import Determinizer
 from rummy_env.moves import Commit, PlayTile
 from rummy_env.observation import ObsLayout, encode
 from tests.helpers import rest_of_pack, snapshot
@@ -69,9 +70,11 @@ def crafted(rack: list[str], table: list[str], other: list[str]) -> rummy_env.ra
     return env
 
 
-def turn_of(spec: str, env: rummy_env.raw_env) -> list[str]:
-    """The tiles seat 0 plays in its turn (``spec`` deciding), the turn then committed."""
-    bot = agents.make(spec, env.unwrapped.rules, 0)
+def turn_of(spec: str, env: rummy_env.raw_env, **options) -> list[str]:
+    """The tiles seat 0 plays in its turn (``spec`` deciding, with ``options``), the turn
+    then committed. ``HEURISTIC``: the expert's options without the search (the endgame
+    positions below would be searched, the opponent holding 5 tiles or fewer)."""
+    bot = agents.make(spec, env.unwrapped.rules, 0, **options)
     bot.reset(seed=0)
     tiles = []
     while env.agent_selection == "player_0":
@@ -86,6 +89,9 @@ def turn_of(spec: str, env: rummy_env.raw_env) -> list[str]:
         else:
             raise AssertionError(f"expected tiles and a commit, got {move}")
     return sorted(tiles)
+
+
+HEURISTIC = {"search_h": 0}
 
 
 def test_registry():
@@ -122,13 +128,15 @@ def test_lays_the_largest_commit_where_greedy_stops_short():
     table = ["9H", "TH", "JH"]
     other = ["AD", "2C", "4H"]
     assert turn_of("greedy", crafted(rack, table, other)) == sorted(["KH", "QH"])
-    assert turn_of("rummikub-expert", crafted(rack, table, other)) == sorted(["QS", "QH", "QC"])
+    assert turn_of("rummikub-expert", crafted(rack, table, other), **HEURISTIC) == sorted(
+        ["QS", "QH", "QC"]
+    )
 
 
 def test_goes_out_when_the_whole_rack_can_go():
     rack = ["5S", "6S", "7S", "7H", "7D", "7C"]
     env = crafted(rack, ["JS", "QS", "KS"], ["AD", "2C", "4H"])
-    assert turn_of("rummikub-expert", env) == sorted(rack)
+    assert turn_of("rummikub-expert", env) == sorted(rack)  # (searched: he holds 3 tiles)
     assert env.terminations["player_0"] and env.rewards["player_0"] > 0
 
 
@@ -152,7 +160,7 @@ def test_of_two_commits_of_one_size_leaves_the_table_closed():
 
     assert open_after(["5S", "5H", "5D"]) < open_after(["5D", "6D", "7D"])
     assert turn_of("greedy", crafted(rack, table, other)) == sorted(["5D", "6D", "7D"])
-    assert turn_of("rummikub-expert", env) == sorted(["5S", "5H", "5D"])
+    assert turn_of("rummikub-expert", env, **HEURISTIC) == sorted(["5S", "5H", "5D"])
 
 
 def test_out_chance_counts_the_tiles_he_may_hold():
@@ -185,12 +193,171 @@ def test_in_the_endgame_keeps_him_from_going_out_rather_than_lay_more_value():
     table = ["JC", "QC", "KC"]
     group = sorted(["5S", "5H", "5D"])
     for other in (["AD", "2C", "4S"], ["AD"]):
-        assert turn_of("rummikub-expert", crafted(rack, table, other)) == group
+        assert turn_of("rummikub-expert", crafted(rack, table, other), **HEURISTIC) == group
     low = ["5S", "5H", "5D", "6D", "7D", "AS", "2H"]
-    assert turn_of("rummikub-expert", crafted(low, table, ["AD"])) == sorted(["5D", "6D", "7D"])
+    assert turn_of("rummikub-expert", crafted(low, table, ["AD"]), **HEURISTIC) == sorted(
+        ["5D", "6D", "7D"]
+    )
 
 
 def test_deterministic_given_the_seed():
     a = play_round(2, ["rummikub-expert", "greedy"], 7)
     b = play_round(2, ["rummikub-expert", "greedy"], 7)
     assert a == b
+
+
+# ------------------------------------------------------------------ the search (version 3)
+def test_search_options_are_checked():
+    rules = rummy_env.make_rules("rummikub")
+    assert agents.make("rummikub-expert", rules, 0, search_h="0").search_h == 0
+    assert agents.make("rummikub-expert", rules, 0, simulations=4).simulations == 4
+    for name, bad in (
+        ("search_h", -1),
+        ("simulations", 0),
+        ("simulations", "x"),
+        ("search_h", 2.5),
+    ):
+        with pytest.raises(ValueError, match=f"{name}=.* is not allowed"):
+            agents.make("rummikub-expert", rules, 0, **{name: bad})
+
+
+def test_greedys_policy_on_the_engine_is_greedy():
+    # the playouts' policy is `greedy`'s own move at every decision of whole rounds
+    rules = rummy_env.make_rules("rummikub", 2)
+    layout = ObsLayout(rules)
+    L = engine.Layout(rules)
+    for seed in range(3):
+        bots = [agents.make("greedy", rules, i) for i in range(2)]
+        s = engine.new_game(rules, seed)
+        n = 0
+        while not engine.is_terminal(s):
+            obs, mask = observe(s, layout)
+            a = bots[s.current].act(obs, mask)
+            assert _greedy_action(s, L) == a
+            engine.apply_action(s, a)
+            n += 1
+        assert n > 30
+
+
+def turn_starts(seed: int, bot: RummikubExpertAgent):
+    """Play a round, ``bot`` (seat 0) against `greedy`; at each of seat 0's turn starts after
+    the bot has chosen its first move there, yield ``(state, obs, mask, last)``: ``last`` is
+    what greedy's last turn says of his rack, ``None`` before he has had one, else
+    ``(table, opened, opened_now, drew)`` (the table he left; whether he had opened before
+    that turn, whether he opened in it, and whether he drew)."""
+    rules = bot.rules
+    layout = ObsLayout(rules)
+    other = agents.make("greedy", rules, 1)
+    bot.reset(seed=seed)
+    s = engine.new_game(rules, seed)
+    before = None  # his (rack size, opened) at the bot's last turn start
+    while not engine.is_terminal(s):
+        obs, mask = observe(s, layout)
+        if s.current == 0:
+            start = not any(s.played_tiles)
+            a = bot.act(obs, mask)
+            if start:
+                last = None
+                if before is not None:
+                    n, was_open = before
+                    last = (s.tiles, was_open, s.opened[1] and not was_open, s.nhand[1] == n + 1)
+                yield s.copy(), obs, mask, last
+                before = (s.nhand[1], s.opened[1])
+        else:
+            a = other.act(obs, mask)
+        engine.apply_action(s, a)
+
+
+def fits_greedys_turn(rack: list[int], last: tuple, need: int) -> bool:
+    """Whether `greedy` could end the turn ``last`` (see :func:`turn_starts`) holding
+    ``rack``: no tile the table takes (no initial meld before he opened, no meld of the
+    rack's own in the turn he opened), but for one tile he drew."""
+    table, opened, opened_now, drew = last
+
+    def fits(r: list[int]) -> bool:
+        if opened:
+            return not cover.playable(list(table), r)
+        values = cover.playable_values([0] * 53, r, check=False)
+        return all(x < (0 if opened_now else need) for x in values.values())
+
+    if not drew:
+        return fits(rack)
+    for f, c in enumerate(rack):
+        if c:
+            r = list(rack)
+            r[f] -= 1
+            if fits(r):
+                return True
+    return False
+
+
+def test_the_sampled_deals_fit_the_opponents_last_turn():
+    # the search deals the opponent a rack `greedy` could end his turn with (he lays every
+    # tile he can, opens as soon as he can; a tile drawn since is any); the plain
+    # determinization often does not; both keep the observation and the tiles
+    rules = rummy_env.make_rules("rummikub", 2)
+    layout = ObsLayout(rules)
+    bot = RummikubExpertAgent(rules, 0, search_h=0)
+    bot.redeal_tries = 500
+    checked = plain_misfits = opened_now = table_takes = 0
+    for seed in range(3):
+        for _s, obs, mask, last in turn_starts(seed, bot):
+            if last is None:
+                continue
+            opened_now += last[2]
+            v = bot.view(obs)
+            det = Determinizer(obs, rules, 0, action_mask=mask)
+            for _ in range(5):
+                for d, inferred in ((bot.sample(det, v), True), (det.sample(bot.rng), False)):
+                    assert encode(d, 0, layout).tolist() == obs.tolist()
+                    assert sorted(d.hand_cards(1) + d.stock) == sorted(det.hidden)
+                    ok = fits_greedys_turn(d.hands[1], last, rules.open_points)
+                    if inferred:
+                        assert ok, f"seed {seed}: the sampled rack does not fit his last turn"
+                        checked += 1
+                        # in the turn he opened the table was not his: it may take his tiles
+                        table_takes += last[2] and bool(cover.playable(list(last[0]), d.hands[1]))
+                    else:
+                        plain_misfits += not ok
+    assert checked > 50 and opened_now > 0 and table_takes > 0
+    assert plain_misfits > checked // 10
+
+
+def test_the_dealt_cards_of_a_determinization_are_given_and_checked():
+    rules = rummy_env.make_rules("rummikub", 2)
+    env = rummy_env.raw_env("rummikub", num_players=2)
+    env.reset(seed=3)
+    obs = env.observe("player_0")
+    det = Determinizer(obs["observation"], rules, 0, action_mask=obs["action_mask"])
+    rack = sorted(det.hidden)[:14]
+    d = det.sample(np.random.default_rng(0), {1: rack})
+    assert d.hand_cards(1) == rack
+    assert sorted(d.hand_cards(1) + d.stock) == sorted(det.hidden)
+    with pytest.raises(ValueError, match="has 13 cards; seat 1 has 14 hidden"):
+        det.sample(np.random.default_rng(0), {1: rack[:13]})
+    mine = env.unwrapped.state.hand_cards(0)[0]
+    spare = [f for f in rack if f != mine][:13]
+    if det.hidden.count(mine) == 0:
+        with pytest.raises(ValueError, match="is not among the hidden cards"):
+            det.sample(np.random.default_rng(0), {1: spare + [mine]})
+
+
+def test_searches_only_two_player_endgames():
+    # the search runs once the opponent holds search_h tiles or fewer, in 2-player games
+    def searched(players: int, search_h: int) -> int:
+        rules = rummy_env.make_rules("rummikub", players)
+        layout = ObsLayout(rules)
+        bot = RummikubExpertAgent(rules, 0, search_h=search_h, simulations=2)
+        others = [agents.make("greedy", rules, i) for i in range(players)]
+        for seed in range(3):
+            bot.reset(seed=seed)
+            s = engine.new_game(rules, seed)
+            while not engine.is_terminal(s):
+                obs, mask = observe(s, layout)
+                p = s.current
+                engine.apply_action(s, (bot if p == 0 else others[p]).act(obs, mask))
+        return bot.searched
+
+    assert searched(2, 5) > 0
+    assert searched(2, 0) == 0
+    assert searched(3, 5) == 0
