@@ -23,7 +23,7 @@ Registry names:
 | `rummy51-expert` | rule-based Rummy 51 agent: plans the opening (`rummy51`)       |
 | `indian-expert` | rule-based Indian rummy agent: counts its hand as a show would, drops bad hands (`indian`) |
 | `contract-expert` | rule-based contract rummy agent: distance to the contract, buys, going down (`contract`) |
-| `rummikub-expert` | rule-based Rummikub agent: plans the whole turn, weighs what the table gives away (`rummikub`) |
+| `rummikub-expert` | Rummikub agent: plans the whole turn, weighs what the table gives away, and in the 2-player endgame plays out its choices in deals that fit what the opponent's play revealed (`rummikub`) |
 | `search`       | determinized Monte Carlo search with fast rollouts             |
 | `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.npz`, or a `.npz`/`.zip` path; loading runs no code) |
 | `rllib:<path>` | a self-play PPO policy trained on RLlib (`experiments/train_rllib.py`), played in numpy |
@@ -65,7 +65,7 @@ _AGENTS: dict[str, tuple[str, str, str]] = {
     "rummikub-expert": (
         "agents.rummikub",
         "RummikubExpertAgent",
-        "rule-based Rummikub agent",
+        "Rummikub agent: planned turns, the endgame searched",
     ),
     "search": ("agents.search", "SearchAgent", "determinized Monte Carlo search"),
     "ppo": ("agents.ppo_agent", "PPOAgent", "a trained MaskablePPO policy (ppo:<model>)"),

@@ -11,7 +11,12 @@
 * in the endgame (the opponent on 1 or 2 tiles) it weighs the chance that he goes out:
   his tiles are ones the table he left could not take (but a tile he has just drawn), and
   of two commits it plays the one that leaves him fewer ways out against its whole rack;
-* it is deterministic: the same deal and seeds give the same game.
+* it is deterministic: the same deal and seeds give the same game;
+* the search (2 players, the opponent on 5 tiles or fewer): its play-outs use `greedy`'s
+  exact policy, its deals keep the observation and fit what greedy's last turn says of
+  his rack (where plain determinizations often do not), and it runs only where it should.
+  The crafted positions above that it would search are played with ``search_h=0``: they
+  check the weights it falls back on.
 """
 
 from __future__ import annotations
