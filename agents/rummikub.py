@@ -412,7 +412,7 @@ class RummikubExpertAgent(Agent):
         else:
             ended = apply(s, engine.legal_actions(s)[0])
         while not ended:
-            ended = apply(s, _greedy_action(s, L))
+            ended = apply(s, greedy_move(s, L))
         r = s.last_result["rewards"]
         return float(r[self.seat] - r[1 - self.seat])
 
@@ -499,9 +499,10 @@ def _with(table: list[int], tiles: Iterable[int]) -> list[int]:
     return out
 
 
-def _greedy_action(s: engine.GameState, L: engine.Layout) -> int:
-    """`greedy`'s move on an engine state (:meth:`agents.greedy.GreedyAgent.tile_move`):
-    the highest playable tile (the highest id on ties), else commit, else draw or pass."""
+def greedy_move(s: engine.GameState, L: engine.Layout) -> int:
+    """`greedy`'s Rummikub move on an engine state (:meth:`agents.greedy.GreedyAgent.tile_move`
+    on the observation): the highest playable tile (the highest id on ties), else commit,
+    else draw or pass. The play-outs of this agent and of `search` use it."""
     acts = engine.legal_actions(s)
     values = s.values
     best = None

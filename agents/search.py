@@ -59,6 +59,7 @@ from agents.base import (
     legal_ids,
     split_obs,
 )
+from agents.rummikub import greedy_move
 from rummy_env import engine
 from rummy_env.cards import JOKER, NUM_RANKS
 from rummy_env.determinize import Determinizer
@@ -131,11 +132,7 @@ class FastPolicy:
     def __call__(self, s: engine.GameState, rng: random.Random) -> int:
         L = self.L
         if L.COMMIT > L.PLAY_TILE:  # Rummikub: as greedy, the highest playable tile
-            legal = engine.legal_actions(s)
-            tiles = [a for a in legal if L.PLAY_TILE <= a < L.COMMIT]
-            if tiles:
-                return max(tiles, key=lambda a: (self.values[a - L.PLAY_TILE], a))
-            return legal[-1]  # commit (the highest id), else draw or pass
+            return greedy_move(s, L)
         if s.phase != _PLAY:  # draw, or the gin up-card offer
             legal = engine.legal_actions(s)
             if len(legal) == 1:

@@ -26,7 +26,7 @@ import pytest
 
 import agents
 import rummy_env
-from agents.rummikub import RummikubExpertAgent, _greedy_action
+from agents.rummikub import RummikubExpertAgent, greedy_move
 from rummy_env import cover, engine
 from rummy_env.cards import parse_card
 from rummy_env.determinize import Determinizer
@@ -238,7 +238,7 @@ def test_greedys_policy_on_the_engine_is_greedy():
         while not engine.is_terminal(s):
             obs, mask = observe(s, layout)
             a = bots[s.current].act(obs, mask)
-            assert _greedy_action(s, L) == a
+            assert greedy_move(s, L) == a
             engine.apply_action(s, a)
             n += 1
         assert n > 30
