@@ -40,7 +40,7 @@ moves next on the table it leaves.
   then `greedy`'s own policy plays both seats to the round's end; the candidate with the
   best mean result (its reward less his) is played (:meth:`RummikubExpertAgent.search_turn`).
   A deal keeps all the observation shows, and it re-deals his rack to fit what his last
-  turn said of it (:meth:`RummikubExpertAgent.sample`): `greedy` lays every tile it can,
+  turn said of it (:meth:`RummikubExpertAgent.sampler`): `greedy` lays every tile it can,
   so he holds no tile the table he left could take (before his initial meld, no 30 of
   his own; in the turn of it, no further meld of his own), but for one tile if he drew.
   That inference is most of the gain: the same search on plain determinizations was
@@ -101,7 +101,7 @@ it can); against one that keeps tiles back the inferred racks are wrong.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from operator import add
 from typing import Any
 
@@ -330,7 +330,7 @@ class RummikubExpertAgent(Agent):
     ) -> list[int]:
         """The turn's choice among ``plan`` (first), the ``search_top`` best other commits
         of ``leaves`` and drawing (``[]``): the one of best mean result over ``simulations``
-        deals consistent with what the agent has seen (:meth:`sample`), each candidate
+        deals consistent with what the agent has seen (:meth:`sampler`), each candidate
         played out to the round's end by `greedy`'s policy for both players
         (:meth:`playout`), the same deals for every candidate."""
         cands = [tuple(sorted(plan))]
@@ -347,58 +347,58 @@ class RummikubExpertAgent(Agent):
         self.searched += 1
         assert self._obs is not None
         det = Determinizer(self._obs[0], self.rules, self.seat, action_mask=self._obs[1])
+        draw = self.sampler(det, v)
         totals = [0.0] * len(cands)
         for _ in range(self.simulations):
-            s = self.sample(det, v)
+            s = draw()
             for j, c in enumerate(cands):
                 totals[j] += self.playout(s.copy(), c)
         j = max(range(len(cands)), key=lambda j: (totals[j], -j))
         return plan if j == 0 else sorted(cands[j], key=lambda f: (-self.penalty[f], f))
 
-    def sample(self, det: Determinizer, v: View) -> engine.GameState:
-        """A deal of the hidden tiles consistent with the observation and with `greedy`'s
-        last turn (he plays every tile he can, and opens as soon as he can): his rack,
-        less the tile he drew if he drew, is one no tile of which the table (as he left
-        it) can take; before his opening, one with no initial meld; after the turn of his
-        initial meld (D-19: his own melds only), one with no meld of its own. Tried
-        ``redeal_tries`` times (else the try the fewest tiles of which fit). The rest of
-        the hidden tiles are the pool, shuffled."""
+    def sampler(self, det: Determinizer, v: View) -> Callable[[], engine.GameState]:
+        """A draw of deals of the hidden tiles consistent with the observation and with
+        `greedy`'s last turn (he plays every tile he can, and opens as soon as he can): his
+        rack, less the tile he drew if he drew, is one no tile of which the table (as he
+        left it) can take; before his opening, one with no initial meld; after the turn of
+        his initial meld (D-19: his own melds only), one with no meld of its own: the
+        engine's own mask question (:func:`rummy_env.engine.tile_choices`) offers none of
+        its tiles. Each deal tries ``redeal_tries`` racks (else keeps the try with the
+        fewest such tiles). The rest of the hidden tiles are the pool, shuffled. What the
+        turn fixes (his rack's size, the tiles he may hold) is worked out once here."""
         rng = self.rng
         o = 1 - self.seat
-        n = det.need[o]
-        k = n - self._drew
-        if not self._seen or k <= 0:
-            return det.sample(rng)
+        k = det.need[o] - self._drew
         hidden = det.hidden
-        table = list(v.table_tiles)
         opened = self._was_open and not self._opened_now  # (the table was his to use)
+        down = list(v.table_tiles) if opened else [0] * NUM_FACES
+        allowed = _untaken(list(down), hidden) if opened else hidden
+        if not self._seen or not 0 < k <= len(allowed):
+            return lambda: det.sample(rng)
         least = 0 if self._opened_now else self.need  # a meld's value that he would lay
-        allowed = hidden if not opened else _untaken(table, hidden)
-        if k > len(allowed):
-            return det.sample(rng)
-        best: tuple[int, list[int]] | None = None
-        for _ in range(self.redeal_tries):
-            rack = rng.sample(allowed, k)
-            counts = [0] * NUM_FACES
-            for f in rack:
-                counts[f] += 1
-            if opened:
-                misfits = len(cover.playable(table, counts))
-            else:
-                values = cover.playable_values([0] * NUM_FACES, counts, check=False)
-                misfits = sum(x >= least for x in values.values())
-            if best is None or misfits < best[0]:
-                best = (misfits, rack)
-            if not misfits:
-                break
-        assert best is not None
-        rack = best[1]
-        if self._drew:
-            rest = list(hidden)
-            for f in rack:
-                rest.remove(f)
-            rack = rack + [rng.choice(rest)]
-        return det.sample(rng, {o: rack})
+
+        def draw() -> engine.GameState:
+            best: tuple[int, list[int]] | None = None
+            for _ in range(self.redeal_tries):
+                rack = rng.sample(allowed, k)
+                counts = [0] * NUM_FACES
+                for f in rack:
+                    counts[f] += 1
+                misfits = len(tile_choices(down, counts, opened, least, False)[1])
+                if best is None or misfits < best[0]:
+                    best = (misfits, rack)
+                if not misfits:
+                    break
+            assert best is not None
+            rack = best[1]
+            if self._drew:
+                rest = list(hidden)
+                for f in rack:
+                    rest.remove(f)
+                rack = rack + [rng.choice(rest)]
+            return det.sample(rng, {o: rack})
+
+        return draw
 
     def playout(self, s: engine.GameState, tiles: tuple[int, ...]) -> float:
         """Play ``tiles`` and commit (``()``: draw or pass), then `greedy`'s policy for

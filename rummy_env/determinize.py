@@ -310,6 +310,10 @@ class Determinizer:
         cards = list(self.hidden)
         if dealt:
             for q, faces in dealt.items():
+                if not 0 <= q < len(self.need):
+                    raise ValueError(
+                        f"dealt: {q!r} is not a seat (allowed: 0..{len(self.need) - 1})"
+                    )
                 if len(faces) != self.need[q]:
                     raise ValueError(
                         f"dealt[{q}] has {len(faces)} cards; seat {q} has {self.need[q]} hidden"

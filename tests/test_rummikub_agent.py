@@ -265,7 +265,12 @@ def turn_starts(seed: int, bot: RummikubExpertAgent):
                 last = None
                 if before is not None:
                     n, was_open = before
-                    last = (s.tiles, was_open, s.opened[1] and not was_open, s.nhand[1] == n + 1)
+                    last = (
+                        list(s.tiles),
+                        was_open,
+                        s.opened[1] and not was_open,
+                        s.nhand[1] == n + 1,
+                    )
                 yield s.copy(), obs, mask, last
                 before = (s.nhand[1], s.opened[1])
         else:
@@ -312,8 +317,9 @@ def test_the_sampled_deals_fit_the_opponents_last_turn():
             opened_now += last[2]
             v = bot.view(obs)
             det = Determinizer(obs, rules, 0, action_mask=mask)
+            draw = bot.sampler(det, v)
             for _ in range(5):
-                for d, inferred in ((bot.sample(det, v), True), (det.sample(bot.rng), False)):
+                for d, inferred in ((draw(), True), (det.sample(bot.rng), False)):
                     assert encode(d, 0, layout).tolist() == obs.tolist()
                     assert sorted(d.hand_cards(1) + d.stock) == sorted(det.hidden)
                     ok = fits_greedys_turn(d.hands[1], last, rules.open_points)
@@ -340,11 +346,14 @@ def test_the_dealt_cards_of_a_determinization_are_given_and_checked():
     assert sorted(d.hand_cards(1) + d.stock) == sorted(det.hidden)
     with pytest.raises(ValueError, match="has 13 cards; seat 1 has 14 hidden"):
         det.sample(np.random.default_rng(0), {1: rack[:13]})
+    # one copy more of a tile than is hidden (a tile of seat 0's rack: at most one hidden)
     mine = env.unwrapped.state.hand_cards(0)[0]
-    spare = [f for f in rack if f != mine][:13]
-    if det.hidden.count(mine) == 0:
-        with pytest.raises(ValueError, match="is not among the hidden cards"):
-            det.sample(np.random.default_rng(0), {1: spare + [mine]})
+    extra = [mine] * (det.hidden.count(mine) + 1)
+    spare = [f for f in rack if f != mine][: 14 - len(extra)]
+    with pytest.raises(ValueError, match="is not among the hidden cards"):
+        det.sample(np.random.default_rng(0), {1: spare + extra})
+    with pytest.raises(ValueError, match="2 is not a seat"):
+        det.sample(np.random.default_rng(0), {2: rack})
 
 
 def test_searches_only_two_player_endgames():
