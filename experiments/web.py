@@ -31,13 +31,20 @@ says what was wrong, and the server keeps serving. Tests create the app with
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import json
+import math
+import os
+import re
 import secrets
 import sqlite3
 import sys
+import sysconfig
 import tempfile
 import threading
+import time
+import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +54,7 @@ import numpy as np
 from flask import Blueprint, Flask, Response, abort, current_app, g, redirect, request, url_for
 from flask import render_template as _render
 from jinja2 import DictLoader
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, TooManyRequests
 
 import agents
 import rummy_env
@@ -62,10 +69,10 @@ from experiments.replay import (
 )
 from experiments.stats import Summary
 from experiments.tournament import (
+    _COLUMNS,
     Args,
     UsageError,
     _fmt,
-    open_db,
     report,
     summary_of,
     summary_rows,
@@ -77,8 +84,36 @@ from rummy_env.render import describe_result
 
 #: games listed per page of the game browser
 PAGE_SIZE = 50
-#: games in play kept in memory (the least recently used are dropped beyond)
+#: games in play on the server at once: a new game beyond is refused (429), none is evicted
 MAX_PLAY_GAMES = 256
+#: games in play at once from one client address (beyond: 429)
+MAX_CLIENT_GAMES = 8
+#: seconds after which a game nobody touched counts as abandoned (dropped when room is needed)
+IDLE_SECONDS = 30 * 60
+#: the most bytes of a request body (a play form is a few hundred); beyond: 413
+MAX_BODY = 16 * 1024
+#: the most characters of an agent spec from a client
+MAX_SPEC = 200
+#: the caps on agent options a client may set, per registry name: option -> (least, most);
+#: a value outside is refused (400), never clamped
+OPTION_CAPS: dict[str, dict[str, tuple[float, float]]] = {
+    "search": {
+        "simulations": (1, 64),
+        "time_budget": (0.0, 2.0),
+        "candidates": (1, 8),
+        "max_rollout_steps": (1, 600),
+        "confidence": (0.0, 10.0),
+    },
+    "rummikub-expert": {"search_h": (0, 14), "simulations": (1, 32)},
+}
+#: any other number a client gives an agent: at most this large in magnitude, and finite
+MAX_OPTION = 1000.0
+#: registry names that take a model file (``model``): clients name a shipped model only
+MODEL_AGENTS = ("ppo", "es", "rllib")
+#: the presets each agent written for particular presets plays (beyond ``VARIANT_AGENTS``)
+WRITTEN_FOR = {"gin-simple": ("gin",)}
+#: the largest id or seed SQLite stores
+MAX_SQL_INT = 2**63 - 1
 #: replays kept in memory
 MAX_REPLAYS = 32
 #: the most seats the play form offers
@@ -138,7 +173,8 @@ class Board:
 def _cross_cells(
     summary: Summary, order: list[str]
 ) -> list[tuple[str, list[tuple[str, str, float]]]]:
-    """The crosstable as rows of (text, background colour) cells, row minus column."""
+    """The crosstable as rows of (text, heat class, value) cells, row minus column: the
+    class shades the cell blue (row ahead) or red, by the size of the difference."""
     vals = [abs(v[0]) for v in summary.cross.values() if np.isfinite(v[0])]
     lim = max(vals, default=0.0) or 1.0
     out = []
@@ -146,14 +182,23 @@ def _cross_cells(
         cells = []
         for b in order:
             if a == b or (a, b) not in summary.cross:
-                cells.append(("-", "transparent", 0.0))
+                cells.append(("-", "", 0.0))
                 continue
             m, lo, hi = summary.cross[a, b]
-            alpha = min(1.0, abs(m) / lim) * 0.55 if np.isfinite(m) else 0.0
-            rgb = "33, 102, 172" if m > 0 else "178, 24, 43"
-            cells.append((f"{_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}]", f"rgba({rgb}, {alpha:.2f})", m))
+            level = round(min(1.0, abs(m) / lim) * HEAT_LEVELS) if np.isfinite(m) else 0
+            heat = f"heat-{'p' if m > 0 else 'n'}{level}" if level else ""
+            cells.append((f"{_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}]", heat, m))
         out.append((a, cells))
     return out
+
+
+#: shades of the crosstable's cells, each way
+HEAT_LEVELS = 11
+_HEAT_CSS = "".join(
+    f"td.heat-{k}{i} {{ background: rgba({rgb}, {0.05 * i:.2f}); }}\n"
+    for k, rgb in (("p", "33, 102, 172"), ("n", "178, 24, 43"))
+    for i in range(1, HEAT_LEVELS + 1)
+)
 
 
 # ------------------------------------------------------------------ play
@@ -171,6 +216,8 @@ class PlayGame:
     log: list[tuple[int, str]] = field(default_factory=list)  # (seat, move), public moves only
     results: list[str] = field(default_factory=list)  # every finished round, in words
     lock: threading.Lock = field(default_factory=threading.Lock)
+    client: str = ""  # the address of the client that started it
+    touched: float = 0.0  # when a request last asked for it (PlayGames.clock)
 
     @property
     def state(self) -> GameState:
@@ -226,25 +273,78 @@ class PlayGame:
         self.advance()
 
 
-class PlayGames:
-    """The games in play, by token, the least recently used dropped beyond a limit."""
+class TooManyGames(Exception):
+    """No room for another game in play (the caller answers 429)."""
 
-    def __init__(self, limit: int = MAX_PLAY_GAMES):
+
+class PlayGames:
+    """The games in play, by token. A new game beyond ``limit`` games on the server, or
+    beyond ``per_client`` games from one client address, is refused (:class:`TooManyGames`);
+    to make room, only finished games and games untouched for ``idle`` seconds are dropped
+    (the least recently used first), never a game in progress."""
+
+    def __init__(
+        self,
+        limit: int = MAX_PLAY_GAMES,
+        per_client: int = MAX_CLIENT_GAMES,
+        idle: float = IDLE_SECONDS,
+        clock: Any = time.monotonic,
+    ):
         self.limit = limit
+        self.per_client = per_client
+        self.idle = idle
+        self.clock = clock
         self._games: OrderedDict[str, PlayGame] = OrderedDict()
         self._lock = threading.Lock()
 
-    def add(self, game: PlayGame) -> None:
+    def _active(self, game: PlayGame, now: float) -> bool:
+        return game.env is not None and not game.over and now - game.touched < self.idle
+
+    def _room(self, client: str) -> None:
+        """Raise :class:`TooManyGames` unless ``client`` may start a game now (lock held);
+        drops what may be dropped to make room."""
+        now = self.clock()
+        mine = [t for t, x in self._games.items() if x.client == client]
+        if sum(self._active(self._games[t], now) for t in mine) >= self.per_client:
+            raise TooManyGames(
+                f"you have {self.per_client} games in play on this server, the most one client "
+                "may have: finish one (or leave one untouched for "
+                f"{self.idle / 60:g} minutes) before starting another"
+            )
+        for token in mine:  # the client's own finished or abandoned games make room first
+            if len(self._games) < self.limit:
+                break
+            if not self._active(self._games[token], now):
+                del self._games[token]
+        for token in list(self._games):
+            if len(self._games) < self.limit:
+                break
+            if not self._active(self._games[token], now):
+                del self._games[token]
+        if len(self._games) >= self.limit:
+            raise TooManyGames(
+                f"the server has {self.limit} games in play, the most it holds: try again "
+                "in a few minutes"
+            )
+
+    def check(self, client: str) -> None:
+        """Raise :class:`TooManyGames` unless ``client`` may start a game now."""
         with self._lock:
+            self._room(client)
+
+    def add(self, game: PlayGame) -> None:
+        """Keep ``game`` (its ``client`` set), or raise :class:`TooManyGames`."""
+        with self._lock:
+            self._room(game.client)
+            game.touched = self.clock()
             self._games[game.token] = game
-            while len(self._games) > self.limit:
-                self._games.popitem(last=False)
 
     def get(self, token: str) -> PlayGame | None:
         with self._lock:
             game = self._games.get(token)
             if game is not None:
                 self._games.move_to_end(token)
+                game.touched = self.clock()
             return game
 
     def __len__(self) -> int:
@@ -253,24 +353,159 @@ class PlayGames:
 
 def _int(text: str | None, what: str, lo: int | None = None, hi: int | None = None) -> int:
     """``text`` as an int in ``lo..hi``, else a 400 naming ``what``."""
-    try:
-        v = int(str(text).strip())
-    except ValueError:
-        abort(400, description=f"{what} must be a whole number, got {text!r}")
+    t = str(text).strip()
+    if not re.fullmatch(r"[+-]?\d{1,30}", t):
+        abort(400, description=f"{what} must be a whole number, got {str(text)[:40]!r}")
+    v = int(t)
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         abort(400, description=f"{what} must be in {lo}..{hi}, got {v}")
     return v
 
 
-def new_play_game(form: dict[str, str]) -> PlayGame:
+# ---- agents from clients
+def player_counts(preset: str) -> list[int]:
+    """The player counts ``preset`` allows (up to :data:`MAX_SEATS`)."""
+    out = []
+    for k in range(2, MAX_SEATS + 1):
+        try:
+            rummy_env.make_rules(preset, num_players=k)
+        except ValueError:
+            continue
+        out.append(k)
+    return out
+
+
+def _written_for(name: str) -> tuple[str, ...]:
+    """The presets an agent written for particular presets plays; () for any preset."""
+    return WRITTEN_FOR.get(name) or tuple(p for p, a in agents.VARIANT_AGENTS.items() if a == name)
+
+
+@functools.cache
+def offered(preset: str, players: int) -> tuple[str, ...]:
+    """The agent specs the play form offers for ``preset`` with ``players`` players: the
+    registry's agents that play it (an agent written for other presets is left out), the
+    shipped models trained for it and ``variant``; never a bare model kind (``ppo``, ``es``,
+    ``rllib``: they need a model file)."""
+    rules = rummy_env.make_rules(preset, num_players=players)
+    out = []
+    for spec in agents.available():
+        name = spec.split(":", 1)[0]
+        if spec in MODEL_AGENTS:
+            continue
+        if _written_for(name) and preset not in _written_for(name):
+            continue
+        try:
+            agents.make(spec, rules, 1)
+        except Exception:  # noqa: BLE001 - any agent that cannot be made is not offered
+            continue
+        out.append(spec)
+    return tuple(out)
+
+
+def _inside(text: str, dirs: tuple[Path, ...]) -> Path | None:
+    """The file ``text`` names (relative to a folder of ``dirs``, or absolute), resolved, when
+    it lies inside one of ``dirs``; else None. A path outside is refused by its text alone,
+    before the file system is asked anything about it."""
+    for d in dirs:
+        lexical = os.path.normpath(os.path.join(d, text))
+        if not lexical.startswith(str(d) + os.sep):
+            continue
+        real = Path(os.path.realpath(lexical))
+        if real.is_relative_to(d) and real != d:
+            return real
+    return None
+
+
+def _client_option(name: str, key: str, value: Any) -> Any:
+    """One option of agent ``name`` from a client, checked against :data:`OPTION_CAPS`
+    (400 beyond)."""
+    if isinstance(value, str):
+        if len(value) > 40:
+            abort(400, description=f"{name}'s {key} is too long ({len(value)} characters)")
+        return value
+    if value is None or isinstance(value, bool):
+        return value
+    lo, hi = OPTION_CAPS.get(name, {}).get(key, (-MAX_OPTION, MAX_OPTION))
+    if (isinstance(value, float) and not math.isfinite(value)) or not lo <= value <= hi:
+        abort(400, description=f"{name}'s {key} must be in {lo:g}..{hi:g} here, got {value!r}")
+    return value
+
+
+def client_agent(
+    spec: str, rules: rummy_env.RuleSet, seat: int, model_dirs: tuple[Path, ...] = ()
+) -> tuple[agents.Agent, str]:
+    """The agent a client asked for at ``seat``, and its spec, or a 400 that says why.
+
+    A client names agents by registry name (:func:`offered`); a model is a shipped model's
+    name, or a file inside a folder the server was started with (``--allow-model``): any
+    other model is refused with one answer, whether or not such a file exists, and is never
+    read. Options are refused beyond :data:`OPTION_CAPS` and :data:`MAX_OPTION` (not
+    clamped: the message gives the allowed range)."""
+    where = f"the agent at seat {seat}"
+    if len(spec) > MAX_SPEC:
+        abort(400, description=f"{where}: the spec is too long ({len(spec)} characters)")
+    try:
+        name, opts = agents.parse_spec(spec, rules)
+    except ValueError as e:
+        abort(400, description=f"{where}: {e}")
+    offer = offered(rules.name, rules.num_players)
+    cls = agents.agent_class(name, rules)
+    unknown = sorted(set(opts) - set(cls.options()))
+    if unknown:
+        abort(
+            400,
+            description=f"{where}: agent {name!r} has no option(s) {', '.join(map(repr, unknown))} "
+            f"(allowed: {', '.join(cls.options()) or 'none'})",
+        )
+    if name in MODEL_AGENTS:
+        model = opts.get("model")
+        if f"{name}:{model}" in offer:
+            pass
+        elif isinstance(model, str) and (path := _inside(model, model_dirs)) is not None:
+            opts["model"] = str(path)
+        else:
+            shipped = [s for s in offer if s.split(":", 1)[0] in (name, agents.TRAINED)]
+            abort(
+                400,
+                description=f"{where}: {name} takes a shipped model by name here, not "
+                f"{str(model)[:80]!r} (for {rules.name} with {rules.num_players} players: "
+                f"{', '.join(shipped) or 'none'}); model files only from folders the server "
+                "was started with (--allow-model)",
+            )
+    elif name not in {agents.parse_spec(s, rules)[0] for s in offer}:
+        abort(
+            400,
+            description=f"{where}: {name!r} does not play {rules.name} with "
+            f"{rules.num_players} players (agents for it: {', '.join(offer)})",
+        )
+    if "guide" in opts and opts["guide"] is not None:
+        guide = str(opts["guide"])
+        if guide not in offer or ":" in guide or guide == name:
+            abort(
+                400,
+                description=f"{where}: the guide must be one of {', '.join(g for g in offer if ':' not in g and g != name)}",
+            )
+    for key in list(opts):
+        if key not in ("model", "guide"):
+            opts[key] = _client_option(name, key, opts[key])
+    try:
+        return agents.make(name, rules, seat, **opts), spec
+    except ImportError as e:
+        abort(400, description=f"{where} needs a package not installed: {e.name or e}")
+    except Exception as e:  # noqa: BLE001 - the agent's own checks of its options
+        abort(400, description=f"{where}: {e}")
+
+
+def new_play_game(form: dict[str, str], model_dirs: tuple[Path, ...] = ()) -> PlayGame:
     """A game from the play form's fields: ``preset``, ``players``, ``seat``, ``match``
     (``"1"``: a whole match) and ``opp<k>``, the agent spec at seat ``k`` (default
-    ``variant``, the preset's own agent). Bad input is a 400 with the reason."""
+    ``variant``, the preset's own agent; checked by :func:`client_agent`). Bad input is a
+    400 with the reason."""
     preset = form.get("preset", "basic")
     if preset not in rummy_env.PRESETS:
         abort(
             400,
-            description=f"unknown preset {preset!r} (allowed: {', '.join(rummy_env.PRESETS)})",
+            description=f"unknown preset {preset[:40]!r} (allowed: {', '.join(rummy_env.PRESETS)})",
         )
     players = _int(form.get("players", "2"), "the number of players")
     match = form.get("match", "") in ("1", "on", "true")
@@ -286,12 +521,7 @@ def new_play_game(form: dict[str, str]) -> PlayGame:
             names.append("you")
             continue
         spec = (form.get(f"opp{k}") or agents.VARIANT).strip()
-        try:
-            bots[k] = agents.make(spec, env.rules, k)
-        except (ValueError, TypeError) as e:
-            abort(400, description=f"the agent at seat {k}: {e}")
-        except ImportError as e:
-            abort(400, description=f"the agent at seat {k} needs a package not installed: {e}")
+        bots[k], spec = client_agent(spec, env.rules, k, model_dirs)
         names.append(spec)
     seed = secrets.randbits(31)  # never sent before the game is over: it would reveal the deal
     for k, bot in bots.items():
@@ -304,38 +534,140 @@ def new_play_game(form: dict[str, str]) -> PlayGame:
     return game
 
 
+# ------------------------------------------------------------------ the store, read only
+def _tables(con: sqlite3.Connection) -> dict[str, list[str]]:
+    names = [n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {
+        n: [r[1] for r in con.execute(f"PRAGMA table_info({n})")] for n in _COLUMNS if n in names
+    }
+
+
+def open_store(path: str | Path, timeout: float = 10.0) -> sqlite3.Connection | None:
+    """The tournament store at ``path``, opened read only: nothing is ever written to it (its
+    schema, its journal mode), so any database may be pointed at. On read-only media a store
+    that SQLite cannot open read only in the usual way (a WAL store whose shared-memory file
+    cannot be made) is opened as immutable. None for a database with no tables yet (an
+    empty store); a store from before move lists reads as one whose games have no moves.
+
+    Raises:
+        UsageError: a directory, a missing file, a file that is not SQLite, or a database
+            that holds other tables than a tournament's.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"--db {p.name!r} is a directory; give a tournament store (a file)")
+    if not p.is_file():
+        raise UsageError(f"--db {p.name!r} does not exist")
+    uri = "file:" + urllib.parse.quote(str(p.resolve())) + "?mode=ro"
+    con = None
+    try:
+        try:
+            con = sqlite3.connect(uri, uri=True, timeout=timeout, check_same_thread=False)
+            have = _tables(con)
+        except sqlite3.OperationalError as e:
+            if "locked" in str(e) or "busy" in str(e):
+                raise
+            if con is not None:
+                con.close()
+            con = sqlite3.connect(uri + "&immutable=1", uri=True, check_same_thread=False)
+            have = _tables(con)
+        all_tables = con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.Error as e:
+        if con is not None:
+            con.close()
+        why = str(e)
+        if "not a database" in why or "malformed" in why:
+            raise UsageError(f"--db {p.name!r} is not an SQLite database ({why})") from None
+        raise UsageError(f"--db {p.name!r} cannot be read ({why})") from None
+    if not have and not all_tables:
+        con.close()
+        return None
+    games = _COLUMNS["games"]
+    if have.get("configs") != _COLUMNS["configs"] or have.get("games") not in (games, games[:-1]):
+        con.close()
+        raise UsageError(
+            f"--db {p.name!r} is not a tournament store (its tables: "
+            f"{', '.join(have) or 'none of a tournament'}); give the store rummy-tournament wrote"
+        )
+    if have["games"] == games[:-1]:  # before move lists: a view with no moves, in memory only
+        con.execute("CREATE TEMP VIEW games AS SELECT *, NULL AS moves FROM main.games")
+    return con
+
+
+def _scrub_roots() -> list[str]:
+    roots = {
+        str(Path(__file__).resolve().parents[1]),
+        sys.prefix,
+        sys.base_prefix,
+        tempfile.gettempdir(),
+        str(Path.home()),
+        *sysconfig.get_paths().values(),
+    }
+    return sorted((r for r in roots if r and r != os.sep), key=len, reverse=True)
+
+
+_ABS_PATH = re.compile(r"(?<![\w.:/])(?:/[\w.+@-]+){2,}/")
+
+
+def scrub(text: str, extra: tuple[str, ...] = ()) -> str:
+    """``text`` without file system paths: the folders of an absolute path are cut, so only
+    its last part (a file's name) is left."""
+    for root in [*sorted(extra, key=len, reverse=True), *_scrub_roots()]:
+        text = text.replace(root + os.sep, "").replace(root, "")
+    return _ABS_PATH.sub("", text)
+
+
 # ------------------------------------------------------------------ the app
 class Web:
-    """What the app holds: the store's path, caches of leaderboards and replays, and the
-    games in play."""
+    """What the app holds: the store's path, caches of leaderboards and replays, the games in
+    play, and the folders model files may be read from."""
 
-    def __init__(self, db_path: str | Path, cache_dir: str | Path | None = None):
+    def __init__(
+        self,
+        db_path: str | Path,
+        cache_dir: str | Path | None = None,
+        model_dirs: tuple[str | Path, ...] = (),
+        play: PlayGames | None = None,
+    ):
         self.db_path = Path(db_path)
         if cache_dir is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="rummy-web-")
             cache_dir = self._tmp.name
         self.cache_dir = Path(cache_dir)
+        self.model_dirs = tuple(Path(d).resolve() for d in model_dirs)
         self.boards: dict[str, tuple[tuple[int, int], Board | None]] = {}
         self.replays: OrderedDict[tuple, tuple[list[GameState], list[Step]]] = OrderedDict()
-        self.play = PlayGames()
+        self.play = play if play is not None else PlayGames()
         self._lock = threading.Lock()
 
+    def private(self) -> tuple[str, ...]:
+        """Paths no response may show."""
+        return (
+            str(self.cache_dir),
+            str(self.cache_dir.resolve()),
+            str(self.db_path.resolve().parent),
+            *map(str, self.model_dirs),
+        )
+
     def store(self, required: bool = True) -> sqlite3.Connection | None:
-        """The store, open for the request (closed when it ends); where the file does not
-        exist (it is not created), a 404, or None when not ``required``."""
+        """The store, open read only for the request (closed when it ends); where it does
+        not exist or holds no tables yet, a 404, or None when not ``required``."""
         if "rummy_con" not in g:
-            if not self.db_path.is_file():
+            con = None
+            if self.db_path.is_file():
+                try:
+                    con = open_store(self.db_path)
+                except UsageError as e:
+                    abort(503, description=str(e))
+            if con is None:
                 if not required:
                     return None
                 abort(
                     404,
-                    description=f"no tournament store at {str(self.db_path)!r} yet: run "
-                    f"rummy-tournament --db {self.db_path} first",
+                    description=f"no tournament store with games at {self.db_path.name!r} yet: run "
+                    f"rummy-tournament --db {self.db_path.name} first",
                 )
-            try:
-                g.rummy_con = open_db(self.db_path, timeout=10.0)
-            except UsageError as e:
-                abort(500, description=str(e))
+            g.rummy_con = con
         return g.rummy_con
 
     def board(self, con: sqlite3.Connection, config: str) -> Board | None:
@@ -410,8 +742,43 @@ def _close_store(exc: BaseException | None) -> None:
 
 
 @bp.app_errorhandler(HTTPException)
-def _error(e: HTTPException) -> tuple[str, int]:
-    return render("error.html", e.code or 500, code=e.code, name=e.name, message=e.description)
+def _error(e: HTTPException) -> Response:
+    """A page that says what was wrong: never a traceback, and no file system path."""
+    message = scrub(str(e.description or ""), _web().private())
+    page, code = render("error.html", e.code or 500, code=e.code, name=e.name, message=message)
+    resp = Response(page, code, mimetype="text/html")
+    if getattr(e, "retry_after", None) is not None:
+        resp.headers["Retry-After"] = str(e.retry_after)
+    return resp
+
+
+@bp.before_app_request
+def _nonce() -> None:
+    g.csp_nonce = secrets.token_urlsafe(16)
+
+
+def csp_nonce() -> str:
+    """The request's nonce, the one mark of the page's own scripts and styles."""
+    if "csp_nonce" not in g:
+        g.csp_nonce = secrets.token_urlsafe(16)
+    return g.csp_nonce
+
+
+@bp.after_app_request
+def _security_headers(resp: Response) -> Response:
+    """Every response: only the page's own scripts and styles run (a nonce), images from
+    the app, no framing, no type sniffing, no referrer beyond the app."""
+    n = csp_nonce()
+    resp.headers["Content-Security-Policy"] = (
+        f"default-src 'none'; script-src 'nonce-{n}'; style-src 'nonce-{n}'; "
+        "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; "
+        "frame-ancestors 'none'"
+    )
+    resp.headers["X-Frame-Options"] = "DENY"
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    resp.headers["Referrer-Policy"] = "same-origin"
+    resp.headers["Cross-Origin-Opener-Policy"] = "same-origin"
+    return resp
 
 
 # ---- leaderboard
@@ -426,8 +793,8 @@ def leaderboard() -> tuple[str, int]:
         for (config,) in configs.fetchall():
             try:
                 board = web.board(con, config)
-            except (TypeError, ValueError) as e:  # rules of another engine version
-                unread.append((config, str(e)))
+            except (TypeError, ValueError, KeyError, sqlite3.Error) as e:  # another version's
+                unread.append((config, scrub(str(e), web.private())))
                 continue
             if board is not None:
                 boards.append(board)
@@ -435,7 +802,7 @@ def leaderboard() -> tuple[str, int]:
         "leaderboard.html",
         boards=boards,
         unread=unread,
-        db=str(web.db_path),
+        db=web.db_path.name,
         store=con is not None,
     )
 
@@ -481,8 +848,8 @@ def games() -> tuple[str, int]:
     preset = request.args.get("preset", "").strip() or None
     agent = request.args.get("agent", "").strip() or None
     seed_text = request.args.get("seed", "").strip()
-    seed = _int(seed_text, "the deal seed", 0) if seed_text else None
-    page = _int(request.args.get("page", "1"), "the page", 1)
+    seed = _int(seed_text, "the deal seed", 0, MAX_SQL_INT) if seed_text else None
+    page = _int(request.args.get("page", "1"), "the page", 1, 10**9)
     found = list_games(con, preset, agent, seed, limit=PAGE_SIZE + 1, offset=(page - 1) * PAGE_SIZE)
     presets = [p for (p,) in con.execute("SELECT DISTINCT preset FROM games ORDER BY preset")]
     args = {
@@ -504,6 +871,8 @@ def games() -> tuple[str, int]:
 
 def _stored(con: sqlite3.Connection, game_id: int) -> StoredGame:
     try:
+        if game_id > MAX_SQL_INT:
+            raise KeyError(game_id)
         return load_game(con, game_id)
     except KeyError:
         abort(404, description=f"no game {game_id} in the store (the games page lists them)")
@@ -548,24 +917,50 @@ def game_frame(game_id: int, k: int) -> Response:
 # ---- play
 @bp.get("/play")
 def play_form() -> tuple[str, int]:
+    """The play form for the preset in the query (default basic): only the player counts it
+    allows and, per count, the agents that play it (:func:`offered`) are offered; choosing
+    another preset reloads the form for it."""
     form = request.args
+    preset = form.get("preset", "basic")
+    if preset not in rummy_env.PRESETS:
+        preset = "basic"
+    counts = player_counts(preset)
+    players = form.get("players", "")
+    players = int(players) if players.isdigit() and int(players) in counts else counts[0]
+    choices = {k: list(offered(preset, k)) for k in counts}
+    seat = form.get("seat", "0")
+    opps = {}
+    for k in range(MAX_SEATS):
+        spec = form.get(f"opp{k}", agents.VARIANT)
+        opps[k] = spec if spec in choices[players] else agents.VARIANT
     return render(
         "play_form.html",
         presets=rummy_env.PRESETS,
-        agents=agents.available(),
-        max_seats=MAX_SEATS,
-        preset=form.get("preset", "basic"),
-        players=form.get("players", "2"),
-        seat=form.get("seat", "0"),
+        agents=choices[players],
+        choices=choices,
+        counts=counts,
+        max_seats=max(counts),
+        preset=preset,
+        players=players,
+        seat=seat if seat.isdigit() and int(seat) < players else "0",
         match=form.get("match", ""),
-        opps={k: form.get(f"opp{k}", agents.VARIANT) for k in range(MAX_SEATS)},
+        opps=opps,
     )
 
 
 @bp.post("/play")
 def play_new() -> Response:
-    game = new_play_game(request.form.to_dict())
-    _web().play.add(game)
+    """A new game (:func:`new_play_game`), or 429 when the client or the server already has
+    as many games in play as it may (:class:`PlayGames`): no game in progress is dropped."""
+    web = _web()
+    client = request.remote_addr or ""
+    try:
+        web.play.check(client)
+        game = new_play_game(request.form.to_dict(), web.model_dirs)
+        game.client = client
+        web.play.add(game)
+    except TooManyGames as e:
+        raise TooManyRequests(description=str(e), retry_after=60) from None
     return redirect(url_for("rummy.play_game", token=game.token), 303)
 
 
@@ -645,12 +1040,13 @@ def play_frame(token: str) -> Response:
 
 
 # ------------------------------------------------------------------ templates
-_BASE = """<!doctype html>
+_BASE = (
+    """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{% block title %}rummy-env{% endblock %} · rummy-web</title>
 <link rel="icon" href="data:,">
-<style>
+<style nonce="{{ csp_nonce() }}">
 body { font-family: system-ui, sans-serif; margin: 0; color: #1b1b1b; background: #f4f4f0; }
 header { background: #15603a; color: #fff; padding: .6rem 1.2rem; display: flex; gap: 1.4rem;
   align-items: baseline; }
@@ -679,7 +1075,9 @@ pre.scoring { background: #fff; border: 1px solid #ccc; padding: .8rem 1rem; whi
 .cols { display: flex; gap: 1.5rem; flex-wrap: wrap; align-items: flex-start; }
 .plots img { max-width: 100%; background: #fff; border: 1px solid #ddd; margin: .3rem 0; }
 label { margin-right: .8rem; }
-</style></head>
+"""
+    + _HEAT_CSS
+    + """</style></head>
 <body>
 <header><span class="brand">rummy-web</span>
 <a href="{{ url_for('rummy.leaderboard') }}" {% if nav == 'board' %}class="here"{% endif %}>Leaderboard</a>
@@ -690,6 +1088,7 @@ label { margin-right: .8rem; }
 {% block script %}{% endblock %}
 </body></html>
 """
+)
 
 _ERROR = """{% extends "base.html" %}
 {% block title %}{{ code }} {{ name }}{% endblock %}
@@ -742,7 +1141,7 @@ sorted by {{ 'Elo' if b.summary.elo else 'OpenSkill mu' }}, strongest first.</p>
 <table class="crosstable">
 <tr><th></th>{% for a, _ in b.cross %}<th>{{ a }}</th>{% endfor %}</tr>
 {% for a, cells in b.cross %}<tr><th>{{ a }}</th>
-{% for text, colour, _ in cells %}<td class="num" style="background: {{ colour }}">{{ text }}</td>{% endfor %}
+{% for text, heat, _ in cells %}<td class="num {{ heat }}">{{ text }}</td>{% endfor %}
 </tr>{% endfor %}
 </table>
 <div class="plots">
@@ -814,7 +1213,7 @@ player_{{ current.seat }} ({{ current.agent }}) <b id="move">{{ current.move }}<
 {% endfor %}</ol>
 {% endif %}
 {% endblock %}
-{% block script %}{% if not problem %}<script>
+{% block script %}{% if not problem %}<script nonce="{{ csp_nonce() }}">
 document.addEventListener("keydown", function (e) {
   var id = {ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last"}[e.key];
   if (id && !e.ctrlKey && !e.altKey && !e.metaKey) { document.getElementById(id).click(); }
@@ -836,7 +1235,7 @@ every hand are shown.</p>
 <p><label>preset <select name="preset" id="preset">
 {% for p in presets %}<option {% if p == preset %}selected{% endif %}>{{ p }}</option>{% endfor %}</select></label>
 <label>players <select name="players" id="players">
-{% for k in range(2, max_seats + 1) %}<option {% if k|string == players %}selected{% endif %}>{{ k }}</option>{% endfor %}</select></label>
+{% for k in counts %}<option {% if k == players %}selected{% endif %}>{{ k }}</option>{% endfor %}</select></label>
 <label>your seat <select name="seat" id="seat">
 {% for k in range(max_seats) %}<option value="{{ k }}" {% if k|string == seat %}selected{% endif %}>player_{{ k }}{{ ' (plays first)' if k == 0 }}</option>{% endfor %}</select></label>
 <label><input type="checkbox" name="match" value="1" {% if match %}checked{% endif %}> a whole match</label></p>
@@ -845,21 +1244,33 @@ every hand are shown.</p>
 <tr class="opp" data-seat="{{ k }}"><td>player_{{ k }}</td><td><select name="opp{{ k }}" id="opp{{ k }}">
 {% for a in agents %}<option {% if a == opps[k] %}selected{% endif %}>{{ a }}</option>{% endfor %}</select></td></tr>
 {% endfor %}</table>
-<p class="muted">"variant" is the preset's own rule-based agent; agent options may be added in a URL
-(<code>opp1=search:simulations=8</code>).</p>
+<p class="muted">The agents offered are those that play {{ preset }} with that many players;
+"variant" is the preset's own rule-based agent. Agent options may be added in a URL
+(<code>opp1=search:simulations=8</code>), within the server's limits.</p>
 <button type="submit" id="start">Start</button>
 </form>
+<script type="application/json" id="choices">{{ choices|tojson }}</script>
 {% endblock %}
-{% block script %}<script>
+{% block script %}<script nonce="{{ csp_nonce() }}">
+var choices = JSON.parse(document.getElementById("choices").textContent);
 function seats() {
   var n = +document.getElementById("players").value, me = +document.getElementById("seat").value;
   document.querySelectorAll("#seat option").forEach(function (o) { o.hidden = +o.value >= n; });
   if (me >= n) { document.getElementById("seat").value = 0; me = 0; }
+  var offer = choices[n] || [];
   document.querySelectorAll("tr.opp").forEach(function (tr) {
-    var k = +tr.dataset.seat; tr.style.display = (k < n && k !== me) ? "" : "none";
+    var k = +tr.dataset.seat, sel = tr.querySelector("select"), was = sel.value;
+    tr.style.display = (k < n && k !== me) ? "" : "none";
+    sel.replaceChildren.apply(sel, offer.map(function (a) { return new Option(a, a); }));
+    sel.value = offer.indexOf(was) >= 0 ? was : "variant";
   });
 }
 ["players", "seat"].forEach(function (id) { document.getElementById(id).addEventListener("change", seats); });
+document.getElementById("preset").addEventListener("change", function () {
+  // the agents and player counts depend on the preset: the form is drawn again for it
+  var f = new FormData(document.getElementById("new-game"));
+  window.location.search = new URLSearchParams(f).toString();
+});
 seats();
 </script>{% endblock %}
 """
@@ -894,7 +1305,7 @@ _PLAY = """{% extends "base.html" %}{% set nav = 'play' %}
 <h3>Moves so far</h3>
 <ol class="log" id="log">{% for seat, text in game.log %}<li>player_{{ seat }}{{ ' (you)' if seat == game.seat }}: {{ text }}</li>{% endfor %}</ol>
 {% endblock %}
-{% block script %}<script>
+{% block script %}<script nonce="{{ csp_nonce() }}">
 var log = document.getElementById("log"); log.scrollTop = log.scrollHeight;
 var moves = document.getElementById("moves");
 if (moves) {  // one move per page: the buttons go grey once one is sent (after the form is read)
@@ -919,48 +1330,87 @@ TEMPLATES = {
 
 
 def create_app(
-    db_path: str | Path = "results/tournament.sqlite", cache_dir: str | Path | None = None
+    db_path: str | Path = "results/tournament.sqlite",
+    cache_dir: str | Path | None = None,
+    *,
+    model_dirs: tuple[str | Path, ...] = (),
+    max_games: int = MAX_PLAY_GAMES,
+    max_client_games: int = MAX_CLIENT_GAMES,
 ) -> Flask:
-    """The app serving the store ``db_path`` (a missing file is an empty store, not created);
-    the leaderboard's files are written under ``cache_dir`` (default: a temporary folder)."""
+    """The app serving the store ``db_path``, read only (a missing file is an empty store, not
+    created); the leaderboard's files are written under ``cache_dir`` (default: a temporary
+    folder). Clients may pick model files inside ``model_dirs`` only; at most ``max_games``
+    games are in play at once, ``max_client_games`` from one client address."""
     app = Flask(__name__)
+    app.config.update(
+        MAX_CONTENT_LENGTH=MAX_BODY,  # a larger body: 413
+        MAX_FORM_MEMORY_SIZE=MAX_BODY,
+        MAX_FORM_PARTS=64,
+    )
     app.jinja_loader = DictLoader(TEMPLATES)
-    app.jinja_env.globals["fmt"] = _fmt
-    app.extensions["rummy_web"] = Web(db_path, cache_dir)
+    app.jinja_env.globals.update(fmt=_fmt, csp_nonce=csp_nonce)
+    play = PlayGames(limit=max_games, per_client=max_client_games)
+    app.extensions["rummy_web"] = Web(db_path, cache_dir, model_dirs, play)
     app.register_blueprint(bp)
     return app
 
 
 # ------------------------------------------------------------------ CLI
+def _port(text: str) -> int | None:
+    """``--port``'s value: a whole number in 0..65535 (0: any free port), else None."""
+    return int(text) if re.fullmatch(r"\d{1,5}", text.strip()) and int(text) <= 65535 else None
+
+
 def main(argv: list[str] | None = None) -> None:
     from werkzeug.serving import make_server
 
     p = argparse.ArgumentParser(prog="rummy-web", description=__doc__.splitlines()[0])
     p.add_argument("--db", default="results/tournament.sqlite", help="the tournament store")
-    p.add_argument("--port", type=int, default=8000, help="port to listen on (0: any free one)")
+    p.add_argument("--port", default="8000", help="port to listen on, 1-65535 (0: any free one)")
     p.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)"
     )
+    p.add_argument(
+        "--allow-model",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder whose model files (.npz) players may pick by path "
+        "(ppo:<file>, es:<file>, rllib:<file>); repeatable; otherwise only shipped models",
+    )
     a = p.parse_args(argv)
+    port = _port(a.port)
+    if port is None:
+        p.exit(
+            2,
+            f"rummy-web: --port must be a whole number in 1..65535 (0: any free one), "
+            f"got {a.port!r}\n",
+        )
+    for d in a.allow_model:
+        if not Path(d).is_dir():
+            p.exit(2, f"rummy-web: --allow-model {d!r} is not a folder\n")
     db = Path(a.db)
     if db.exists():
         try:
-            open_db(db).close()
+            con = open_store(db)
         except UsageError as e:
             p.exit(2, f"rummy-web: {e}\n")
+        if con is not None:
+            con.close()
     else:
         print(
             f"rummy-web: no store at {str(db)!r} yet: the leaderboard and games stay empty "
             "until a tournament writes it",
             file=sys.stderr,
         )
+    app = create_app(db, model_dirs=tuple(a.allow_model))
     try:
-        server = make_server(a.host, a.port, create_app(db), threaded=True)
-    except (OSError, SystemExit) as e:  # werkzeug prints why, then exits, where it can tell
+        server = make_server(a.host, port, app, threaded=True)
+    except (OSError, SystemExit, OverflowError) as e:  # werkzeug prints why, then exits
         why = f" ({e.strerror or e})" if isinstance(e, OSError) else ""
         p.exit(
             2,
-            f"rummy-web: cannot listen on {a.host}:{a.port}{why}: give another --port or --host\n",
+            f"rummy-web: cannot listen on {a.host}:{port}{why}: give another --port or --host\n",
         )
     print(f"rummy-web: serving {db} at http://{a.host}:{server.server_port}/ (Ctrl+C stops)")
     sys.stdout.flush()
