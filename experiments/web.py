@@ -468,7 +468,7 @@ def client_agent(
             abort(
                 400,
                 description=f"{where}: {name} takes a shipped model by name here, not "
-                f"{str(model)[:80]!r} (for {rules.name} with {rules.num_players} players: "
+                f"{str(model)!r} (for {rules.name} with {rules.num_players} players: "
                 f"{', '.join(shipped) or 'none'}); model files only from folders the server "
                 "was started with (--allow-model)",
             )

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import html as html_lib
 import io
+import os
 import re
 import shutil
 import sqlite3
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -365,3 +367,341 @@ def test_cli_rejects_a_bad_store(tmp_path, capsys):
         W.main(["--db", str(tmp_path)])
     assert e.value.code == 2
     assert "is a directory" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ a server that trusts no client
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def start_as(client, addr: str, **form):
+    return client.post(
+        "/play", data={k: str(v) for k, v in form.items()}, environ_base={"REMOTE_ADDR": addr}
+    )
+
+
+@pytest.fixture()
+def no_model_loads(monkeypatch):
+    """Records every model an agent is made with; the play form's offers are computed first."""
+    import agents
+
+    W.offered("basic", 2)
+    loads: list[object] = []
+    real = agents.make
+
+    def make(name, rules, seat=0, **kw):
+        if kw.get("model") is not None or ":" in name:
+            loads.append((name, kw.get("model")))
+        return real(name, rules, seat, **kw)
+
+    monkeypatch.setattr(agents, "make", make)
+    return loads
+
+
+def test_model_paths_from_clients_get_one_answer(client, tmp_path, no_model_loads):
+    real = tmp_path / "real.npz"
+    real.write_bytes(b"not a model")
+    answers = {}
+    for kind in ("ppo", "es", "rllib"):
+        for path in (str(real), str(tmp_path / "missing.npz"), "/etc/passwd", "/etc/nonexist.npz"):
+            r = client.post("/play", data={"preset": "basic", "opp1": f"{kind}:{path}"})
+            assert r.status_code == 400, path
+            page = re.sub(r"not '[^']*'", "not PATH", text(r))  # the echo, paths cut
+            answers.setdefault(kind, set()).add(page.split('id="error">')[1].split("<")[0])
+            assert str(tmp_path) not in text(r).replace(path, "")
+        assert len(answers[kind]) == 1, answers[kind]  # whether or not the file exists
+        assert "takes a shipped model by name" in answers[kind].pop()
+    r = client.post("/play", data={"preset": "basic", "opp1": "ppo:model=../../etc/passwd"})
+    assert r.status_code == 400 and "takes a shipped model by name" in text(r)
+    assert no_model_loads == []  # no file a client named was read
+    r = client.post("/play", data={"preset": "basic", "opp1": "rllib"})
+    assert r.status_code == 400  # rllib needs a file, and clients name none
+    assert "rllib" not in re.findall(r"<option[^>]*>([^<]+)</option>", text(client.get("/play")))
+    assert start(client, preset="basic", opp1="ppo:basic-2p").startswith("/play/")
+    assert start(client, preset="basic", opp1="trained:basic").startswith("/play/")
+
+
+def test_model_files_only_from_allowed_folders(store, tmp_path):
+    import agents
+
+    models = tmp_path / "models"
+    models.mkdir()
+    shutil.copy(Path(agents.__file__).parent / "trained" / "basic-2p.npz", models / "mine.npz")
+    shutil.copy(models / "mine.npz", tmp_path / "outside.npz")
+    (models / "link.npz").symlink_to(tmp_path / "outside.npz")
+    c = W.create_app(store[0], tmp_path / "cache", model_dirs=(models,)).test_client()
+    for spec in ("ppo:mine.npz", f"ppo:{models / 'mine.npz'}"):
+        r = c.post("/play", data={"preset": "basic", "opp1": spec})
+        assert r.status_code == 303, text(r)
+    for spec in ("ppo:../outside.npz", f"ppo:{tmp_path / 'outside.npz'}", "ppo:link.npz"):
+        r = c.post("/play", data={"preset": "basic", "opp1": spec})
+        assert r.status_code == 400 and "takes a shipped model by name" in text(r), spec
+    r = c.post("/play", data={"preset": "basic", "opp1": "ppo:nope.npz"})  # inside, missing
+    assert r.status_code == 400 and str(models) not in text(r)
+
+
+def test_cli_allow_model_must_be_a_folder(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        W.main(["--db", str(tmp_path / "x.sqlite"), "--allow-model", str(tmp_path / "nope")])
+    assert e.value.code == 2 and "is not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("preset", "spec", "message"),
+    [
+        ("basic", "search:time_budget=30", "search's time_budget must be in 0..2 here, got 30"),
+        ("basic", "search:simulations=100000", "search's simulations must be in 1..64"),
+        ("basic", "search:candidates=1e999", "search's candidates must be in 1..8"),
+        ("basic", "search:max_rollout_steps=10000000", "max_rollout_steps must be in 1..600"),
+        ("basic", "search:guide=ppo", "the guide must be one of"),
+        ("basic", "search:objective=" + "x" * 60, "search's objective is too long"),
+        ("basic", "basic-expert:potential_weight=1e300", "must be in -1000..1000"),
+        ("basic", "search:" + "x" * 300, "the spec is too long"),
+        ("rummikub", "rummikub-expert:simulations=5000", "simulations must be in 1..32"),
+    ],
+)
+def test_agent_options_beyond_the_caps_are_400(client, preset, spec, message):
+    r = client.post("/play", data={"preset": preset, "opp1": spec})
+    assert r.status_code == 400 and message in text(r), text(r)
+
+
+def test_agent_options_within_the_caps_play(client):
+    url = start(client, preset="basic", opp1="search:simulations=2:time_budget=0.5:candidates=2")
+    assert play_game(client, url).names[1] == "search:simulations=2:time_budget=0.5:candidates=2"
+
+
+def test_request_bodies_beyond_the_limit_are_413(client):
+    r = client.post("/play", data={"preset": "basic", "pad": "x" * (W.MAX_BODY + 1)})
+    assert r.status_code == 413
+    r = client.post(
+        "/play",
+        data=b"preset=basic&pad=" + b"x" * 2_000_000,
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert r.status_code == 413
+    assert client.get("/play").status_code == 200
+
+
+def test_new_games_beyond_the_limits_are_429_and_none_is_evicted(store, tmp_path):
+    app = W.create_app(store[0], tmp_path / "cache", max_games=4, max_client_games=2)
+    c = app.test_client()
+    mine = start_as(c, "10.0.0.1", preset="basic", opp1="random")
+    assert mine.status_code == 303
+    url = mine.headers["Location"]
+    got = [start_as(c, "10.0.0.2", preset="basic", opp1="random").status_code for _ in range(30)]
+    assert got[:2] == [303, 303] and set(got[2:]) == {429}
+    r = start_as(c, "10.0.0.2", preset="basic")
+    assert "you have 2 games in play" in text(r) and r.headers["Retry-After"] == "60"
+    assert start_as(c, "10.0.0.3", preset="basic").status_code == 303
+    r = start_as(c, "10.0.0.4", preset="basic")  # the server holds 4 games in progress
+    assert r.status_code == 429 and "the server has 4 games in play" in text(r)
+    page = c.get(url, environ_base={"REMOTE_ADDR": "10.0.0.1"})
+    assert page.status_code == 200 and "Your turn" in text(page)  # still there
+    play = app.extensions["rummy_web"].play
+    clock = play.clock
+    play.clock = lambda: clock() + W.IDLE_SECONDS + 1  # every game abandoned: room again
+    assert start_as(c, "10.0.0.4", preset="basic").status_code == 303
+
+
+def test_finished_games_make_room():
+    games = W.PlayGames(limit=1, per_client=1)
+    done = W.PlayGame("a", None, 0, {}, [], 0, {}, client="x")  # no env: nothing in progress
+    games.add(done)
+    games.add(W.PlayGame("b", None, 0, {}, [], 0, {}, client="x"))
+    assert games.get("a") is None and games.get("b") is not None
+
+
+def sha(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def journal_mode(path: Path) -> str:
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return con.execute("PRAGMA journal_mode").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_the_viewer_never_writes_a_store(store, tmp_path, capsys):
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as con:
+        con.execute("CREATE TABLE notes (x TEXT)")
+        con.execute("INSERT INTO notes VALUES ('mine')")
+    con.close()
+    before = sha(other)
+    with pytest.raises(SystemExit) as e:
+        W.main(["--db", str(other)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "is not a tournament store" in err and len(err.strip().splitlines()) == 1
+    r = W.create_app(other, tmp_path / "cache").test_client().get("/")
+    assert r.status_code == 503 and "is not a tournament store" in text(r)
+    assert sha(other) == before and journal_mode(other) == "delete"
+    assert not Path(f"{other}-wal").exists()
+
+    mine = tmp_path / "copy.sqlite"  # a tournament store in rollback-journal mode
+    shutil.copy(store[0], mine)
+    with sqlite3.connect(mine) as con:
+        con.execute("PRAGMA journal_mode=DELETE")
+    con.close()
+    before = sha(mine)
+    c = W.create_app(mine, tmp_path / "cache2").test_client()
+    for url in ("/", "/games", "/games/1", "/games/1?step=3", "/games/1/frame/2.png"):
+        assert c.get(url).status_code == 200, url
+    assert sha(mine) == before and journal_mode(mine) == "delete"
+    assert not Path(f"{mine}-wal").exists()
+
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    r = W.create_app(empty, tmp_path / "cache3").test_client().get("/")
+    assert r.status_code == 200 and "No tournament store" in text(r)
+    assert empty.read_bytes() == b""
+
+
+def test_a_store_on_read_only_media_is_read(store, tmp_path, monkeypatch):
+    media = tmp_path / "media"
+    media.mkdir()
+    db = media / "t.sqlite"
+    shutil.copy(store[0], db)  # a WAL store, as rummy-tournament writes it
+    real = sqlite3.connect
+
+    def connect(database, *a, **kw):  # what SQLite answers where the -shm file cannot be made
+        if "immutable=1" not in str(database):
+            raise sqlite3.OperationalError("unable to open database file")
+        return real(database, *a, **kw)
+
+    monkeypatch.setattr(W.sqlite3, "connect", connect)
+    c = W.create_app(db, tmp_path / "cache").test_client()
+    r = c.get("/")
+    assert r.status_code == 200 and "basic, 2 players, rounds" in text(r)
+    assert c.get("/games/1").status_code == 200
+    monkeypatch.setattr(W.sqlite3, "connect", real)
+    if os.geteuid() != 0:  # (root writes anywhere: the permissions test nothing there)
+        db.chmod(0o444)
+        media.chmod(0o555)
+        try:
+            r = W.create_app(db, tmp_path / "cache2").test_client().get("/")
+            assert r.status_code == 200 and "basic, 2 players, rounds" in text(r)
+        finally:
+            media.chmod(0o755)
+
+
+@pytest.mark.parametrize("port", ["-1", "99999", "65536", "abc", "", "8000x"])
+def test_cli_rejects_a_bad_port(tmp_path, capsys, port):
+    with pytest.raises(SystemExit) as e:
+        W.main(["--db", str(tmp_path / "x.sqlite"), f"--port={port}"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rummy-web: --port must be a whole number in 1..65535")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_ids_and_seeds_out_of_range(client):
+    huge = "99999999999999999999999"
+    for url in (f"/games/{huge}", f"/games/{huge}/frame/0.png", f"/games/1/frame/{huge}.png"):
+        r = client.get(url)
+        assert r.status_code == 404, url
+    for url, message in [
+        (f"/games?seed={huge}", "the deal seed must be in 0.."),
+        ("/games?seed=-1", "the deal seed must be in 0.."),
+        (f"/games?page={huge}", "the page must be in 1.."),
+        (f"/games/1?step={huge}", "the step must be in 0.."),
+        ("/games?seed=" + "9" * 5000, "the deal seed must be a whole number"),
+    ]:
+        r = client.get(url)
+        assert r.status_code == 400 and message in text(r), url
+    r = client.post("/play", data={"preset": "basic", "players": huge})
+    assert r.status_code == 400
+
+
+def security_headers_ok(r) -> None:
+    h = r.headers
+    assert h["X-Frame-Options"] == "DENY" and h["X-Content-Type-Options"] == "nosniff"
+    assert h["Referrer-Policy"] == "same-origin"
+    csp = h["Content-Security-Policy"]
+    assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    if r.mimetype == "text/html":
+        nonce = re.search(r"'nonce-([\w-]+)'", csp).group(1)
+        html = r.get_data(as_text=True)
+        for tag in re.findall(r"<(?:script|style)\b[^>]*>", html):
+            assert f'nonce="{nonce}"' in tag or 'type="application/json"' in tag, tag
+        assert not re.search(r"\sstyle=|\son\w+=", html)  # no inline styles or handlers
+
+
+def test_security_headers_on_every_response(client):
+    urls = ["/", "/games", "/games/1", "/games/1?step=2", "/games/1/frame/1.png", "/play"]
+    urls += ["/play?preset=gin", "/games/999", "/nope", "/games?seed=x"]
+    html = text(client.get("/"))
+    urls += re.findall(r'href="(/results/[^"]+)"', html)
+    for url in urls:
+        security_headers_ok(client.get(url))
+    play = start(client, preset="basic", opp1="random")
+    for r in (client.get(play), client.get(f"{play}/table.png"), client.post("/play", data={})):
+        security_headers_ok(r)
+    r1, r2 = client.get("/"), client.get("/")
+    assert r1.headers["Content-Security-Policy"] != r2.headers["Content-Security-Policy"]
+
+
+def test_error_pages_show_no_paths(store, tmp_path, monkeypatch):
+    c = W.create_app(store[0], tmp_path / "cache").test_client()
+
+    def boom(*a, **kw):
+        raise RuntimeError(f"failed in {ROOT}/experiments/replay.py and {tmp_path}/t.sqlite")
+
+    monkeypatch.setattr(W, "list_games", boom)
+    pages = [c.get("/games"), c.get("/games/999"), c.get("/nope")]
+    pages.append(c.post("/play", data={"preset": "rummy500", "opp1": "ppo:basic-2p"}))
+    pages.append(c.post("/play", data={"preset": "basic", "opp1": "ppo:/etc/passwd"}))
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(b"not sqlite at all" * 100)
+    pages.append(W.create_app(broken, tmp_path / "c2").test_client().get("/"))
+    assert pages[0].status_code == 500
+    for r in pages:
+        body = r.get_data(as_text=True)
+        assert "Traceback" not in body and 'File "' not in body
+        for path in (str(ROOT), str(tmp_path), sys.prefix, str(Path.home())):
+            assert path not in body, (r.request.path, path)
+    assert W.scrub("model '/usr/lib/python3/dist-packages/agents/x.npz' bad") == "model 'x.npz' bad"
+    assert W.scrub("see /games/1 and 2/3") == "see /games/1 and 2/3"
+
+
+def option_values(html: str, select: str) -> list[str]:
+    m = re.search(rf'<select name="{select}"[^>]*>(.*?)</select>', html, re.S)
+    return re.findall(r"<option[^>]*>([^<]+)</option>", m.group(1))
+
+
+def test_play_form_offers_only_what_plays_the_preset(client):
+    basic = text(client.get("/play?preset=basic"))
+    offers = option_values(basic, "opp1")
+    assert {"random", "greedy", "search", "variant", "basic-expert", "ppo:basic-2p"} <= set(offers)
+    assert not {"indian-expert", "gin-expert", "rummikub-expert", "rllib", "ppo", "es"} & set(
+        offers
+    )
+    assert option_values(basic, "players") == ["2", "3", "4", "5", "6"]
+    gin = text(client.get("/play?preset=gin&players=5&opp1=indian-expert"))
+    assert option_values(gin, "players") == ["2"]
+    assert "gin-simple" in option_values(gin, "opp1") and "indian-expert" not in gin
+    assert "basic-expert" not in option_values(gin, "opp1")
+    for form, message in [
+        ({"preset": "basic", "opp1": "indian-expert"}, "does not play basic with 2 players"),
+        ({"preset": "basic", "opp1": "gin-simple"}, "does not play basic"),
+        ({"preset": "rummy51", "players": "3", "opp1": "contract-expert"}, "does not play"),
+        ({"preset": "gin", "players": "5"}, "num_players=5 is not allowed for 'gin'"),
+        ({"preset": "basic", "players": "3", "opp1": "ppo:basic-2p"}, "takes a shipped model"),
+    ]:
+        r = client.post("/play", data=form)
+        assert r.status_code == 400 and message in text(r), (form, text(r))
+
+
+def test_the_server_takes_every_agent_the_form_offers():
+    import rummy_env
+
+    for preset in rummy_env.PRESETS:
+        for players in W.player_counts(preset)[:2]:
+            rules = rummy_env.make_rules(preset, num_players=players)
+            for spec in W.offered(preset, players):
+                bot, got = W.client_agent(spec, rules, 1)
+                assert got == spec and bot is not None
