@@ -2775,6 +2775,7 @@ def _check_state(s: GameState) -> None:
         fail("active", f"={s.active} has no active seat", "at least one active seat")
     if _open_from_start(rules) and not all(s.opened):
         fail("opened", f"={s.opened}", "all True: these rules have no opening (open_points=0)")
+    _check_drops(s, fail)  # (before anything walks the seats in turn order)
     if rules.scoring == "rummikub":
         _check_tiles(s, fail)
     if rules.contract:
@@ -2801,7 +2802,10 @@ def _check_state(s: GameState) -> None:
             "0 or 1 (offered to the "
             "non-dealer, then the dealer) exactly in phase 'upcard'; -1 or 2 otherwise",
         )
+    if rules.scoring == "rummy500":
+        _check_credit(s, fail)
     if over:
+        _check_result(s, fail)
         return
     # ------------------------------------------------- a round in play
     if elim and sum(s.active) < 2:
@@ -2836,6 +2840,26 @@ def _check_state(s: GameState) -> None:
         fail("round_scores", f"={s.round_scores} while the round is in play", "zeros until it ends")
     _check_indian(s, fail)
     _check_standing(s, fail)
+    if not rules.meld_during_play and rules.scoring != "rummikub":
+        size = round_hand_size(rules, s.round)  # (gin, Indian rummy: draw one, discard one)
+        for p in range(n):
+            want = size + (p == s.current and s.phase == Phase.PLAY)
+            if s.active[p] and s.nhand[p] != want:
+                fail(
+                    f"hands[{p}]",
+                    f"holds {s.nhand[p]} cards in phase {phase!r}",
+                    f"{want}: {size} dealt, one more for the player to act between his draw and "
+                    "his discard (nobody melds during play)",
+                )
+    if rules.open_points and rules.scoring != "rummikub":
+        owners = {m.owner for m in s.table}
+        for p in range(n):
+            if s.opened[p] and p not in owners:
+                fail(
+                    f"opened[{p}]",
+                    f"=True with no meld of seat {p} on the table",
+                    "False until the seat has laid its opening, whose melds stay on the table",
+                )
     if rules.max_turns and s.turns >= rules.max_turns:
         fail(
             "turns",
@@ -2941,6 +2965,60 @@ def _check_tiles(s: GameState, fail: Callable[[str, str, str], None]) -> None:
         )
     if s.passes and s.stock:
         fail("passes", f"={s.passes} with a pool of {len(s.stock)}", "0 while the pool has tiles")
+    rules = s.rules
+    n = rules.num_players
+    on_table = sum(s.tiles)
+    for p in range(n):
+        if s.opened[p] and not on_table:
+            fail(
+                f"opened[{p}]",
+                "=True with no tile on the table",
+                "False until the seat has committed its initial meld, which lies on the table",
+            )
+    if on_table and not any(s.opened):
+        fail(
+            "opened",
+            f"={s.opened} with {on_table} tiles on the table",
+            "True for a seat that laid them: only a seat's initial meld starts the table",
+        )
+    # Racks grow only by draws from the pool. Between two draws of one seat every other seat
+    # had a turn, while the pool held tiles: a draw or a commit (tiles that are on the table
+    # now). So n * draws <= all draws + tiles on the table + n - 1.
+    dealt = rules.hand_size
+    pool = rules.num_cards - n * dealt
+    draws = pool - len(s.stock)
+    if draws < 0:
+        fail(
+            "stock",
+            f"holds {len(s.stock)} tiles",
+            f"at most {pool}: the pool left after the deal ({n} x {dealt}) only shrinks",
+        )
+    most = dealt + (draws + on_table + n - 1) // n
+    for p in range(n):
+        size = s.nhand[p] + (sum(s.played_tiles) if p == s.current else 0)
+        if size > most:
+            fail(
+                f"hands[{p}]",
+                f"holds {s.nhand[p]} tiles"
+                + (f" (and {size - s.nhand[p]} played this turn)" if size > s.nhand[p] else ""),
+                f"at most {most}: the {dealt} dealt plus {most - dealt} drawn at most, for "
+                "between two draws of a seat each other seat drew or committed tiles "
+                f"({draws} drawn in all, {on_table} on the table)",
+            )
+    if s.phase == Phase.PLAY and not _legal_tiles(s):
+        p = s.current
+        fail(
+            "played_tiles",
+            f"={counts_str(s.played_tiles)} with hands[{p}]={counts_str(s.hands[p])}, "
+            f"opened[{p}]={s.opened[p]}",
+            "tiles that some commit can hold with tiles of the rack"
+            + (
+                " and the table's"
+                if s.opened[p]
+                else f": the initial meld, alone and worth {rules.open_points}"
+            )
+            + " (each was legal when played)",
+        )
 
 
 def _check_contract(s: GameState, fail: Callable[[str, str, str], None]) -> None:
@@ -2986,24 +3064,33 @@ def _check_contract(s: GameState, fail: Callable[[str, str, str], None]) -> None
             fail("stock", "holds fewer than 2 cards during a buy question", "2 or more")
 
 
-def _check_indian(s: GameState, fail: Callable[[str, str, str], None]) -> None:
-    """Indian rummy's fields of a round in play: drops, draws and the cut card."""
-    rules = s.rules
-    drops = rules.drop_penalties
+def _check_drops(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """Indian rummy's drops, in every phase: a drop penalty of the rules, by an active seat;
+    while the round is in play, the player to act and at least one other still in it
+    (every other preset: no drops at all)."""
+    drops = s.rules.drop_penalties
+    over = s.phase == Phase.GAME_OVER  # (the match's last round may eliminate a dropped seat)
     for p, d in enumerate(s.dropped):
-        if d >= 0 and (d not in drops or not any(drops) or not s.active[p]):
+        if d >= 0 and (d not in drops or not any(drops) or not (over or s.active[p])):
             fail(
                 f"dropped[{p}]",
                 f"={d}",
                 f"None, or one of drop_penalties={drops} for an active seat "
                 "(no drops when they are (0, 0))",
             )
+    if over:
+        return
     if s.dropped[s.current] >= 0:
         fail("current_player", f"={s.current} has dropped", "a seat still in the round")
     if sum(1 for p, d in enumerate(s.dropped) if d < 0 and s.active[p]) < 2:
         fail(
             "dropped", f"={s.dropped}", "at least two seats still in the round while it is in play"
         )
+
+
+def _check_indian(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """Indian rummy's fields of a round in play: draws and the cut card."""
+    rules = s.rules
     if rules.scoring != "indian" and any(s.drew):
         fail("drew", f"={s.drew}", "all False: draws are tracked in Indian rummy only")
     if s.cut >= 0 and s.rebuilds == 0 and s.stock and s.stock[0] != s.cut:
@@ -3012,6 +3099,64 @@ def _check_indian(s: GameState, fail: Callable[[str, str, str], None]) -> None:
             f"={card_str(s.cut)} with the stock's bottom card {card_str(s.stock[0])}",
             "the bottom card of the stock until it is drawn",
         )
+
+
+def _check_credit(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """Rummy 500's credit: what each seat melded and laid off this round, so never
+    negative, and together the value of the table's melds."""
+    for p, c in enumerate(s.credit):
+        if c < 0:
+            fail(
+                f"credit[{p}]",
+                f"={c}",
+                "0 or more: the value of the cards the seat melded and laid off this round",
+            )
+    value = sum(_meld_value(m, s.rules) for m in s.table)
+    if sum(s.credit) != value:
+        fail(
+            "credit",
+            f"={s.credit} (sum {sum(s.credit)})",
+            f"credits summing to {value}, the value of the table's melds: each card on the "
+            "table is credited to the seat that melded or laid it off",
+        )
+
+
+def _check_result(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """The fields of a game that is over: the winners, the scores they come from."""
+    rules = s.rules
+    w = s.winner
+    if w is not None and not s.active[w]:
+        fail("winner", f"={w} is an eliminated seat", "an active seat or None")
+    if not rules.match:
+        if (s.totals, s.match_winner) != (s.round_scores, w):
+            fail(
+                "totals, match_winner",
+                f"={s.totals}, {s.match_winner} with round_scores={s.round_scores}, winner={w}",
+                "the round's: one round is the whole game (match=False)",
+            )
+    elif s.match_winner is None:
+        fail("match_winner", "=None in phase 'game_over'", "the seat that won the match")
+    if rules.scoring != "gin":
+        return
+    won = [p == w for p in range(rules.num_players)]
+    if [x > 0 for x in s.round_scores] != won or any(x < 0 for x in s.round_scores):
+        fail(
+            "round_scores",
+            f"={s.round_scores} with winner={w}",
+            "the winner's points (more than 0) and 0 for the other seat; all 0 for a void "
+            "hand (winner None)",
+        )
+    if not rules.match and s.hands_won != [int(x) for x in won]:
+        fail("hands_won", f"={s.hands_won} with winner={w}", "1 for the winner, 0 otherwise")
+    for p in range(rules.num_players):
+        if (s.totals[p] > 0) != (s.hands_won[p] > 0) or s.totals[p] < s.round_scores[p]:
+            fail(
+                f"totals[{p}]",
+                f"={s.totals[p]} with hands_won[{p}]={s.hands_won[p]}, "
+                f"round_scores[{p}]={s.round_scores[p]}",
+                "the points of the hands the seat won: more than 0 exactly when it won one, "
+                "at least this round's",
+            )
 
 
 def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None:

@@ -101,8 +101,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from rummy_env import engine
 from rummy_env.moves import ActionCodec, Move
-from rummy_env.observation import OBS_BOUND, ObsLayout
-from rummy_env.observation import encode as encode_obs
+from rummy_env.observation import OBS_BOUND, ObsLayout, SeatVectors
 from rummy_env.render import render_text
 from rummy_env.rules import rules_for
 
@@ -143,6 +142,7 @@ class raw_env(AECEnv, EzPickle):
         self._figure: Any = None  # render_mode="human": the window, or False when none can open
         self.codec = ActionCodec(self.rules)
         self.obs_layout = ObsLayout(self.rules)
+        self._vectors = SeatVectors(self.obs_layout)  # each seat's vector, kept between moves
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
@@ -198,10 +198,19 @@ class raw_env(AECEnv, EzPickle):
 
     # --------------------------------------------------------------- AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None or not hasattr(self, "_np_random") or self._np_random is None:
+        kept = getattr(self, "_np_random", None)
+        kept_state = None if kept is None else kept.bit_generator.state
+        if seed is not None or kept is None:
             self._np_random, _ = seeding.np_random(seed)
-        game_seed = int(self._np_random.integers(0, 2**31 - 1))
-        self.state = engine.new_game(self.rules, game_seed, options)
+        try:
+            game_seed = int(self._np_random.integers(0, 2**31 - 1))
+            state = engine.new_game(self.rules, game_seed, options)
+        except BaseException:  # bad options: the generator is as if this reset never was
+            self._np_random = kept
+            if kept is not None:
+                kept.bit_generator.state = kept_state
+            raise
+        self.state = state
         s = self.state
         self.agents = [a for i, a in enumerate(self.possible_agents) if s.active[i]]
         self.rewards = {a: 0 for a in self.agents}
@@ -223,7 +232,7 @@ class raw_env(AECEnv, EzPickle):
         if s is None:
             self._need_reset("observe")
         i = self.agent_name_mapping[agent]
-        obs = encode_obs(s, i, self.obs_layout)
+        obs = self._vectors.observe(s, i).copy()
         m = array("b", self._zero_mask_bytes)
         if agent == self.agent_selection and s.phase != _GAME_OVER and not self._illegal_end:
             for a in engine.legal_actions(s):

@@ -87,14 +87,24 @@ def check_obs_in_space(env: rummy_env.raw_env, legal: list[int]) -> None:
         ("persian", 2, {"match": True, "target": 60}),
         ("rummy51", 3, {}),
         ("rummy51", 2, {"match": True, "penalty_limit": 150}),
+        ("deuces", 3, {}),
+        ("rummy500", 2, {"match": True, "target": 100}),
+        ("indian", 3, {}),
+        ("indian", 2, {"match": True, "penalty_limit": 60}),
+        ("contract", 3, {}),
+        ("contract", 4, {"match": True, "contract_deal": 6}),
+        ("rummikub", 2, {}),
+        ("rummikub", 3, {"match": True}),
     ],
 )
 def test_every_reachable_state_restores(preset, n, over):
     """Validation refuses no state that play reaches: along random games (every
-    3rd state, match ends included) ``from_dict(to_dict())`` gives the same state."""
+    3rd state, match ends included; at least three games) ``from_dict(to_dict())`` gives the same state."""
     rules = rummy_env.make_rules(preset, n, **over)
     checked = 0
-    for seed in range(3):
+    for seed in range(30):  # (three games, more where they are short: Indian rummy's drops)
+        if seed >= 3 and checked > 30:
+            break
         s = engine.new_game(rules, seed)
         rng = random.Random(seed)
         for i in range(100_000):
@@ -598,3 +608,172 @@ def test_a_state_mid_opening_whose_hand_cannot_complete_it_is_refused():
     d["hands"][0], d["hands"][2] = d["hands"][2], d["hands"][0]
     with pytest.raises(ValueError, match=r"hands\[2\]=.* cannot complete the opening"):
         rummy_env.raw_env("rummy51", 4).reset(options={"state": d})
+
+
+# ------------------------------------------- states no game reaches, refused on restore
+def refused(preset: str, n: int, d: dict[str, Any], *words: str) -> None:
+    """``d`` is refused with a clear ValueError naming each of ``words``."""
+    with pytest.raises(ValueError) as err:
+        rummy_env.raw_env(preset, n).reset(options={"state": d})
+    assert_clear(err.value)
+    for word in words:
+        assert word in str(err.value), (word, str(err.value))
+
+
+def finished(preset: str, seed: int, **over: Any) -> engine.GameState:
+    """A random game of ``preset`` (2 players) played to its end."""
+    s = engine.new_game(rummy_env.make_rules(preset, 2, **over), seed)
+    rng = random.Random(seed)
+    while not engine.is_terminal(s):
+        legal = engine.legal_actions(s)
+        engine.apply_action(s, legal[rng.randrange(len(legal))])
+    return s
+
+
+def rummikub_mid_turn() -> dict[str, Any]:
+    """Rummikub, 2 players (seed 0): the player to act has opened and played 2S 3S this
+    turn (onto the table's run), not committed yet."""
+    s = engine.new_game(rummy_env.make_rules("rummikub", 2), 0)
+    rng = random.Random(0)
+    while not (s.phase == engine.Phase.PLAY and sum(s.played_tiles) >= 2 and s.opened[s.current]):
+        legal = engine.legal_actions(s)
+        engine.apply_action(s, legal[rng.randrange(len(legal))])
+    d = s.to_dict()
+    assert d["played_tiles"] == ["2S", "3S"], d["played_tiles"]
+    rummy_env.raw_env("rummikub").reset(options={"state": copy.deepcopy(d)})  # as saved: fine
+    return d
+
+
+@pytest.mark.parametrize("change", ["not-opened", "from-the-pool", "three-more", "from-the-rack"])
+def test_rummikub_tiles_no_turn_could_play_are_refused(change):
+    """Tiles played this turn must be ones some commit can hold with the rack's (and, once
+    opened, the table's) tiles, each legal when it was played; these were accepted and then
+    left the player no legal move."""
+    d = rummikub_mid_turn()
+    p = d["current_player"]
+    played, rack = d["played_tiles"], d["hands"][p]
+    if change == "not-opened":
+        d["opened"][p] = False
+    elif change == "from-the-pool":
+        played[1], d["stock"][0] = d["stock"][0], played[1]
+    elif change == "three-more":
+        played += rack[:3]
+        del rack[:3]
+    else:
+        played[0], rack[-1] = rack[-1], played[0]
+    refused("rummikub", 2, d, "played_tiles", f"hands[{p}]")
+
+
+def test_rummikub_rack_beyond_what_draws_can_reach_is_refused():
+    """A rack grows one tile a draw, and between two draws of a seat each other seat drew or
+    committed: with 2 players and nothing on the table a rack holds at most 14 + 39. The
+    whole pool in one rack (92 tiles) was accepted, and its first mask took over 20 s."""
+    d = engine.new_game(rummy_env.make_rules("rummikub", 2), 1).to_dict()
+    most = copy.deepcopy(d)
+    most["hands"][0] += most["stock"][:39]
+    most["hands"][1] += most["stock"][39:]
+    most["stock"] = []
+    env = rummy_env.raw_env("rummikub")
+    env.reset(options={"state": most})  # 53 and 53: the most two racks can reach
+    assert env.legal_actions()
+    d["hands"][0] += d["stock"]
+    d["stock"] = []
+    refused("rummikub", 2, d, "hands[0]", "92", "at most 53")
+    d = engine.new_game(rummy_env.make_rules("rummikub", 2), 1).to_dict()
+    d["hands"][0], d["stock"][:3] = d["hands"][0][3:], []
+    d["stock"] += d["hands"][0][:3]  # rack tiles back in the pool: more than the deal left
+    refused("rummikub", 2, d, "stock")
+
+
+def test_rummikub_opened_without_a_table_is_refused():
+    d = engine.new_game(rummy_env.make_rules("rummikub", 3), 2).to_dict()
+    d["opened"][1] = True
+    refused("rummikub", 3, d, "opened[1]")
+
+
+def test_contract_drop_is_refused_in_the_buy_phase():
+    """Contract rummy has no drops; ``dropped[current]`` set during a buy question made the
+    restore loop forever looking for the seat before it."""
+    rules = rummy_env.make_rules("contract", 3)
+    s = engine.new_game(rules, 0)
+    rng = random.Random(0)
+    while not (s.phase == engine.Phase.BUY and s.turns):
+        legal = engine.legal_actions(s)
+        engine.apply_action(s, legal[rng.randrange(len(legal))])
+    for p in range(3):
+        d = s.to_dict()
+        d["dropped"][p] = 20
+        refused("contract", 3, d, f"dropped[{p}]", "drop_penalties=(0, 0)")
+    d = finished("contract", 0).to_dict()
+    d["dropped"][0] = 20
+    refused("contract", 2, d, "dropped[0]")  # in phase 'game_over' too
+
+
+def test_a_hand_size_no_turn_reaches_is_refused_where_nobody_melds():
+    """Gin and Indian rummy: each hand holds the deal's cards, the player to act one more
+    between his draw and his discard."""
+    s = mid_game("gin", 2, 3, 0)
+    d = s.to_dict()
+    assert d["phase"] in ("draw", "upcard")
+    d["hands"][d["current_player"]].append(d["stock"].pop())  # 11 cards before the draw
+    refused("gin", 2, d, f"hands[{d['current_player']}]", "11 cards", "allowed: 10")
+    s = mid_game("indian", 3, 4, 1)
+    d = s.to_dict()
+    assert d["phase"] == "play"
+    q = (d["current_player"] + 1) % 3
+    d["stock"].insert(0, d["hands"][q].pop())
+    refused("indian", 3, d, f"hands[{q}]", "12 cards", "allowed: 13")
+
+
+def test_rummy51_opened_without_a_meld_is_refused():
+    d = mid_game("rummy51", 2, 3, 10).to_dict()
+    assert not any(m["owner"] == 0 for m in d["table"])
+    d["opened"][0] = True
+    refused("rummy51", 2, d, "opened[0]", "no meld of seat 0")
+
+
+def test_rummy500_credit_is_what_the_table_holds():
+    d = mid_game("rummy500", 2, 3, 40).to_dict()
+    assert sum(d["credit"]) > 0
+    bad = copy.deepcopy(d)
+    bad["credit"][0] = -5
+    refused("rummy500", 2, bad, "credit[0]", "0 or more")
+    bad = copy.deepcopy(d)
+    bad["credit"][1] += 7
+    refused("rummy500", 2, bad, "credit", f"summing to {sum(d['credit'])}")
+
+
+@pytest.mark.parametrize(
+    "change, word",
+    [
+        (lambda d: d.update(winner=1 - d["winner"]), "round_scores"),
+        (lambda d: d.update(round_scores=d["round_scores"][::-1]), "round_scores"),
+        (lambda d: d.update(hands_won=d["hands_won"][::-1]), "hands_won"),
+        (lambda d: d.update(totals=d["totals"][::-1]), "totals"),
+        (lambda d: d.update(match_winner=1 - d["match_winner"]), "match_winner"),
+        (lambda d: d.update(winner=None), "round_scores"),
+    ],
+)
+def test_gin_game_over_fields_that_disagree_are_refused(change, word):
+    s = finished("gin", 15)
+    d = s.to_dict()
+    assert d["winner"] == 0 and d["round_scores"] == [31, 0] and d["hands_won"] == [1, 0]
+    rummy_env.raw_env("gin").reset(options={"state": copy.deepcopy(d)})  # as saved: fine
+    change(d)
+    refused("gin", 2, d, word)
+
+
+@pytest.mark.parametrize("seed", [None, 5])
+def test_a_failed_reset_leaves_the_generator_as_it_was(seed):
+    """The next reset plays the game it would have played had the failed one never been."""
+    env = rummy_env.raw_env("basic")
+    env.reset(seed=3)
+    env.reset()
+    want = env.state.to_dict()
+    env.reset(seed=3)
+    before = env.state.to_dict()
+    with pytest.raises(ValueError):
+        env.reset(seed=seed, options={"state": {"hands": "x"}})
+    assert env.state.to_dict() == before
+    env.reset()
+    assert env.state.to_dict() == want
