@@ -22,11 +22,13 @@ player in turn order), as in the observation.
 
 from __future__ import annotations
 
+import functools
 import random
 from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -51,7 +53,7 @@ from rummy_env.moves import (
     PlayTile,
     SwapJoker,
 )
-from rummy_env.observation import View, read
+from rummy_env.observation import ObsLayout, View, read
 from rummy_env.rules import RuleSet
 
 F = NUM_FACES
@@ -75,10 +77,19 @@ class Policy(Protocol):
 class Agent(ABC):
     """Base class of the shipped agents: holds the rules, the seat and an RNG.
 
+    Every subclass's ``act`` is checked (:func:`checked_act`): an observation or a mask
+    whose length does not fit the rules is a ``ValueError`` naming both lengths, and
+    the move returned is always one the mask marks (or a ``ValueError`` is raised).
+
     Args:
         rules: the rule set of the game.
         seat: the seat this agent plays (0-based); observations are seen from it.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "act" in cls.__dict__:
+            cls.act = checked_act(cls.__dict__["act"])
 
     #: registry name (set by subclasses)
     name: str = "agent"
@@ -115,11 +126,21 @@ class Agent(ABC):
         return ()
 
     @classmethod
+    def model_file(cls, **options: Any) -> Path | None:
+        """The file the agent plays from with these options (a trained model), or None."""
+        return None
+
+    @classmethod
     def content_id(cls, **options: Any) -> str:
         """What else identifies this agent's play beyond its name, options and ``version``:
         for agents backed by a file (a trained model), a hash of the file's content, so that
         a tournament store never reuses games of a different file at the same path."""
-        return ""
+        path = cls.model_file(**options)
+        if path is None:
+            return ""
+        from agents.model_io import file_digest
+
+        return file_digest(path)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng.seed(seed)
@@ -139,6 +160,66 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seat={self.seat})"
+
+
+@cache
+def obs_size(rules: RuleSet) -> int:
+    """The length of an observation vector under ``rules``."""
+    return ObsLayout(rules).size
+
+
+def check_input(agent: Agent, observation: Any, action_mask: Any) -> np.ndarray:
+    """``action_mask`` as an array, after checking both lengths against the agent's rules.
+
+    Raises:
+        ValueError: no mask, or a length that does not fit (both lengths named).
+    """
+    if action_mask is None:
+        raise ValueError("act() needs the action mask (act(observation, action_mask))")
+    mask = np.asarray(action_mask)
+    n = agent.moves.num_actions
+    rules = agent.rules
+    if mask.shape != (n,):
+        raise ValueError(
+            f"action mask of shape {mask.shape} does not fit {rules.name!r} with "
+            f"{rules.num_players} players: {n} actions expected"
+        )
+    size = obs_size(rules)
+    shape = np.shape(observation)
+    if shape != (size,):
+        raise ValueError(
+            f"observation of shape {shape} does not fit {rules.name!r} with "
+            f"{rules.num_players} players: {size} values expected"
+        )
+    return mask
+
+
+def checked_act(act: Callable) -> Callable:
+    """``act`` wrapped so that its input fits the rules (:func:`check_input`) and the move
+    it returns is one the mask marks."""
+    if getattr(act, "checked", False):
+        return act
+
+    @functools.wraps(act)
+    def checked(self: Agent, observation: Any, action_mask: Any = None) -> int:
+        observation, action_mask = split_obs(observation, action_mask)
+        mask = check_input(self, observation, action_mask)
+        a = act(self, observation, action_mask)
+        if not 0 <= a < len(mask) or not mask[a]:
+            raise ValueError(
+                f"{type(self).__name__} chose action {a}, which the mask does not mark legal"
+            )
+        return a
+
+    checked.checked = True
+    return checked
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """An agent's on/off option: True/False (or 1/0), else a ValueError naming the allowed."""
+    if isinstance(value, (bool, np.bool_)) or value in (0, 1):
+        return bool(value)
+    raise ValueError(f"{name}={value!r} is not allowed (allowed: true, false)")
 
 
 def split_obs(observation: Any, action_mask: Any = None) -> tuple[np.ndarray, np.ndarray]:

@@ -30,14 +30,14 @@ snapshots are ``.npz`` files (:func:`save_numpy_policy`, :class:`PolicySnapshot`
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, split_obs
+from agents.base import Agent, check_flag, split_obs
 from agents.features import make_features
+from agents.model_io import ModelFile
 from rummy_env.engine import Layout
 from rummy_env.observation import ObsLayout
 from rummy_env.rules import RuleSet
@@ -64,12 +64,14 @@ def read_card(path: str | Path) -> dict[str, Any]:
     Raises:
         ValueError: the card is not a JSON object, or its ``preset`` / ``num_players`` are malformed.
     """
+    from agents.model_io import open_model
+
     card = Path(path).with_suffix(".json")
     if not card.exists():
         return {}
     try:
-        data = json.loads(card.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        data = json.loads(open_model(card, "model card", 1 << 20).data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"model card {str(card)!r} is not valid JSON ({e})") from None
     if not isinstance(data, dict):
         raise ValueError(
@@ -145,28 +147,79 @@ class NumpyPolicy:
     def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         z = self.logits(obs).astype(np.float64)
         legal = np.asarray(mask) != 0
+        if not np.all(np.isfinite(z[legal])):
+            raise ValueError(
+                "the policy's outputs are not finite for this observation (NaN or inf): "
+                "no move can be chosen"
+            )
         z[~legal] = -np.inf
         z -= z[legal].max()
         p = np.exp(z)
         return p / p.sum()
 
+    def check(self, source: Any = "?") -> None:
+        """The layers' shapes chain from the observation to the actions, and the weights are
+        finite and bounded (:func:`agents.model_io.check_weights`): a ValueError otherwise."""
+        from agents.model_io import check_weights
+
+        if self.obs_size < 1 or self.num_actions < 1:
+            raise ValueError("obs_size and num_actions must be 1 or more")
+        if self.prior_actions not in (0, self.num_actions):
+            raise ValueError(
+                f"prior_actions={self.prior_actions} (0 or num_actions={self.num_actions})"
+            )
+        n_in = self.obs_size - self.prior_actions
+        if self.compressed:
+            if self.scale.shape != (n_in,):
+                raise ValueError(f"scale has shape {self.scale.shape}, not ({n_in},)")
+            if self.d0 < 0 or self.rows < 0 or self.d0 + self.rows * 53 > n_in:
+                raise ValueError(f"discard slice {self.d0}+{self.rows}x53 is outside {n_in}")
+            n_in = n_in - self.rows * 53 + 106
+        shapes = [(self.w0t.T.shape, self.b0.shape)] + [(w.shape, b.shape) for w, b in self.layers]
+        for i, (w, b) in enumerate(shapes):
+            if len(w) != 2 or w[1] != n_in or b != (w[0],):
+                raise ValueError(
+                    f"layer {i}: weights {w} and bias {b} do not take an input of {n_in}"
+                )
+            n_in = w[0]
+        if n_in != self.num_actions:
+            raise ValueError(f"the last layer gives {n_in} outputs, not {self.num_actions}")
+        weights = {"w0": self.w0t, "b0": self.b0, "prior_scale": np.float32(self.prior_scale)}
+        for i, (w, b) in enumerate(self.layers, 1):
+            weights[f"w{i}"], weights[f"b{i}"] = w, b
+        if self.compressed:
+            weights["scale"] = self.scale
+        check_weights(weights, source)
+        for probe in (np.zeros(self.obs_size, np.float32), np.ones(self.obs_size, np.float32)):
+            if not np.all(np.isfinite(self.logits(probe))):
+                raise ValueError("the network's outputs overflow to inf/NaN")
+
     @classmethod
-    def load(cls, path: str | Path) -> NumpyPolicy:
-        """Read a ``.npz`` policy: arrays and a JSON ``meta`` string, no pickles.
+    def load(cls, path: Any) -> NumpyPolicy:
+        """Read a ``.npz`` policy (a path or an :class:`agents.model_io.ModelFile`): arrays
+        and a JSON ``meta`` string, no pickles; shapes and weights checked (:meth:`check`).
 
         Raises:
-            ValueError: not such a file (unreadable, pickled objects, missing or bad entries).
+            ValueError: not such a file (unreadable, pickled objects, missing or bad entries,
+                shapes that do not chain, weights not finite).
         """
+        from agents.model_io import open_model, read_npz
+
+        model = open_model(path)
         try:
-            with np.load(path, allow_pickle=False) as f:
-                arrays = {k: f[k] for k in f.files if k != "meta"}
-                meta = json.loads(str(f["meta"]))
+            arrays = read_npz(model)
+            meta = json.loads(str(arrays.pop("meta")))
             if not isinstance(meta, dict):
                 raise ValueError("'meta' is not a JSON object")
-            return cls(arrays, meta)
-        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as e:
+            policy = cls(arrays, meta)
+            policy.check(model)
+            return policy
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
+            msg = str(e)
+            if msg.startswith("model file "):
+                raise ValueError(f"{msg} (not a valid .npz policy)") from None
             raise ValueError(
-                f"model file {str(path)!r} is not a valid .npz policy ({type(e).__name__}: {e})"
+                f"model file {str(model)!r} is not a valid .npz policy ({type(e).__name__}: {e})"
             ) from None
 
     @classmethod
@@ -257,7 +310,8 @@ class PPOAgent(Agent):
     Args:
         rules: the rule set; its observation and action sizes must be the model's.
         seat: the seat played.
-        model: a shipped model name (``"basic-2p"``) or a path to a ``.npz``/``.zip``.
+        model: a shipped model name (``"basic-2p"``), a path to a ``.npz``/``.zip``, or
+            the :class:`~agents.model_io.ModelFile` of one (the bytes read once).
         deterministic: play the most probable legal move (True) or sample.
         backend: ``"numpy"`` or ``"torch"`` (sb3-contrib ``predict``; ``.zip`` files only).
     """
@@ -268,31 +322,34 @@ class PPOAgent(Agent):
         self,
         rules: RuleSet,
         seat: int = 0,
-        model: str | Path = "basic-2p",
+        model: str | Path | ModelFile = "basic-2p",
         deterministic: bool = True,
         backend: str = "numpy",
         **kwargs: Any,
     ):
         super().__init__(rules, seat, **kwargs)
+        from agents.model_io import open_model
+
         if backend not in ("torch", "numpy"):
             raise ValueError(f"backend={backend!r} is not allowed (allowed: 'torch', 'numpy')")
-        path = model_path(model)
-        if not path.exists():
+        self.deterministic = check_flag("deterministic", deterministic)
+        path = model.path if isinstance(model, ModelFile) else model_path(model)
+        if not isinstance(model, ModelFile) and not path.exists():
             shipped = ", ".join(trained_models()) or "none"
             raise ValueError(f"no model file {str(path)!r} (shipped models: {shipped})")
         self.path = path
-        self.deterministic = bool(deterministic)
+        data = open_model(model if isinstance(model, ModelFile) else path)
         self.model = None
         if path.suffix == ".npz":
             if backend != "numpy":
                 raise ValueError(
                     f"backend={backend!r}: a .npz policy plays in numpy only (backend='numpy')"
                 )
-            self.np_policy = NumpyPolicy.load(path)
+            self.np_policy = NumpyPolicy.load(data)
         else:
             from agents.model_io import load_ppo  # lazily: torch only when a .zip is loaded
 
-            self.model = load_ppo(path)
+            self.model = load_ppo(data)
             self.np_policy = (
                 NumpyPolicy.from_torch(self.model.policy) if backend == "numpy" else None
             )
@@ -323,11 +380,8 @@ class PPOAgent(Agent):
         return ("model", "deterministic", "backend")
 
     @classmethod
-    def content_id(cls, **options: Any) -> str:
-        """The model file's digest (:func:`agents.model_io.file_digest`)."""
-        from agents.model_io import file_digest
-
-        return file_digest(model_path(options.get("model", "basic-2p")))
+    def model_file(cls, **options: Any) -> Path | None:
+        return model_path(options.get("model", "basic-2p"))
 
     def _sizes(self) -> tuple[int, int]:
         if self.model is not None:

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, split_obs
+from agents.base import Agent, check_flag, obs_size, split_obs
+from agents.model_io import ModelFile, check_weights, open_model, read_npz
 from rummy_env.rules import RuleSet
 
 
@@ -35,22 +36,28 @@ class RLlibAgent(Agent):
 
     name = "rllib"
 
-    def __init__(self, rules: RuleSet, seat: int = 0, model: str = "", deterministic: bool = True):
+    def __init__(
+        self,
+        rules: RuleSet,
+        seat: int = 0,
+        model: str | Path | ModelFile = "",
+        deterministic: bool = True,
+    ):
         super().__init__(rules, seat)
-        self.path = Path(model)
-        if not model or not self.path.is_file():
-            raise FileNotFoundError(
-                f"rllib needs an exported policy file (rllib:<path>.npz), not {model!r}"
-            )
+        self.deterministic = check_flag("deterministic", deterministic)
+        if not model:
+            raise ValueError("rllib needs an exported policy file (rllib:<path>.npz)")
+        self.path = model.path if isinstance(model, ModelFile) else Path(model)
+        data = open_model(model, "exported policy file")
         try:
-            with np.load(self.path, allow_pickle=False) as z:
-                self.meta = json.loads(str(z["meta"]))
-                n = int(self.meta["layers"])
-                self.layers = [
-                    (np.asarray(z[f"w{i}"], np.float32), np.asarray(z[f"b{i}"], np.float32))
-                    for i in range(n)
-                ]
-        except (KeyError, ValueError, OSError) as e:
+            z = read_npz(data)
+            self.meta = json.loads(str(z["meta"]))
+            n = int(self.meta["layers"])
+            self.layers = [
+                (np.asarray(z[f"w{i}"], np.float32), np.asarray(z[f"b{i}"], np.float32))
+                for i in range(n)
+            ]
+        except (KeyError, ValueError, TypeError) as e:
             raise ValueError(f"{self.path}: not an exported RLlib policy ({e})") from None
         if (
             self.meta.get("preset") not in (None, rules.name)
@@ -60,17 +67,30 @@ class RLlibAgent(Agent):
                 f"{self.path} plays {self.meta.get('preset')} with {self.meta.get('num_players')} "
                 f"players, not {rules.name} with {rules.num_players}"
             )
-        self.deterministic = bool(deterministic)
+        n_in, n_out = obs_size(rules), self.moves.num_actions
+        for i, (w, b) in enumerate(self.layers):
+            if w.ndim != 2 or w.shape[1] != n_in or b.shape != (w.shape[0],):
+                raise ValueError(
+                    f"{self.path}: layer {i} has weights {w.shape} and bias {b.shape}, which do "
+                    f"not take an input of {n_in} (the observation of {rules.name!r} with "
+                    f"{rules.num_players} players, then the layer before)"
+                )
+            n_in = w.shape[0]
+        if not self.layers or n_in != n_out:
+            raise ValueError(
+                f"{self.path}: the policy gives {n_in if self.layers else 0} outputs, but "
+                f"{rules.name!r} with {rules.num_players} players has {n_out} actions"
+            )
+        check_weights({f"w{i}": w for i, (w, _) in enumerate(self.layers)}, self.path)
+        check_weights({f"b{i}": b for i, (_, b) in enumerate(self.layers)}, self.path)
 
     @classmethod
     def options(cls) -> tuple[str, ...]:
         return ("model", "deterministic")
 
     @classmethod
-    def content_id(cls, **options: Any) -> str:
-        from agents.model_io import file_digest
-
-        return file_digest(Path(options.get("model", "")))
+    def model_file(cls, **options: Any) -> Path | None:
+        return Path(options["model"]) if options.get("model") else None
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         x = np.asarray(observation, np.float32)
@@ -86,6 +106,8 @@ class RLlibAgent(Agent):
         if not len(legal):
             raise ValueError("act() called with an empty action mask (this seat is not to act)")
         z = self.logits(observation)[legal]
+        if not np.all(np.isfinite(z)):
+            raise ValueError(f"{self.path}: the policy's outputs are not finite (NaN or inf)")
         if self.deterministic:
             return int(legal[int(np.argmax(z))])
         p = np.exp(z - z.max())

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.model_io import ModelFile, open_model, read_npz
 from rummy_env.rules import RuleSet
 
 ES_DIR = Path(__file__).resolve().parent / "trained" / "es"
@@ -51,33 +52,34 @@ def shipped_models() -> list[str]:
     return sorted(p.stem for p in ES_DIR.glob("*.npz"))
 
 
-def read_model(path: str | Path) -> tuple[dict[str, float], dict[str, Any]]:
-    """``(values by name, meta)`` of a model file (see the module docs).
+def read_model(path: str | Path | ModelFile) -> tuple[dict[str, float], dict[str, Any]]:
+    """``(values by name, meta)`` of a model file (see the module docs), a path or the
+    :class:`~agents.model_io.ModelFile` of one.
 
     Raises:
-        FileNotFoundError: no such file (the message lists the shipped models).
-        ValueError: not a model of this kind, or a name or value that is not allowed.
+        ValueError: no such file (the message lists the shipped models), not a model of
+            this kind, or a name or value that is not allowed.
     """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(
+    if not isinstance(path, ModelFile) and not Path(path).exists():
+        raise ValueError(
             f"no model file {str(path)!r} (shipped es models: {', '.join(shipped_models()) or 'none'})"
         )
+    model = open_model(path)
     try:
-        with np.load(path, allow_pickle=False) as z:
-            names = [str(n) for n in z["names"]]
-            values = np.asarray(z["values"], dtype=np.float64)
-            meta = json.loads(str(z["meta"]))
-    except (KeyError, ValueError, OSError) as e:
+        z = read_npz(model)
+        names = [str(n) for n in np.asarray(z["names"]).reshape(-1)]
+        values = np.asarray(z["values"], dtype=np.float64)
+        meta = json.loads(str(z["meta"]))
+    except (KeyError, ValueError, TypeError) as e:
         raise ValueError(
-            f"{path}: not an es model file (a .npz with names, values and meta; {e})"
+            f"{model}: not an es model file (a .npz with names, values and meta; {e})"
         ) from None
     if values.shape != (len(names),):
-        raise ValueError(f"{path}: {len(names)} names but values of shape {values.shape}")
+        raise ValueError(f"{model}: {len(names)} names but values of shape {values.shape}")
     if not all(math.isfinite(x) for x in values):
-        raise ValueError(f"{path}: values must be finite numbers")
+        raise ValueError(f"{model}: values must be finite numbers")
     if not isinstance(meta, dict) or not isinstance(meta.get("base"), str):
-        raise ValueError(f"{path}: meta must name the base agent ('base')")
+        raise ValueError(f"{model}: meta must name the base agent ('base')")
     return dict(zip(names, map(float, values))), meta
 
 
@@ -121,12 +123,13 @@ class TunedAgent(Agent):
     Args:
         rules: the rule set; its preset must be the model's.
         seat: the seat it plays.
-        model: a shipped model name (``agents/trained/es/<model>.npz``) or a ``.npz`` path.
+        model: a shipped model name (``agents/trained/es/<model>.npz``), a ``.npz`` path, or
+            the :class:`~agents.model_io.ModelFile` of one.
     """
 
     name = "es"
 
-    def __init__(self, rules: RuleSet, seat: int = 0, model: str = ""):
+    def __init__(self, rules: RuleSet, seat: int = 0, model: str | Path | ModelFile = ""):
         super().__init__(rules, seat)
         if not model:
             raise ValueError(
@@ -134,8 +137,8 @@ class TunedAgent(Agent):
             )
         import agents
 
-        self.path = model_path(model)
-        values, self.meta = read_model(self.path)
+        self.path = model.path if isinstance(model, ModelFile) else model_path(model)
+        values, self.meta = read_model(model if isinstance(model, ModelFile) else self.path)
         preset = self.meta.get("preset")
         if preset is not None and preset != rules.name:
             raise ValueError(f"model {model!r} plays {preset!r}, not {rules.name!r}")
@@ -153,10 +156,8 @@ class TunedAgent(Agent):
         return ("model",)
 
     @classmethod
-    def content_id(cls, **options: Any) -> str:
-        from agents.model_io import file_digest
-
-        return file_digest(model_path(options.get("model", "")))
+    def model_file(cls, **options: Any) -> Path | None:
+        return model_path(options["model"]) if options.get("model") else None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

@@ -86,7 +86,7 @@ def test_model_files_are_checked_and_never_unpickled(tmp_path):
         agents.make(f"es:{other}", rules)
     with pytest.raises(ValueError, match="plays 'basic', not 'gin'"):
         agents.make(f"es:{good}", rummy_env.make_rules("gin", num_players=2))
-    with pytest.raises(FileNotFoundError, match="no model file"):
+    with pytest.raises(ValueError, match="no model file"):
         agents.make("es:no-such-model", rules)
     with pytest.raises(ValueError, match="es needs a model"):
         agents.make("es", rules)
