@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
@@ -355,3 +356,78 @@ def test_expert_searches_each_hand_once_for_deadwood_and_arrangement(monkeypatch
     bot.leftovers(hand)
     bot.deadwood_without(hand, [])
     assert len(calls) == 1
+
+
+# ------------------------------------------------------------------ every agent kind
+def _kind_preset(spec: str) -> str:
+    """The preset an agent spec plays here: its model's or its variant's, else basic."""
+    inverse = {v: k for k, v in reversed(list(agents.VARIANT_AGENTS.items()))}
+    name, _, model = spec.partition(":")
+    if name in inverse:
+        return inverse[name]
+    if name == "gin-simple":
+        return "gin"
+    if name in ("es", "trained"):
+        return model.split("-")[0]
+    return "basic"
+
+
+def _rllib_file(tmp_path, preset: str = "basic") -> str:
+    """A small random exported RLlib policy of ``preset`` (2 players)."""
+    rules = rummy_env.make_rules(preset, 2)
+    n_obs, n_act = ObsLayout(rules).size, agents.base.MoveTable.of(rules).num_actions
+    rng = np.random.default_rng(0)
+    path = tmp_path / "rllib.npz"
+    np.savez(
+        path,
+        meta=np.array(json.dumps({"preset": preset, "num_players": 2, "layers": 2})),
+        w0=rng.normal(0, 0.1, (16, n_obs)).astype(np.float32),
+        b0=np.zeros(16, np.float32),
+        w1=rng.normal(0, 0.1, (n_act, 16)).astype(np.float32),
+        b1=np.zeros(n_act, np.float32),
+    )
+    return f"rllib:{path}"
+
+
+def _every_kind() -> list[str]:
+    names = [a for a in agents.available() if a not in ("ppo", "es", "rllib", "variant")]
+    return [("search:simulations=2:candidates=2" if a == "search" else a) for a in names] + [
+        "RLLIB"
+    ]
+
+
+@pytest.mark.parametrize("spec", _every_kind())
+def test_every_agent_kind_plays_only_legal_moves_and_checks_its_input(spec, tmp_path):
+    spec = _rllib_file(tmp_path) if spec == "RLLIB" else spec
+    preset = _kind_preset(spec)
+    over = {"max_turns": 30} if preset == "indian" else {}
+    assert play(preset, 2, [spec, "random"], 0, **over) > 0  # asserts every move is legal
+    env = rummy_env.raw_env(preset, num_players=2)
+    env.reset(seed=1)
+    obs, *_ = env.last()
+    o, m = obs["observation"], obs["action_mask"]
+    bot = agents.make(spec, env.rules, env.agent_name_mapping[env.agent_selection])
+    n = len(m)
+    for bad in (m[:-1], np.append(m, 1), np.ones(n + 40, np.int8)):
+        with pytest.raises(ValueError, match=rf"action mask of shape \({len(bad)},\).*{n} actions"):
+            bot.act(o, bad)
+    with pytest.raises(
+        ValueError, match=rf"observation of shape \({len(o) - 1},\).*{len(o)} values"
+    ):
+        bot.act(o[:-1], m)
+    assert m[bot.act(o, m)]
+
+
+def test_an_agent_that_picks_an_illegal_move_is_stopped():
+    class Zero(agents.Agent):
+        def act(self, observation, action_mask=None):
+            return 0
+
+    env = rummy_env.raw_env("basic", num_players=2)
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    mask = obs["action_mask"].copy()
+    mask[0] = 0
+    mask[1] = 1
+    with pytest.raises(ValueError, match="Zero chose action 0, which the mask does not mark legal"):
+        Zero(env.rules).act(obs["observation"], mask)
