@@ -199,7 +199,9 @@ class RuleSet:
     jokers: int = 0
     """Jokers per deck (wild cards, RULES.md 1); 0 plays without wild cards."""
     hand_size: int = 0
-    """Cards dealt to each player; 0 = by player count (RULES.md 4 basic)."""
+    """Cards dealt to each player; 0 = by player count (RULES.md 4 basic). The pack must hold
+    every deal (contract rummy's match: two more from the fifth deal) with an up-card and a
+    stock card; Indian rummy deals at most 13."""
     ace: str = "low"
     """Ace placement in runs: "low" (A-2-3 only) or "low_or_high" (also Q-K-A, never K-A-2)."""
     ace_penalty: int = 1
@@ -416,11 +418,21 @@ class RuleSet:
                 f"hand_size={self.hand_size} is not allowed (allowed: 1 or more, 0 = by player count)"
             )
         extra = 2 if self.upcard else 1
-        if n * self.hand_size + extra > self.num_cards:
+        # contract rummy's match deals two more cards from the fifth deal on
+        grow = 2 if contract and self.match and self.contract_deal < 5 else 0
+        if n * (self.hand_size + grow) + extra > self.num_cards:
             raise ValueError(
-                f"hand_size={self.hand_size} with {n} players needs {n * self.hand_size + extra} "
-                f"cards (deal, up-card and one stock card) but the pack has {self.num_cards} "
-                f"(allowed: hand_size <= {(self.num_cards - extra) // n})"
+                f"hand_size={self.hand_size} with {n} players needs "
+                f"{n * (self.hand_size + grow) + extra} cards (deal"
+                + (f" of {self.hand_size + grow} from the fifth on" if grow else "")
+                + f", up-card and one stock card) but the pack has {self.num_cards} "
+                f"(allowed: hand_size <= {(self.num_cards - extra) // n - grow})"
+            )
+        if self.scoring == "indian" and self.hand_size > 13:
+            raise ValueError(
+                f"hand_size={self.hand_size} is not allowed with scoring='indian' (allowed: "
+                "1-13, Indian rummy's deal: a declaration is found by a search over the hand's "
+                "arrangements in melds, whose cost grows too fast past it)"
             )
         for key in (
             "ace_penalty",

@@ -777,3 +777,23 @@ def test_a_failed_reset_leaves_the_generator_as_it_was(seed):
     assert env.state.to_dict() == before
     env.reset()
     assert env.state.to_dict() == want
+
+
+@pytest.mark.parametrize(
+    "preset, n, over, most, names",
+    [
+        # validated, then the first mask searched the 53 cards' arrangements for minutes
+        ("indian", 2, {"hand_size": 52}, 13, ["hand_size=52", "1-13"]),
+        ("indian", 6, {"hand_size": 14}, 13, ["hand_size=14", "1-13"]),
+        # the fifth deal of the match deals two more cards than the pack holds
+        ("contract", 2, {"hand_size": 51, "match": True}, 50, ["hand_size=51", "<= 50"]),
+        ("contract", 8, {"hand_size": 18, "match": True}, 17, ["hand_size=18", "<= 17"]),
+    ],
+)
+def test_rules_that_cannot_deal_or_end_are_refused(preset, n, over, most, names):
+    with pytest.raises(ValueError) as err:
+        rummy_env.env(preset, num_players=n, **over)
+    assert_clear(err.value, *names)
+    for name in names:
+        assert name in str(err.value), (name, str(err.value))
+    rummy_env.env(preset, num_players=n, **{**over, "hand_size": most}).reset(seed=0)
