@@ -40,13 +40,16 @@ class GamesFailed(RuntimeError):
         )
 
 
-def _play_batch(preset: str, players: int, overrides: dict[str, Any], tasks: list) -> list:
-    """Ray task body: play a batch of (seed, seating) in this worker process."""
+def _play_batch(
+    preset: str, players: int, overrides: dict[str, Any], tasks: list, models: Any = None
+) -> list:
+    """Ray task body: play a batch of (seed, seating) in this worker process; ``models``
+    (digest -> :class:`agents.model_io.ModelFile`) are the model files the driver read."""
     from experiments import tournament as T
 
-    key = (preset, players, tuple(sorted(overrides.items())))
+    key = (preset, players, tuple(sorted(overrides.items())), tuple(sorted(models or {})))
     if T._WORKER.get("key") != key:
-        T._worker_init(preset, players, overrides)
+        T._worker_init(preset, players, overrides, models=models)
         T._WORKER["key"] = key
     marker = os.environ.get("RUMMY_RAY_KILL_ONCE")
     if marker and not os.path.exists(marker):  # a test's way to kill a worker mid-batch, once
@@ -94,9 +97,11 @@ def play_all(
     workers: int = 0,
     chunk: int = 0,
     max_retries: int = 2,
+    models: dict[str, Any] | None = None,
 ) -> dict[str, float]:
     """Play ``todo`` as Ray tasks, ``write`` each batch's records as it arrives and call
-    ``progress(n)``. Returns timings (``init`` seconds to start Ray, ``play`` seconds of
+    ``progress(n)``; ``models`` (the model files the agents play, read once by the driver)
+    go to every worker once. Returns timings (``init`` seconds to start Ray, ``play`` seconds of
     the rest).
 
     Raises:
@@ -117,6 +122,7 @@ def play_all(
     batches = [todo[i : i + size] for i in range(0, len(todo), size)]
     from experiments.tournament import seating_key
 
+    models_ref = ray.put(dict(models or {}))
     pending: dict[Any, list] = {}
     it = iter(batches)
     failed: list[tuple[int, str]] = []
@@ -125,7 +131,7 @@ def play_all(
     def submit() -> None:
         b = next(it, None)
         if b is not None:
-            pending[remote.remote(preset, players, overrides, b)] = b
+            pending[remote.remote(preset, players, overrides, b, models_ref)] = b
 
     for _ in range(cpus * 2):
         submit()

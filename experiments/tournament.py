@@ -64,6 +64,7 @@ import numpy as np
 
 import agents
 import rummy_env
+from agents.model_io import ModelFile, open_model
 from experiments.stats import GameResult, Summary, summarize
 from rummy_env.rules import RuleSet, make_rules
 from rummy_env.rules import parse_overrides as parse_rule_overrides
@@ -137,21 +138,38 @@ class AgentSpec:
         return f"{key}#{self.content}" if self.content else key
 
     def make(self, rules: RuleSet, seat: int) -> agents.Agent:
-        return agents.make(self.name, rules, seat, **dict(self.options))
+        options = dict(self.options)
+        if self.content:  # the model's bytes as read (and hashed) once by the parent
+            options["model"] = MODELS[self.content]
+        return agents.make(self.name, rules, seat, **options)
+
+
+#: digest -> the model file read once (:func:`parse_agent`); workers get the same bytes
+MODELS: dict[str, ModelFile] = {}
 
 
 def parse_agent(item: str, rules: RuleSet) -> AgentSpec:
     """One agent spec (``name[:option=value...]``, or a stored label), checked by making the
     agent once (options validated, models loaded).
 
+    An agent that plays from a file (a trained model) has it read once, here: its games
+    are keyed by the digest of those bytes (``content``), and every worker plays those
+    same bytes (:data:`MODELS`), whatever happens to the file afterwards.
+
     Raises:
         UsageError: an unknown agent or option, or one the rules do not allow.
     """
     try:
         name, options = agents.parse_spec(item, rules)
-        spec = AgentSpec(name, tuple(sorted(options.items())))
+        path = agents.agent_class(name).model_file(**options)
+        content = ""
+        if path is not None:
+            model = open_model(path)
+            content = model.digest
+            MODELS[content] = model
+        spec = AgentSpec(name, tuple(sorted(options.items())), content)
         spec.make(rules, 0)  # validates the options (and loads models) now, not in a worker
-        return dataclasses.replace(spec, content=agents.agent_class(name).content_id(**options))
+        return spec
     except (ValueError, TypeError) as e:
         raise UsageError(str(e)) from None
 
@@ -248,10 +266,15 @@ def _exit_with_parent(parent: int, every: float = 1.0) -> None:
 
 
 def _worker_init(
-    preset: str, players: int, overrides: dict[str, Any], parent: int | None = None
+    preset: str,
+    players: int,
+    overrides: dict[str, Any],
+    parent: int | None = None,
+    models: dict[str, ModelFile] | None = None,
 ) -> None:
     if parent is not None:
         _exit_with_parent(parent)
+    MODELS.update(models or {})
     _WORKER.clear()
     _WORKER["env"] = rummy_env.raw_env(preset, num_players=players, **overrides)
     _WORKER["agents"] = {}
@@ -540,6 +563,34 @@ def summary_of(con: sqlite3.Connection, config: str) -> tuple[Summary, RuleSet, 
 
 
 # ------------------------------------------------------------------ running
+#: the largest seed: the store keeps seeds as SQLite integers (64-bit signed)
+MAX_SEED = 2**63 - 1
+#: the most games one run plays (deals x seatings): a run's list of games is held in memory
+MAX_GAMES = 2_000_000
+
+
+def _too_many(deals: int, seatings: int) -> str:
+    return (
+        f"--deals {deals} makes {deals * seatings} games ({deals} deals x {seatings} "
+        f"seatings), more than the {MAX_GAMES} one run plays: play the deals in parts "
+        f"with --first-deal (the store keeps every part)"
+    )
+
+
+def check_name(name: str) -> None:
+    """``--name`` is a plain file name: the results go into ``--out`` and nowhere else.
+
+    Raises:
+        UsageError: a name with a folder in it (``../x``, ``a/b``), ``.`` or ``..``.
+    """
+    if name and (
+        name in (".", "..") or "/" in name or "\\" in name or "\0" in name or os.sep in name
+    ):
+        raise UsageError(
+            f"--name {name!r} must be a plain file name (no folder: the files go into --out)"
+        )
+
+
 def run(args: Args, stop_after: int | None = None) -> Summary | None:
     """Play the missing games of the tournament, then summarize and write results.
 
@@ -562,6 +613,14 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
         raise UsageError(f"--deals must be 1 or more, got {args.deals}")
     if args.first_deal < 0:
         raise UsageError(f"--first-deal must be 0 or more, got {args.first_deal}")
+    if args.first_deal + args.deals - 1 > MAX_SEED:
+        raise UsageError(
+            f"--first-deal {args.first_deal} with --deals {args.deals} goes past the last "
+            f"seed the store holds ({MAX_SEED})"
+        )
+    if args.deals > MAX_GAMES:
+        raise UsageError(_too_many(args.deals, 1))
+    check_name(args.name)
     if args.workers < 0:
         raise UsageError(f"--workers must be 0 (every core) or more, got {args.workers}")
     if args.backend not in ("process", "ray"):
@@ -581,6 +640,8 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
         raise UsageError(str(e)) from None
     specs = parse_agents(args.agents, rules)
     seats = seatings(specs, args.players)
+    if args.deals * len(seats) > MAX_GAMES:
+        raise UsageError(_too_many(args.deals, len(seats)))
     config, rules_json = config_of(rules)
     out = check_out(args.out)
     con = open_db(args.db, args.db_timeout)
@@ -649,6 +710,7 @@ def _play_all(todo, total, args, workers, con, config, rules_json, overrides, ru
                     bar.update,
                     address=args.ray_address,
                     workers=args.workers,
+                    models=dict(MODELS),
                 )
             except ray_backend.GamesFailed as e:
                 raise GamesNotPlayed(str(e)) from None
@@ -672,7 +734,7 @@ def _play_all(todo, total, args, workers, con, config, rules_json, overrides, ru
             workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_worker_init,
-            initargs=(args.preset, args.players, overrides, os.getpid()),
+            initargs=(args.preset, args.players, overrides, os.getpid(), dict(MODELS)),
         ) as ex:
             pending = set()
             it = iter(chunks)

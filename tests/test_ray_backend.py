@@ -19,9 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 AGENTS = "random,greedy,basic-expert"
 
 
-def _args(tmp: Path, name: str, backend: str, deals: int = 3, **kw) -> T.Args:
+def _args(tmp: Path, name: str, backend: str, deals: int = 3, agents: str = AGENTS, **kw) -> T.Args:
     return T.Args(
-        agents=AGENTS,
+        agents=agents,
         deals=deals,
         workers=2,
         db=str(tmp / f"{name}.sqlite"),
@@ -56,6 +56,24 @@ def test_ray_and_process_backends_store_the_same_games(tmp_path):
     assert rows == _rows(str(tmp_path / "proc.sqlite"))
     assert len(rows) == 3 * 6  # 3 deals x 6 seatings of 3 agents, each once
     assert repr(a) == repr(b)  # the same tables and ratings
+
+
+def test_model_files_reach_the_ray_workers_as_the_driver_read_them(tmp_path, monkeypatch):
+    """The driver reads a model file once and sends its bytes: the workers play them even when
+    the file is gone by the time they start."""
+    model = tmp_path / "m.npz"
+    model.write_bytes((ROOT / "agents" / "trained" / "es" / "basic-2p.npz").read_bytes())
+    agents = f"random,es:{model}"
+    T.run(_args(tmp_path, "proc", "process", deals=2, agents=agents))
+    play_all = T._play_all
+
+    def removed_then_played(*a, **k):
+        model.unlink()
+        return play_all(*a, **k)
+
+    monkeypatch.setattr(T, "_play_all", removed_then_played)
+    T.run(_args(tmp_path, "ray", "ray", deals=2, agents=agents))
+    assert _rows(str(tmp_path / "ray.sqlite")) == _rows(str(tmp_path / "proc.sqlite"))
 
 
 def test_a_failing_batch_is_reported_by_game_and_a_rerun_completes(tmp_path, monkeypatch):

@@ -353,6 +353,20 @@ def test_killed_subprocess_resumes_to_identical_results(tmp_path):
         (["--set", "jokers=two"], "jokers='two': expected an integer"),
         (["--set", "match=yes"], "match='yes': expected true or false"),
         (["--match", "--set", "match=false"], "--match contradicts --set match=False"),
+        (["--first-deal", str(2**63)], "goes past the last seed the store holds"),
+        (["--first-deal", str(2**63 - 2), "--deals", "3"], "goes past the last seed"),
+        (["--deals", "200000000"], "more than the 2000000 one run plays"),
+        (
+            ["--agents", "random,greedy,variant", "--deals", "700000"],
+            "4200000 games (700000 deals x 6 seatings)",
+        ),
+        (["--name", "../../x"], "--name '../../x' must be a plain file name"),
+        (["--name", "a/b"], "must be a plain file name"),
+        (["--name", ".."], "must be a plain file name"),
+        (["--agents", "random,es:/no/such.npz"], "model file '/no/such.npz' does not exist"),
+        (["--agents", "random,rllib:/no/such.npz"], "'/no/such.npz' does not exist"),
+        (["--agents", "random,ppo:/no/such.npz"], "model file '/no/such.npz' does not exist"),
+        (["--agents", "random,ppo:basic-2p:deterministic=maybe"], "allowed: true, false"),
     ],
 )
 def test_bad_cli_exits_2_with_a_message(tmp_path, capsys, argv, message):
@@ -361,6 +375,30 @@ def test_bad_cli_exits_2_with_a_message(tmp_path, capsys, argv, message):
     assert e.value.code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x.sqlite").exists() or not _rows(tmp_path / "x.sqlite")
+
+
+def test_bad_model_files_exit_2_without_a_traceback(tmp_path):
+    """es:/rllib: files that are missing, a FIFO or a .npy: one line and status 2."""
+    npy = tmp_path / "a.npz"
+    with open(npy, "wb") as fh:
+        np.save(fh, np.zeros(3))
+    os.mkfifo(tmp_path / "fifo.npz")
+    for spec in (
+        f"es:{tmp_path / 'none.npz'}",
+        f"rllib:{tmp_path / 'none.npz'}",
+        f"es:{npy}",
+        f"rllib:{npy}",
+        f"ppo:{tmp_path / 'fifo.npz'}",
+    ):
+        r = subprocess.run(
+            _cli("--agents", f"random,{spec}", "--db", str(tmp_path / "x.sqlite")),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert r.returncode == 2 and "Traceback" not in r.stderr, (spec, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
 def test_bad_cli_in_a_subprocess(tmp_path):
@@ -479,6 +517,50 @@ def test_a_replaced_model_file_is_played_again(tmp_path, capsys):
     assert len(rows) == 8  # both seatings of both deals played again; the old games are kept apart
     assert len({seating for _, seating, *_ in rows}) == 4
     assert second.games == first.games  # the summary counts only the current file's games
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_model_replaced_after_it_was_read_is_not_played(tmp_path, monkeypatch, workers):
+    """The tournament reads a model file once: the games are those of the bytes it hashed, even
+    if the file is replaced before (or while) the games are played."""
+    from agents.tuned import read_model, write_model
+
+    values, meta = read_model(ROOT / "agents" / "trained" / "es" / "basic-2p.npz")
+    model = tmp_path / "m.npz"
+
+    def args(name: str) -> T.Args:
+        return T.Args(
+            agents=f"random,es:{model}",
+            deals=3,
+            workers=workers,
+            db=str(tmp_path / f"{name}.sqlite"),
+            out=str(tmp_path / name),
+            quiet=True,
+            plots=False,
+        )
+
+    write_model(model, values, meta)
+    T.run(args("clean"))
+    clean = _rows(tmp_path / "clean.sqlite")
+    digest = "sha256:" + hashlib.sha256(model.read_bytes()).hexdigest()[:16]
+    assert all(digest in seating for _, seating, *_ in clean)
+
+    play_all = T._play_all
+
+    def replaced_then_played(*a, **k):  # the file changes after it was hashed
+        write_model(model, {**values, "take_margin": -50.0}, meta)
+        return play_all(*a, **k)
+
+    write_model(model, values, meta)
+    monkeypatch.setattr(T, "_play_all", replaced_then_played)
+    T.run(args("raced"))
+    assert _rows(tmp_path / "raced.sqlite") == clean
+    con = sqlite3.connect(tmp_path / "raced.sqlite")
+    moves = con.execute("SELECT moves FROM games ORDER BY seed, seating").fetchall()
+    con.close()
+    con = sqlite3.connect(tmp_path / "clean.sqlite")
+    assert moves == con.execute("SELECT moves FROM games ORDER BY seed, seating").fetchall()
+    con.close()
 
 
 def _children(pid: int) -> list[int]:
