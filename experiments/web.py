@@ -26,6 +26,23 @@ the project. Bad input (an unknown preset or agent, a player count the preset do
 allow, an illegal move id, an unknown game or play token) is answered with a 4xx page that
 says what was wrong, and the server keeps serving. Tests create the app with
 :func:`create_app`.
+
+It trusts no client:
+
+* agents by registry name only (:func:`client_agent`): the play form offers, per preset and
+  player count, the agents that play it and the shipped models trained for it
+  (:func:`offered`); a model file is read only from a folder given with
+  ``--allow-model DIR`` (resolved, inside it), and any other path gets one answer whether
+  or not it exists; agent options beyond :data:`OPTION_CAPS` are refused (400), not clamped;
+* a request body over :data:`MAX_BODY` is 413; a new game beyond :data:`MAX_CLIENT_GAMES`
+  from one address or :data:`MAX_PLAY_GAMES` on the server is 429 (only finished games and
+  games untouched for :data:`IDLE_SECONDS` are dropped to make room);
+* the store is opened read only (:func:`open_store`): ``--db`` may name any database, and
+  nothing is written to it (nor is its journal mode changed); a store on read-only media
+  is read;
+* every response carries a Content-Security-Policy (the page's own scripts and styles by a
+  per-request nonce), ``X-Frame-Options: DENY``, ``nosniff`` and a same-origin referrer
+  policy; error pages show no traceback and no file system path (:func:`scrub`).
 """
 
 from __future__ import annotations
@@ -45,6 +62,7 @@ import tempfile
 import threading
 import time
 import urllib.parse
+import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +81,6 @@ from experiments.replay import (
     Step,
     StoredGame,
     _overrides,
-    list_games,
     load_game,
     replay_states,
 )
@@ -72,7 +89,6 @@ from experiments.tournament import (
     _COLUMNS,
     Args,
     UsageError,
-    _fmt,
     report,
     summary_of,
     summary_rows,
@@ -139,6 +155,65 @@ def _png_response(data: bytes, cache: bool) -> Response:
 
 
 # ------------------------------------------------------------------ leaderboard
+def _finite(x: Any) -> float | None:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def fmt(x: Any, nd: int = 2) -> str:
+    """A number for a page with ``nd`` decimals; "-" where there is none (nan: an interval
+    over one deal, a rating of no games)."""
+    v = _finite(x)
+    return "-" if v is None else f"{v:.{nd}f}"
+
+
+def interval(m: Any, lo: Any, hi: Any, nd: int = 2) -> str:
+    """``m [lo, hi]``; ``m [-]`` where the interval is not known; "-" without ``m``."""
+    if _finite(m) is None:
+        return "-"
+    if _finite(lo) is None or _finite(hi) is None:
+        return f"{fmt(m, nd)} [-]"
+    return f"{fmt(m, nd)} [{fmt(lo, nd)}, {fmt(hi, nd)}]"
+
+
+def plus_minus(v: Any, sd: Any, nd: int = 2) -> str:
+    """``v ± 1.96 sd``; ``v`` alone where ``sd`` is not known; "-" without ``v``."""
+    if _finite(v) is None:
+        return "-"
+    if _finite(sd) is None:
+        return fmt(v, nd)
+    return f"{fmt(v, nd)} ± {fmt(1.96 * float(sd), nd)}"
+
+
+#: the leaderboard's order, as its page states it
+ORDER_RULE = (
+    "sorted by mean score per round, highest first; ties by the higher lower end of its "
+    "95% interval, then the higher win rate, then the agent's name (A to Z); an agent "
+    "without a number sorts after those with one"
+)
+
+
+def board_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The leaderboard's rows in :data:`ORDER_RULE`'s order (the same on every run)."""
+
+    def down(x: Any) -> float:
+        v = _finite(x)
+        return math.inf if v is None else -v
+
+    return sorted(
+        rows,
+        key=lambda r: (
+            down(r["score_mean"]),
+            down(r["score_lo"]),
+            down(r["win_rate"]),
+            str(r["agent"]),
+        ),
+    )
+
+
 @dataclass
 class Board:
     """One configuration of the leaderboard: its summary and where its files are written."""
@@ -187,7 +262,7 @@ def _cross_cells(
             m, lo, hi = summary.cross[a, b]
             level = round(min(1.0, abs(m) / lim) * HEAT_LEVELS) if np.isfinite(m) else 0
             heat = f"heat-{'p' if m > 0 else 'n'}{level}" if level else ""
-            cells.append((f"{_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}]", heat, m))
+            cells.append((interval(m, lo, hi), heat, m))
         out.append((a, cells))
     return out
 
@@ -683,7 +758,7 @@ class Web:
         board = None
         if got is not None:
             summary, rules, games = got
-            rows = summary_rows(summary)
+            rows = board_order(summary_rows(summary))
             (deals,) = con.execute(
                 "SELECT COUNT(DISTINCT seed) FROM games WHERE config = ?", (config,)
             ).fetchone()
@@ -802,6 +877,7 @@ def leaderboard() -> tuple[str, int]:
         "leaderboard.html",
         boards=boards,
         unread=unread,
+        order_rule=ORDER_RULE,
         db=web.db_path.name,
         store=con is not None,
     )
@@ -836,9 +912,93 @@ def result_file(config: str, filename: str) -> Response:
 # ---- game browser
 def _agent_labels(con: sqlite3.Connection) -> list[str]:
     labels: set[str] = set()
-    for (a,) in con.execute("SELECT DISTINCT agents FROM games"):
-        labels.update(json.loads(a))
+    for (a,) in con.execute("SELECT DISTINCT agents FROM games WHERE json_valid(agents)"):
+        got = json.loads(a)
+        if isinstance(got, list):
+            labels.update(x for x in got if isinstance(x, str))
     return sorted(labels)
+
+
+def _json(text: Any) -> Any:
+    """A stored JSON field, or None where it is not JSON."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass
+class GameRow:
+    """One line of the games list, read from the store's small columns only (the moves are
+    neither read nor unpacked); a field that cannot be read shows as ``?``."""
+
+    id: int
+    seed: Any
+    preset: str
+    agents: list[str]
+    round_scores: str
+    rewards: str
+    winner: str
+    moves: int | None
+
+    @property
+    def players(self) -> int | str:
+        return len(self.agents) or "?"
+
+
+def list_rows(
+    con: sqlite3.Connection,
+    preset: str | None,
+    agent: str | None,
+    seed: int | None,
+    limit: int,
+    offset: int,
+) -> list[GameRow]:
+    """Stored games by id, filtered by preset, an agent taking part and deal seed, a page at
+    a time (SQL does the filtering and the paging)."""
+    filters = [
+        (sql, value)
+        for sql, value in (
+            ("preset = ?", preset or None),
+            ("seed = ?", seed),
+            ("json_valid(agents) AND ? IN (SELECT value FROM json_each(games.agents))", agent),
+        )
+        if value is not None
+    ]
+    where = [sql for sql, _ in filters]
+    params: list[Any] = [value for _, value in filters]
+    sql = (
+        "SELECT rowid, seed, preset, agents, round_scores, rewards, winner, decisions, "
+        "moves IS NOT NULL FROM games"
+        + (" WHERE " + " AND ".join(where) if where else "")
+        + " ORDER BY rowid LIMIT ? OFFSET ?"
+    )
+    out = []
+    for gid, seed_, preset_, names, scores, rewards, winner, moves, stored in con.execute(
+        sql, [*params, limit, offset]
+    ):
+        names = _json(names)
+        names = [str(x) for x in names] if isinstance(names, list) else []
+        scores = _json(scores)
+        rounds = " ".join(map(str, scores)) if isinstance(scores, list) else "?"
+        rewards = _json(rewards)
+        if isinstance(winner, int) and 0 <= winner < len(names):
+            won = f"player_{winner} ({names[winner]})"
+        else:
+            won = "-" if winner is None else "?"
+        out.append(
+            GameRow(
+                id=gid,
+                seed=seed_,
+                preset=str(preset_),
+                agents=names,
+                round_scores=rounds,
+                rewards=str(rewards) if isinstance(rewards, list) else "?",
+                winner=won,
+                moves=moves if stored else None,
+            )
+        )
+    return out
 
 
 @bp.get("/games")
@@ -850,8 +1010,8 @@ def games() -> tuple[str, int]:
     seed_text = request.args.get("seed", "").strip()
     seed = _int(seed_text, "the deal seed", 0, MAX_SQL_INT) if seed_text else None
     page = _int(request.args.get("page", "1"), "the page", 1, 10**9)
-    found = list_games(con, preset, agent, seed, limit=PAGE_SIZE + 1, offset=(page - 1) * PAGE_SIZE)
-    presets = [p for (p,) in con.execute("SELECT DISTINCT preset FROM games ORDER BY preset")]
+    found = list_rows(con, preset, agent, seed, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE)
+    presets = [p for (p,) in con.execute("SELECT DISTINCT preset FROM configs ORDER BY preset")]
     args = {
         k: v for k, v in (("preset", preset), ("agent", agent), ("seed", seed)) if v is not None
     }
@@ -870,12 +1030,20 @@ def games() -> tuple[str, int]:
 
 
 def _stored(con: sqlite3.Connection, game_id: int) -> StoredGame:
+    """The stored game ``game_id``: 404 where there is none, 422 where its row cannot be read
+    (rules this engine does not know, fields that are not JSON, moves that are not packed)."""
     try:
         if game_id > MAX_SQL_INT:
             raise KeyError(game_id)
         return load_game(con, game_id)
     except KeyError:
         abort(404, description=f"no game {game_id} in the store (the games page lists them)")
+    except (TypeError, ValueError, zlib.error, sqlite3.Error) as e:
+        abort(
+            422,
+            description=f"game {game_id} cannot be read by this version ({type(e).__name__}: "
+            f"{e}); the store holds it as it is",
+        )
 
 
 @bp.get("/games/<int:game_id>")
@@ -885,7 +1053,8 @@ def game(game_id: int) -> tuple[str, int]:
     try:
         states, steps = web.replay(stored)
     except (ValueError, ReplayMismatch) as e:
-        return render("game.html", game=stored, problem=str(e), steps=[], step=0)
+        problem = scrub(str(e), web.private())
+        return render("game.html", game=stored, problem=problem, steps=[], step=0)
     n = len(steps)
     step = _int(request.args.get("step", "0"), "the step", 0, n)
     final = states[-1].last_result
@@ -1122,8 +1291,8 @@ scoring {{ b.rules.scoring }} · rule overrides:
 {% if b.overrides %}{% for k, v in b.overrides.items() %}<code>{{ k }}={{ v }}</code> {% endfor %}{% else %}none{% endif %}
 · configuration <code>{{ b.config }}</code> ·
 <a href="{{ url_for('rummy.games', preset=b.rules.name) }}">browse the {{ b.rules.name }} games</a></p>
-<p>Score = the agent's reward per round (higher is better), with 95% intervals over deals;
-sorted by {{ 'Elo' if b.summary.elo else 'OpenSkill mu' }}, strongest first.</p>
+<p id="order">Score = the agent's reward per round (higher is better), with 95% intervals over
+deals ("-": not known, e.g. over a single deal); {{ order_rule }}.</p>
 <table class="ratings">
 <tr><th>#</th><th>agent</th><th>games</th><th>score/round [95% CI]</th><th>win rate [95% CI]</th>
 <th>OpenSkill mu ± 1.96 sd</th>{% if b.summary.elo %}<th>Elo (BT) ± 1.96 se</th>{% endif %}</tr>
@@ -1131,10 +1300,10 @@ sorted by {{ 'Elo' if b.summary.elo else 'OpenSkill mu' }}, strongest first.</p>
 <tr><td class="num">{{ loop.index }}</td>
 <td><a href="{{ url_for('rummy.games', agent=r.agent, preset=b.rules.name) }}">{{ r.agent }}</a></td>
 <td class="num">{{ r.games }}</td>
-<td class="num">{{ fmt(r.score_mean) }} [{{ fmt(r.score_lo) }}, {{ fmt(r.score_hi) }}]</td>
-<td class="num">{{ fmt(r.win_rate, 3) }} [{{ fmt(r.win_lo, 3) }}, {{ fmt(r.win_hi, 3) }}]</td>
-<td class="num">{{ fmt(r.openskill_mu) }} ± {{ fmt(1.96 * r.openskill_sigma) }}</td>
-{% if b.summary.elo %}<td class="num">{{ fmt(r.elo, 0) }} ± {{ fmt(1.96 * r.elo_se, 0) }}</td>{% endif %}
+<td class="num">{{ interval(r.score_mean, r.score_lo, r.score_hi) }}</td>
+<td class="num">{{ interval(r.win_rate, r.win_lo, r.win_hi, 3) }}</td>
+<td class="num">{{ plus_minus(r.openskill_mu, r.openskill_sigma) }}</td>
+{% if b.summary.elo %}<td class="num">{{ plus_minus(r.elo, r.elo_se, 0) }}</td>{% endif %}
 </tr>{% endfor %}
 </table>
 <p>Head to head: mean score difference per round, row minus column [95% CI]:</p>
@@ -1169,13 +1338,15 @@ _GAMES = """{% extends "base.html" %}{% set nav = 'games' %}
 </form>
 {% if games %}
 <table id="games">
-<tr><th>game</th><th>preset</th><th>deal</th><th>seats</th><th>round scores</th><th>rewards</th><th>moves</th></tr>
+<tr><th>game</th><th>preset</th><th>players</th><th>deal</th><th>seats</th><th>winner</th>
+<th>round scores</th><th>rewards</th><th>moves</th></tr>
 {% for g in games %}
 <tr><td><a href="{{ url_for('rummy.game', game_id=g.id) }}">{{ g.id }}</a></td>
-<td>{{ g.preset }}</td><td class="num">{{ g.seed }}</td>
+<td>{{ g.preset }}</td><td class="num">{{ g.players }}</td><td class="num">{{ g.seed }}</td>
 <td>{% for a in g.agents %}{{ loop.index0 }}: {{ a }}{{ '; ' if not loop.last }}{% endfor %}</td>
-<td>{{ g.round_scores|join(' ') }}</td><td>{{ g.rewards }}</td>
-<td class="num">{{ g.moves|length if g.moves is not none else 'not stored' }}</td></tr>
+<td class="winner">{{ g.winner }}</td>
+<td>{{ g.round_scores }}</td><td>{{ g.rewards }}</td>
+<td class="num">{{ g.moves if g.moves is not none else 'not stored' }}</td></tr>
 {% endfor %}
 </table>
 {% else %}
@@ -1348,7 +1519,9 @@ def create_app(
         MAX_FORM_PARTS=64,
     )
     app.jinja_loader = DictLoader(TEMPLATES)
-    app.jinja_env.globals.update(fmt=_fmt, csp_nonce=csp_nonce)
+    app.jinja_env.globals.update(
+        fmt=fmt, interval=interval, plus_minus=plus_minus, csp_nonce=csp_nonce
+    )
     play = PlayGames(limit=max_games, per_client=max_client_games)
     app.extensions["rummy_web"] = Web(db_path, cache_dir, model_dirs, play)
     app.register_blueprint(bp)

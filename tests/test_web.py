@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html as html_lib
 import io
+import json
 import os
 import re
 import shutil
@@ -26,15 +27,16 @@ from rummy_env.engine import from_dict  # noqa: E402
 from rummy_env.picture import draw_table  # noqa: E402
 
 
-def small_store(folder: Path) -> tuple[Path, T.Summary]:
-    """A tournament of random and greedy at basic, 2 deals (4 games): its store and summary."""
+def small_store(folder: Path, deals: int = 2) -> tuple[Path, T.Summary]:
+    """A tournament of random and greedy at basic, ``deals`` deals (2: 4 games): its store and
+    summary."""
     db = folder / "t.sqlite"
     summary = T.run(
         T.Args(
             preset="basic",
             players=2,
             agents="random,greedy",
-            deals=2,
+            deals=deals,
             workers=1,
             db=str(db),
             out=str(folder / "out"),
@@ -651,7 +653,7 @@ def test_error_pages_show_no_paths(store, tmp_path, monkeypatch):
     def boom(*a, **kw):
         raise RuntimeError(f"failed in {ROOT}/experiments/replay.py and {tmp_path}/t.sqlite")
 
-    monkeypatch.setattr(W, "list_games", boom)
+    monkeypatch.setattr(W, "list_rows", boom)
     pages = [c.get("/games"), c.get("/games/999"), c.get("/nope")]
     pages.append(c.post("/play", data={"preset": "rummy500", "opp1": "ppo:basic-2p"}))
     pages.append(c.post("/play", data={"preset": "basic", "opp1": "ppo:/etc/passwd"}))
@@ -705,3 +707,69 @@ def test_the_server_takes_every_agent_the_form_offers():
             for spec in W.offered(preset, players):
                 bot, got = W.client_agent(spec, rules, 1)
                 assert got == spec and bot is not None
+
+
+# ------------------------------------------------------------------ leaderboard and games list
+def test_leaderboard_order_is_stated_and_deterministic(client, store):
+    rows = [
+        {"agent": "b", "score_mean": 1.0, "score_lo": 0.0, "win_rate": 0.5},
+        {"agent": "a", "score_mean": 1.0, "score_lo": 0.0, "win_rate": 0.5},
+        {"agent": "c", "score_mean": 1.0, "score_lo": 0.5, "win_rate": 0.1},
+        {"agent": "d", "score_mean": 1.0, "score_lo": 0.0, "win_rate": 0.9},
+        {"agent": "e", "score_mean": float("nan"), "score_lo": float("nan"), "win_rate": 1.0},
+        {"agent": "f", "score_mean": 2.0, "score_lo": -9.0, "win_rate": 0.0},
+    ]
+    for perm in (rows, rows[::-1], rows[2:] + rows[:2]):
+        assert [r["agent"] for r in W.board_order(perm)] == ["f", "c", "d", "a", "b", "e"]
+    html = text(client.get("/"))
+    assert W.ORDER_RULE in html
+    want = [r["agent"] for r in W.board_order(T.summary_rows(store[1]))]
+    got = re.findall(r'<td class="num">\d+</td>\n<td><a href="[^"]+">([^<]+)</a>', html)
+    assert got == want
+
+
+def test_one_deal_leaderboard_shows_no_nan(tmp_path):
+    db, _ = small_store(tmp_path, deals=1)
+    r = W.create_app(db, tmp_path / "cache").test_client().get("/")
+    assert r.status_code == 200
+    html = text(r)
+    assert "nan" not in html.lower() and "[-]" in html
+    assert W.interval(1.0, float("nan"), 2.0) == "1.00 [-]" and W.fmt(None) == "-"
+    assert W.plus_minus(1500.4, float("nan"), 0) == "1500" and W.interval(None, 0, 1) == "-"
+
+
+def test_games_list_has_players_and_winner_columns(client, store):
+    html = text(client.get("/games"))
+    assert "<th>players</th>" in html and "<th>winner</th>" in html
+    con = sqlite3.connect(store[0])
+    rows = con.execute("SELECT rowid, agents, winner FROM games ORDER BY rowid").fetchall()
+    con.close()
+    winners = re.findall(r'<td class="winner">([^<]*)</td>', html)
+    assert winners == [f"player_{w} ({json.loads(a)[w]})" for _, a, w in rows]
+    assert re.findall(r'</a></td>\n<td>basic</td><td class="num">(\d+)</td>', html) == ["2"] * 4
+    assert game_ids(text(client.get("/games?agent=greedy&page=1"))) == [1, 2, 3, 4]
+
+
+def test_corrupt_rows_give_a_clear_page(store, tmp_path):
+    db = tmp_path / "crafted.sqlite"
+    shutil.copy(store[0], db)
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE games SET moves = X'00ff00' WHERE rowid = 1")  # not zlib
+        con.execute("""UPDATE games SET rules = '{"name": "basic", "x": 1}' WHERE rowid = 2""")
+        con.execute("UPDATE games SET agents = 'not json', winner = 7 WHERE rowid = 3")
+        con.execute("UPDATE games SET round_scores = '{', rewards = 'x' WHERE rowid = 4")
+    con.close()
+    c = W.create_app(db, tmp_path / "cache").test_client()
+    for url, message in [
+        ("/games/1", "game 1 cannot be read by this version (error:"),
+        ("/games/1/frame/0.png", "game 1 cannot be read"),
+        ("/games/2", "game 2 cannot be read by this version (TypeError:"),
+        ("/games/3", "game 3 cannot be read by this version"),
+    ]:
+        r = c.get(url)
+        assert r.status_code == 422 and message in text(r), (url, text(r))
+    r = c.get("/games")
+    assert r.status_code == 200 and game_ids(text(r)) == [1, 2, 3, 4]
+    assert '<td class="winner">?</td>' in text(r)
+    assert c.get("/").status_code == 200
+    assert c.get("/games?agent=random").status_code == 200
