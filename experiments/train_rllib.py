@@ -21,13 +21,32 @@ and the exported policy ``policy.npz`` (``policy_<seat>.npz`` per seat):
 the actor network's weights as plain numpy arrays and JSON metadata, which
 ``agents.make("rllib:runs/<run>/policy.npz", rules)`` plays without Ray or
 torch, so an RLlib-trained agent takes part in ``rummy-tournament``.
+
+Resuming runs no code a user could have planted. RLlib's checkpoints are
+pickles (``algorithm_state.pkl`` and others), and unpickling runs whatever
+code a crafted file names. So every checkpoint the run writes gets a
+manifest beside it, ``checkpoints/iter_N.manifest.json``: the SHA-256 of each
+of its files, signed with an HMAC-SHA256 key private to the user
+(``$RUMMY_CHECKPOINT_KEY``, or ``~/.config/rummy-env/checkpoint.key``,
+created on first use with mode 0600). ``--resume`` takes the newest
+checkpoint that has a manifest, checks the signature, reads every file once,
+compares its digest and restores from that verified copy. A checkpoint with
+a changed, added or missing file, a manifest not signed with this user's key
+(a checkpoint from elsewhere), or none at all is refused: the command exits
+with status 2 and says why, before Ray starts and before anything is
+unpickled. Bad options also exit 2 with one line.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
+import hmac
 import json
+import os
+import shutil
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -71,7 +90,8 @@ class Args(RunArgs):
     checkpoint_every: int = 10
     """save a checkpoint every this many iterations (and the last)"""
     resume: bool = False
-    """continue from the run's newest checkpoint"""
+    """continue from the run's newest checkpoint whose files match the digests its manifest
+    recorded when the run wrote it (signed with this user's key; else exit 2)"""
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -83,6 +103,141 @@ def parse_args(argv: list[str] | None = None) -> Args:
     if args.iterations < 1 or args.checkpoint_every < 1:
         raise ValueError("iterations and checkpoint_every must be 1 or more")
     return args
+
+
+# ------------------------------------------------------------------ checkpoint manifests
+class CheckpointRefused(ValueError):
+    """A checkpoint that ``--resume`` will not load (the message says why)."""
+
+
+def key_path() -> Path:
+    """The user's checkpoint signing key (module docs)."""
+    env = os.environ.get("RUMMY_CHECKPOINT_KEY")
+    if env:
+        return Path(env)
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "rummy-env" / "checkpoint.key"
+
+
+def _key(create: bool) -> bytes:
+    path = key_path()
+    if not path.exists():
+        if not create:
+            raise CheckpointRefused(
+                f"no checkpoint key at {str(path)!r}: this user never wrote a checkpoint here, "
+                f"so none can be verified"
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(os.urandom(32).hex().encode())
+    return path.read_bytes().strip()
+
+
+def _sign(files: dict[str, str], key: bytes) -> str:
+    body = json.dumps(files, sort_keys=True).encode()
+    return hmac.new(key, body, hashlib.sha256).hexdigest()
+
+
+def manifest_path(ckpt: Path) -> Path:
+    return ckpt.with_name(ckpt.name + ".manifest.json")
+
+
+def _files(ckpt: Path) -> list[Path]:
+    """The files under ``ckpt``; a link or anything else that is not a file or folder is refused."""
+    out = []
+    for p in sorted(ckpt.rglob("*")):
+        if p.is_symlink() or not (p.is_file() or p.is_dir()):
+            raise CheckpointRefused(f"checkpoint {str(ckpt)!r}: {str(p)!r} is not a plain file")
+        if p.is_file():
+            out.append(p)
+    return out
+
+
+def write_manifest(ckpt: Path) -> Path:
+    """Record the SHA-256 of every file of the checkpoint folder ``ckpt``, signed (module docs)."""
+    files = {
+        p.relative_to(ckpt).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in _files(ckpt)
+    }
+    path = manifest_path(ckpt)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"files": files, "hmac": _sign(files, _key(True))}, indent=1))
+    tmp.replace(path)
+    return path
+
+
+def verified_copy(ckpt: Path, dest: Path) -> Path:
+    """Copy the checkpoint folder ``ckpt`` into ``dest`` from bytes read once, each checked
+    against the signed manifest; ``dest``.
+
+    Raises:
+        CheckpointRefused: no manifest, a bad signature, a file changed, added or missing.
+    """
+    from agents.model_io import open_model
+
+    mpath = manifest_path(ckpt)
+    try:
+        manifest = json.loads(open_model(mpath, "checkpoint manifest", 1 << 24).data)
+        files, mac = manifest["files"], manifest["hmac"]
+        if not isinstance(files, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in files.items()
+        ):
+            raise TypeError("'files' must map names to digests")
+    except (ValueError, KeyError, TypeError) as e:
+        raise CheckpointRefused(
+            f"checkpoint {str(ckpt)!r} has no readable manifest ({e}); it is not resumed"
+        ) from None
+    if not isinstance(mac, str) or not hmac.compare_digest(mac, _sign(files, _key(False))):
+        raise CheckpointRefused(
+            f"checkpoint {str(ckpt)!r}: its manifest is not signed with this user's key "
+            f"({str(key_path())!r}); it was not written by this user's run, and is not resumed"
+        )
+    on_disk = {p.relative_to(ckpt).as_posix() for p in _files(ckpt)}
+    if on_disk != set(files):
+        extra, missing = sorted(on_disk - set(files)), sorted(set(files) - on_disk)
+        raise CheckpointRefused(
+            f"checkpoint {str(ckpt)!r} does not hold the files its run recorded "
+            f"(added: {', '.join(extra) or 'none'}; missing: {', '.join(missing) or 'none'})"
+        )
+    for rel, digest in files.items():
+        try:
+            data = open_model(ckpt / rel, "checkpoint file").data
+        except ValueError as e:
+            raise CheckpointRefused(str(e)) from None
+        if not hmac.compare_digest(hashlib.sha256(data).hexdigest(), digest):
+            raise CheckpointRefused(
+                f"checkpoint file {str(ckpt / rel)!r} changed since its run wrote it (SHA-256 "
+                f"differs from the manifest); the checkpoint is not resumed"
+            )
+        out = dest / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+    return dest
+
+
+def resume_point(args: Args) -> tuple[int, Path | None]:
+    """(iterations done, the checkpoint folder to resume) of ``--resume``: the newest
+    checkpoint with a manifest ((0, None) without --resume or checkpoints).
+
+    Raises:
+        CheckpointRefused: checkpoints exist but none has a manifest.
+    """
+    folder = args.run / "checkpoints"
+    if not args.resume or not folder.is_dir():
+        return 0, None
+    done = sorted(
+        (int(p.name.split("_")[1]), p)
+        for p in folder.glob("iter_*")
+        if p.is_dir() and p.name.split("_")[1].isdigit()
+    )
+    signed = [(n, p) for n, p in done if manifest_path(p).exists()]
+    if done and not signed:
+        raise CheckpointRefused(
+            f"--resume: no checkpoint of {str(folder)!r} has a manifest "
+            f"(iter_N.manifest.json), so none can be verified; none is loaded"
+        )
+    return signed[-1] if signed else (0, None)
 
 
 def masked_env_class():
@@ -204,6 +359,15 @@ def train(args: Args) -> dict[str, Any]:
     from experiments.train_ppo import _duration
 
     run = args.run
+    start, ckpt = resume_point(args)
+    restore_dir = None
+    if ckpt is not None:
+        restore_dir = Path(tempfile.mkdtemp(prefix="rummy-rllib-resume-"))
+        try:
+            verified_copy(ckpt, restore_dir / ckpt.name)
+        except BaseException:
+            shutil.rmtree(restore_dir, ignore_errors=True)
+            raise
     (run / "checkpoints").mkdir(parents=True, exist_ok=True)
     (run / "args.json").write_text(json.dumps(asdict(args), indent=1))
     if not ray.is_initialized():
@@ -214,14 +378,12 @@ def train(args: Args) -> dict[str, Any]:
             log_to_driver=False,
         )
     algo = build_config(args).build_algo()
-    start = 0
-    done = sorted(
-        (int(p.name.split("_")[1]), p) for p in (run / "checkpoints").glob("iter_*") if p.is_dir()
-    )
-    if args.resume and done:
-        start, path = done[-1]
-        algo.restore(str(path.resolve()))
-        print(f"[rllib] resumed {run} at iteration {start}", flush=True)
+    if restore_dir is not None:
+        try:
+            algo.restore(str((restore_dir / ckpt.name).resolve()))
+        finally:
+            shutil.rmtree(restore_dir, ignore_errors=True)
+        print(f"[rllib] resumed {run} at iteration {start} (checkpoint verified)", flush=True)
     log = run / "progress.csv"
     summary: dict[str, Any] = {}
     t0 = time.time()
@@ -249,7 +411,9 @@ def train(args: Args) -> dict[str, Any]:
                 flush=True,
             )
             if (it + 1) % args.checkpoint_every == 0 or it + 1 == args.iterations:
-                algo.save(str((run / "checkpoints" / f"iter_{it + 1}").resolve()))
+                path = run / "checkpoints" / f"iter_{it + 1}"
+                algo.save(str(path.resolve()))
+                write_manifest(path)
         meta = {
             "preset": args.preset,
             "num_players": args.num_players,
@@ -267,7 +431,16 @@ def train(args: Args) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
+    try:
+        args = parse_args(argv)
+        start, ckpt = resume_point(args)
+        if ckpt is not None:  # refused before Ray starts (train checks it again, and copies it)
+            with tempfile.TemporaryDirectory() as tmp:
+                verified_copy(ckpt, Path(tmp))
+        args.make_rules()
+    except (ValueError, OSError) as e:
+        print(f"rummy-train-rllib: error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
     s = train(args)
     print(f"[rllib] done: {s.get('iteration')} iterations; policy in {args.run}")
 
