@@ -51,6 +51,7 @@ import argparse
 import functools
 import io
 import json
+import logging
 import math
 import os
 import re
@@ -713,6 +714,8 @@ class Web:
         self.boards: dict[str, tuple[tuple[int, int], Board | None]] = {}
         self.replays: OrderedDict[tuple, tuple[list[GameState], list[Step]]] = OrderedDict()
         self.play = play if play is not None else PlayGames()
+        self._computing: set[str | None] = set()  # leaderboards being computed in the background
+        self._labels: tuple[tuple[int, int], list[str]] | None = None
         self._lock = threading.Lock()
 
     def private(self) -> tuple[str, ...]:
@@ -745,15 +748,52 @@ class Web:
             g.rummy_con = con
         return g.rummy_con
 
-    def board(self, con: sqlite3.Connection, config: str) -> Board | None:
-        """The leaderboard of ``config``, recomputed when its games changed."""
-        n, last = con.execute(
+    @staticmethod
+    def _board_key(con: sqlite3.Connection, config: str) -> tuple[int, int]:
+        return con.execute(
             "SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM games WHERE config = ?", (config,)
         ).fetchone()
+
+    def board(self, con: sqlite3.Connection, config: str) -> Board | None:
+        """The leaderboard of ``config``. Once its games changed, the last one computed is
+        served while a fresh one is computed in the background (on a store of 100,000 games
+        that takes seconds); only the first is computed in the request."""
+        key = self._board_key(con, config)
         with self._lock:
             cached = self.boards.get(config)
-            if cached is not None and cached[0] == (n, last):
+            if cached is not None and (cached[0] == key or cached[1] is not None):
+                if cached[0] != key and config not in self._computing:
+                    self._computing.add(config)
+                    threading.Thread(
+                        target=self.refresh, args=(config,), name="rummy-web-board", daemon=True
+                    ).start()
                 return cached[1]
+        return self._compute(con, config, key)
+
+    def refresh(self, config: str | None = None) -> None:
+        """Compute the leaderboard of ``config`` (None: of every configuration) on a
+        connection of its own; a failure is logged and the last board stays."""
+        con = None
+        try:
+            con = open_store(self.db_path) if self.db_path.is_file() else None
+            names = [config] if config else []
+            if con is not None and not config:
+                names = [c for (c,) in con.execute("SELECT config FROM configs")]
+            for c in names if con is not None else []:
+                try:
+                    self._compute(con, c, self._board_key(con, c))
+                except Exception:  # noqa: BLE001 - in the background: the next request tries again
+                    logging.getLogger(__name__).exception("the leaderboard of %s", c)
+        except (UsageError, sqlite3.Error):
+            logging.getLogger(__name__).exception("the leaderboards of %s", self.db_path.name)
+        finally:
+            if con is not None:
+                con.close()
+            with self._lock:
+                self._computing.discard(config)
+
+    def _compute(self, con: sqlite3.Connection, config: str, key: tuple[int, int]) -> Board | None:
+        n, last = key
         got = summary_of(con, config) if n else None
         board = None
         if got is not None:
@@ -775,8 +815,19 @@ class Web:
                 overrides=_overrides(rules),
             )
         with self._lock:
-            self.boards[config] = ((n, last), board)
+            self.boards[config] = (key, board)
         return board
+
+    def labels(self, con: sqlite3.Connection) -> list[str]:
+        """Every agent label in the store's games (cached until the games change)."""
+        key = con.execute("SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM games").fetchone()
+        with self._lock:
+            if self._labels is not None and self._labels[0] == key:
+                return self._labels[1]
+        got = _agent_labels(con)
+        with self._lock:
+            self._labels = (key, got)
+        return got
 
     def replay(self, game: StoredGame) -> tuple[list[GameState], list[Step]]:
         """The states of a stored game (the deal, then after every move) and its steps.
@@ -1025,7 +1076,7 @@ def games() -> tuple[str, int]:
         agent=agent or "",
         seed=seed_text,
         presets=presets,
-        labels=_agent_labels(con),
+        labels=web.labels(con),
     )
 
 
@@ -1529,6 +1580,15 @@ def create_app(
 
 
 # ------------------------------------------------------------------ CLI
+def _warm(app: Flask) -> None:
+    """Compute, before anyone asks, what the first requests would wait for: the leaderboards
+    and the play form's offers."""
+    app.extensions["rummy_web"].refresh()
+    for preset in rummy_env.PRESETS:
+        for k in player_counts(preset):
+            offered(preset, k)
+
+
 def _port(text: str) -> int | None:
     """``--port``'s value: a whole number in 0..65535 (0: any free port), else None."""
     return int(text) if re.fullmatch(r"\d{1,5}", text.strip()) and int(text) <= 65535 else None
@@ -1577,6 +1637,7 @@ def main(argv: list[str] | None = None) -> None:
             file=sys.stderr,
         )
     app = create_app(db, model_dirs=tuple(a.allow_model))
+    threading.Thread(target=_warm, args=(app,), name="rummy-web-warm", daemon=True).start()
     try:
         server = make_server(a.host, port, app, threaded=True)
     except (OSError, SystemExit, OverflowError) as e:  # werkzeug prints why, then exits

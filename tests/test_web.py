@@ -773,3 +773,26 @@ def test_corrupt_rows_give_a_clear_page(store, tmp_path):
     assert '<td class="winner">?</td>' in text(r)
     assert c.get("/").status_code == 200
     assert c.get("/games?agent=random").status_code == 200
+
+
+def test_a_changed_leaderboard_is_served_while_a_fresh_one_is_computed(store, tmp_path):
+    import time
+
+    db = tmp_path / "growing.sqlite"
+    shutil.copy(store[0], db)
+    app = W.create_app(db, tmp_path / "cache")
+    c, web = app.test_client(), app.extensions["rummy_web"]
+    assert "4 games over 2 duplicate deals" in text(c.get("/"))
+    with sqlite3.connect(db) as con:  # a tournament goes on: two more games of a new deal
+        con.execute(
+            "INSERT INTO games SELECT config, seed + 10, seating, preset, rules, agents, "
+            "round_scores, round_rewards, rewards, rounds, winner, reasons, decisions, "
+            "decisions_per_seat, seconds, finished, moves FROM games WHERE seed = 0"
+        )
+    con.close()
+    assert c.get("/").status_code == 200  # the last board, at once
+    for _ in range(200):
+        if not web._computing:
+            break
+        time.sleep(0.05)
+    assert "6 games over 3 duplicate deals" in text(c.get("/"))
