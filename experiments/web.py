@@ -482,6 +482,8 @@ def _inside(text: str, dirs: tuple[Path, ...]) -> Path | None:
     """The file ``text`` names (relative to a folder of ``dirs``, or absolute), resolved, when
     it lies inside one of ``dirs``; else None. A path outside is refused by its text alone,
     before the file system is asked anything about it."""
+    if "\x00" in text:
+        return None
     for d in dirs:
         lexical = os.path.normpath(os.path.join(d, text))
         if not lexical.startswith(str(d) + os.sep):

@@ -434,7 +434,8 @@ def test_model_files_only_from_allowed_folders(store, tmp_path):
     for spec in ("ppo:mine.npz", f"ppo:{models / 'mine.npz'}"):
         r = c.post("/play", data={"preset": "basic", "opp1": spec})
         assert r.status_code == 303, text(r)
-    for spec in ("ppo:../outside.npz", f"ppo:{tmp_path / 'outside.npz'}", "ppo:link.npz"):
+    outside = ("ppo:../outside.npz", f"ppo:{tmp_path / 'outside.npz'}", "ppo:link.npz")
+    for spec in (*outside, "ppo:mine\x00.npz", "ppo:.", "ppo:models/../../outside.npz"):
         r = c.post("/play", data={"preset": "basic", "opp1": spec})
         assert r.status_code == 400 and "takes a shipped model by name" in text(r), spec
     r = c.post("/play", data={"preset": "basic", "opp1": "ppo:nope.npz"})  # inside, missing
