@@ -82,6 +82,7 @@ from experiments.replay import (
     Step,
     StoredGame,
     _overrides,
+    _rules,
     load_game,
     replay_states,
 )
@@ -233,8 +234,14 @@ class Board:
 
     @property
     def title(self) -> str:
-        r = self.rules
-        return f"{r.name}, {r.num_players} players, {'matches' if r.match else 'rounds'}"
+        return self.title_of(self.rules)
+
+    @staticmethod
+    def title_of(r: rummy_env.RuleSet) -> str:
+        """The configuration's name: preset, players, rounds or matches, and the rule
+        overrides (tournaments under different overrides read apart)."""
+        extra = "".join(f", {k}={v}" for k, v in _overrides(r).items())
+        return f"{r.name}, {r.num_players} players, {'matches' if r.match else 'rounds'}{extra}"
 
     def files(self) -> Path:
         """Write the report, CSV and PNG files (once); their folder."""
@@ -999,25 +1006,24 @@ class GameRow:
         return len(self.agents) or "?"
 
 
+#: the games list's filters: query field -> SQL condition on a games row
+GAME_FILTERS = {
+    "config": "config = ?",
+    "preset": "preset = ?",
+    "seed": "seed = ?",
+    "players": "json_valid(agents) AND json_array_length(agents) = ?",
+    "agent": "json_valid(agents) AND ? IN (SELECT value FROM json_each(games.agents))",
+    "winner": "json_valid(agents) AND winner >= 0 AND json_extract(agents, '$[' || winner || ']') = ?",
+}
+
+
 def list_rows(
-    con: sqlite3.Connection,
-    preset: str | None,
-    agent: str | None,
-    seed: int | None,
-    limit: int,
-    offset: int,
+    con: sqlite3.Connection, limit: int, offset: int, **where: str | int | None
 ) -> list[GameRow]:
-    """Stored games by id, filtered by preset, an agent taking part and deal seed, a page at
-    a time (SQL does the filtering and the paging)."""
-    filters = [
-        (sql, value)
-        for sql, value in (
-            ("preset = ?", preset or None),
-            ("seed = ?", seed),
-            ("json_valid(agents) AND ? IN (SELECT value FROM json_each(games.agents))", agent),
-        )
-        if value is not None
-    ]
+    """Stored games by id, a page at a time, filtered by the fields of :data:`GAME_FILTERS`
+    (a configuration, a preset, a deal seed, a player count, an agent taking part, the
+    winner's agent); SQL does the filtering and the paging."""
+    filters = [(GAME_FILTERS[k], v) for k, v in where.items() if v not in (None, "")]
     where = [sql for sql, _ in filters]
     params: list[Any] = [value for _, value in filters]
     sql = (
@@ -1058,26 +1064,32 @@ def list_rows(
 def games() -> tuple[str, int]:
     web = _web()
     con = web.store()
-    preset = request.args.get("preset", "").strip() or None
-    agent = request.args.get("agent", "").strip() or None
-    seed_text = request.args.get("seed", "").strip()
-    seed = _int(seed_text, "the deal seed", 0, MAX_SQL_INT) if seed_text else None
+    form = {k: request.args.get(k, "").strip()[:200] for k in GAME_FILTERS}
+    where: dict[str, str | int | None] = {k: v or None for k, v in form.items()}
+    if form["seed"]:
+        where["seed"] = _int(form["seed"], "the deal seed", 0, MAX_SQL_INT)
+    if form["players"]:
+        where["players"] = _int(form["players"], "the number of players", 1, 64)
     page = _int(request.args.get("page", "1"), "the page", 1, 10**9)
-    found = list_rows(con, preset, agent, seed, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE)
+    found = list_rows(con, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE, **where)
     presets = [p for (p,) in con.execute("SELECT DISTINCT preset FROM configs ORDER BY preset")]
-    args = {
-        k: v for k, v in (("preset", preset), ("agent", agent), ("seed", seed)) if v is not None
-    }
+    counts = [n for (n,) in con.execute("SELECT DISTINCT players FROM configs ORDER BY players")]
+    configs = {}
+    for c, rules in con.execute("SELECT config, rules FROM configs ORDER BY preset, players"):
+        try:
+            configs[c] = Board.title_of(_rules(rules))
+        except (TypeError, ValueError):
+            configs[c] = f"{c} (rules of another version)"
     return render(
         "games.html",
         games=found[:PAGE_SIZE],
         more=len(found) > PAGE_SIZE,
         page=page,
-        args=args,
-        preset=preset or "",
-        agent=agent or "",
-        seed=seed_text,
+        args={k: v for k, v in where.items() if v is not None},
+        form=form,
         presets=presets,
+        counts=counts,
+        configs=configs,
         labels=web.labels(con),
     )
 
@@ -1343,7 +1355,7 @@ then reload. The <a href="{{ url_for('rummy.play_form') }}">play page</a> works 
 scoring {{ b.rules.scoring }} · rule overrides:
 {% if b.overrides %}{% for k, v in b.overrides.items() %}<code>{{ k }}={{ v }}</code> {% endfor %}{% else %}none{% endif %}
 · configuration <code>{{ b.config }}</code> ·
-<a href="{{ url_for('rummy.games', preset=b.rules.name) }}">browse the {{ b.rules.name }} games</a></p>
+<a href="{{ url_for('rummy.games', config=b.config) }}">browse these games</a></p>
 <p id="order">Score = the agent's reward per round (higher is better), with 95% intervals over
 deals ("-": not known, e.g. over a single deal); {{ order_rule }}.</p>
 <table class="ratings">
@@ -1351,7 +1363,7 @@ deals ("-": not known, e.g. over a single deal); {{ order_rule }}.</p>
 <th>OpenSkill mu ± 1.96 sd</th>{% if b.summary.elo %}<th>Elo (BT) ± 1.96 se</th>{% endif %}</tr>
 {% for r in b.rows %}
 <tr><td class="num">{{ loop.index }}</td>
-<td><a href="{{ url_for('rummy.games', agent=r.agent, preset=b.rules.name) }}">{{ r.agent }}</a></td>
+<td><a href="{{ url_for('rummy.games', agent=r.agent, config=b.config) }}">{{ r.agent }}</a></td>
 <td class="num">{{ r.games }}</td>
 <td class="num">{{ interval(r.score_mean, r.score_lo, r.score_hi) }}</td>
 <td class="num">{{ interval(r.win_rate, r.win_lo, r.win_hi, 3) }}</td>
@@ -1382,11 +1394,17 @@ _GAMES = """{% extends "base.html" %}{% set nav = 'games' %}
 {% block main %}
 <h1>Stored games</h1>
 <form method="get" action="{{ url_for('rummy.games') }}" id="filters">
-<label>agent <select name="agent"><option value="">any</option>
-{% for a in labels %}<option {% if a == agent %}selected{% endif %}>{{ a }}</option>{% endfor %}</select></label>
+<label>tournament <select name="config"><option value="">any</option>
+{% for c, title in configs.items() %}<option value="{{ c }}" {% if c == form.config %}selected{% endif %}>{{ title }}</option>{% endfor %}</select></label>
 <label>preset <select name="preset"><option value="">any</option>
-{% for p in presets %}<option {% if p == preset %}selected{% endif %}>{{ p }}</option>{% endfor %}</select></label>
-<label>deal seed <input name="seed" size="6" value="{{ seed }}" inputmode="numeric"></label>
+{% for p in presets %}<option {% if p == form.preset %}selected{% endif %}>{{ p }}</option>{% endfor %}</select></label>
+<label>players <select name="players"><option value="">any</option>
+{% for n in counts %}<option {% if n|string == form.players %}selected{% endif %}>{{ n }}</option>{% endfor %}</select></label>
+<label>agent <select name="agent"><option value="">any</option>
+{% for a in labels %}<option {% if a == form.agent %}selected{% endif %}>{{ a }}</option>{% endfor %}</select></label>
+<label>winner <select name="winner"><option value="">any</option>
+{% for a in labels %}<option {% if a == form.winner %}selected{% endif %}>{{ a }}</option>{% endfor %}</select></label>
+<label>deal seed <input name="seed" size="6" value="{{ form.seed }}" inputmode="numeric"></label>
 <button type="submit">Filter</button> <a href="{{ url_for('rummy.games') }}">clear</a>
 </form>
 {% if games %}

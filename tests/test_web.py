@@ -797,3 +797,48 @@ def test_a_changed_leaderboard_is_served_while_a_fresh_one_is_computed(store, tm
             break
         time.sleep(0.05)
     assert "6 games over 3 duplicate deals" in text(c.get("/"))
+
+
+def test_games_list_filters_by_players_winner_and_tournament(client, store):
+    con = sqlite3.connect(store[0])
+    rows = con.execute("SELECT rowid, agents, winner FROM games ORDER BY rowid").fetchall()
+    (config,) = con.execute("SELECT config FROM configs").fetchone()
+    con.close()
+    ids = lambda q: game_ids(text(client.get("/games?" + q)))  # noqa: E731
+    assert ids("players=2") == [1, 2, 3, 4] and ids("players=3") == []
+    for agent in ("greedy", "random"):
+        want = [i for i, a, w in rows if w is not None and json.loads(a)[w] == agent]
+        assert ids(f"winner={agent}") == want
+    assert ids(f"config={config}") == [1, 2, 3, 4] and ids("config=nope") == []
+    assert ids(f"config={config}&winner=greedy&players=2&preset=basic&agent=random") == [
+        i for i, a, w in rows if w is not None and json.loads(a)[w] == "greedy"
+    ]
+    r = client.get("/games?players=two")
+    assert r.status_code == 400 and "the number of players must be a whole number" in text(r)
+    html = text(client.get("/"))
+    assert f'href="/games?config={config}"' in html  # the leaderboard links its own games
+
+
+def test_tournaments_under_other_overrides_are_kept_apart(store, tmp_path):
+    db = tmp_path / "two.sqlite"
+    shutil.copy(store[0], db)
+    T.run(
+        T.Args(
+            preset="basic",
+            players=2,
+            agents="random,greedy",
+            deals=1,
+            workers=1,
+            db=str(db),
+            out=str(tmp_path / "out"),
+            quiet=True,
+            plots=False,
+            set=("jokers=2",),
+        )
+    )
+    c = W.create_app(db, tmp_path / "cache").test_client()
+    html = text(c.get("/"))
+    assert "<h2>basic, 2 players, rounds</h2>" in html
+    assert "<h2>basic, 2 players, rounds, jokers=2</h2>" in html
+    games = text(c.get("/games"))
+    assert ">basic, 2 players, rounds, jokers=2</option>" in games
