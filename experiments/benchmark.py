@@ -5,7 +5,10 @@ Three ways per configuration:
 * ``engine``: the rules engine alone (``legal_actions`` + ``apply_action``);
 * ``raw``: the raw AEC env, ``env.last()`` (observation and mask) every
   decision, then ``step``;
-* ``env``: the same through the ``env()`` users get by default.
+* ``env``: the same through the ``env()`` users get by default;
+* ``vector``: ``rummy_env.vector_env`` with ``--num-envs`` games (256 by default) stepped
+  together, a uniform legal move per game chosen from the batch's mask each step
+  (``rummy_env.vector_env.random_actions``): observations and masks as arrays.
 
 A *decision* is an action chosen by a player (not PettingZoo's ``step(None)``
 for a finished agent). Games are played back to back for ``--seconds`` per
@@ -92,9 +95,34 @@ def bench_aec(make, seconds: float, seed: int) -> dict:
             return {"games": games, "decisions": decisions, "seconds": el}
 
 
-def _bench_fn(mode: str, preset: str, players: int, overrides: dict, seconds: float):
+def bench_vector(
+    preset: str, players: int, overrides: dict, seconds: float, seed: int, num_envs: int
+) -> dict:
+    from rummy_env.vector_env import random_actions
+
+    venv = rummy_env.vector_env(preset, num_envs, players, seed=seed, **overrides)
+    rng = np.random.default_rng(seed)
+    _, mask, _ = venv.reset()
+    games = decisions = 0
+    t0 = time.perf_counter()
+    while True:
+        for _ in range(8):
+            _, mask, _, terminated, _ = venv.step(random_actions(mask, rng))
+            games += int(terminated.sum())
+        decisions += 8 * num_envs
+        el = time.perf_counter() - t0
+        if el >= seconds:
+            return {"games": max(games, 1), "decisions": decisions, "seconds": el}
+
+
+def _bench_fn(
+    mode: str, preset: str, players: int, overrides: dict, seconds: float, num_envs: int = 256
+):
     """The benchmark of one mode and configuration, as a function of the seed."""
     rules = rummy_env.make_rules(preset, players, **overrides)
+    if mode == "vector":
+        bench_vector(preset, players, overrides, 0.3, 0, num_envs)  # warm-up
+        return lambda sd: bench_vector(preset, players, overrides, seconds, sd, num_envs)
     if mode == "engine":
         bench_engine(rules, 0.3, 0)  # warm-up
         return lambda sd: bench_engine(rules, seconds, sd)

@@ -11,6 +11,17 @@ from rummy_env import cards
 from rummy_env.engine import IllegalActionError
 from rummy_env.env import env, raw_env
 from rummy_env.rules import PRESETS, RuleSet, make_rules
+from rummy_env.vector_env import VectorEnv, vector_env
 
-__all__ = ["IllegalActionError", "PRESETS", "RuleSet", "cards", "env", "make_rules", "raw_env"]
+__all__ = [
+    "IllegalActionError",
+    "PRESETS",
+    "RuleSet",
+    "VectorEnv",
+    "cards",
+    "env",
+    "make_rules",
+    "raw_env",
+    "vector_env",
+]
 __version__ = "0.1.0"

@@ -63,6 +63,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress
+from operator import is_
 from typing import Any
 
 import numpy as np
@@ -170,30 +171,50 @@ class ObsLayout:
 
 
 def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
-    """The observation vector of ``player`` (reads no hidden card)."""
-    # Written entry by entry into a zeroed float32 buffer: the vector is sparse
-    # (about a hundred non-zeros in thousands), so this beats numpy fancy indexing.
-    # Offsets are read once into locals (attribute look-ups are a third of the time).
-    P = layout.P
-    (KNOWN, DISCARD, HAND_SIZES, PLAYED, ACTIVE, TOTALS, OPENED, CREDIT) = layout.seat_offsets
+    """The observation vector of ``player`` (reads no hidden card), built from scratch
+    (:class:`SeatVectors` keeps each seat's vector and updates what a move changed)."""
     o = array("f", layout.zero_bytes)
+    _write(o, state, player, layout)
+    return np.frombuffer(o, dtype=np.float32)
+
+
+def _write(o: Any, state: GameState, player: int, layout: ObsLayout) -> None:
+    """Write ``player``'s vector into ``o``, a zeroed buffer (``layout.zero_bytes``)."""
+    # Written entry by entry: the vector is sparse (about a hundred non-zeros in
+    # thousands), so this beats numpy fancy indexing. Offsets are read once into locals
+    # (attribute look-ups are a third of the time).
     hand = state.hands[player]
     for f in compress(_FACES, hand):  # the faces held (a hand is mostly zeros)
         o[f] = hand[f]
+    P = layout.P
     known = state.known
+    KNOWN = layout.KNOWN
     for off in range(1, P):
         k = known[(player + off) % P]
         if any(k):
             b = KNOWN + (off - 1) * F
             for f in compress(_FACES, k):
                 o[b + f] = k[f]
-    discard = state.discard
-    i = DISCARD + (len(discard) - 1) * F
-    for f in discard:  # bottom first: row 0 is the top card
+    _write_discard(o, state.discard, layout)
+    if state.table:
+        slot = layout.slot
+        for i, m in enumerate(state.table):
+            _encode_meld(o, m, layout.TABLE + i * slot, player, P)
+    _write_tail(o, state, player, layout)
+
+
+def _write_discard(o: Any, discard: list[int], layout: ObsLayout) -> None:
+    """The discard pile's rows into a zeroed discard slice (row 0 = the top card)."""
+    i = layout.DISCARD + (len(discard) - 1) * F
+    for f in discard:  # bottom first
         o[i + f] = 1.0
         i -= F
-    if state.table:
-        _encode_table(o, state, player, layout)
+
+
+def _write_tail(o: Any, state: GameState, player: int, layout: ObsLayout) -> None:
+    """Everything from ``hand_sizes`` to the end, into a slice holding the layout's zeros."""
+    P = layout.P
+    (_, _, HAND_SIZES, PLAYED, ACTIVE, TOTALS, OPENED, CREDIT) = layout.seat_offsets
     nhand, totals = state.nhand, state.totals
     for off in range(P):
         q = (player + off) % P
@@ -253,37 +274,186 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
                 o[layout.DROPPED + off] = 1.0
             if drew[q]:
                 o[layout.DREW + off] = 1.0
-    return np.frombuffer(o, dtype=np.float32)
 
 
-def _encode_table(o: array, state: GameState, player: int, layout: ObsLayout) -> None:
-    """The table slots: owner (seat offset), kind, and the cards of each meld."""
-    P = layout.P
-    slot = layout.slot
-    mb = layout.TABLE
-    for m in state.table:
-        o[mb + (m.owner - player) % P] = 1.0
-        o[mb + P + m.is_run] = 1.0
-        cb = mb + P + 2
-        if m.is_run:
-            wild = m.wild
-            wc = iter(m.wild_cards)
-            for pos in range(m.lo, m.hi + 1):
-                if wild >> pos & 1:  # 2: a joker; 5-8: a wild 2 (wild rank) of suit 0-3
-                    c = next(wc)
-                    code = 2.0 if c == JOKER else 5.0 + c // NUM_RANKS
-                else:
-                    code = 1.0
-                if pos == ACE_HIGH_POS:
-                    code += 2.0 if code < 5 else 4.0  # an ace played high
-                o[cb + run_face(m.key, pos)] = code
-        else:
-            for f in m.cards[: len(m.cards) - m.n_wild]:  # a count per face (suits may repeat)
-                o[cb + f] += 1.0
-        if m.n_wild:
-            for c in m.wild_cards:  # column 52: jokers; 53..56: wild 2s by suit
-                o[cb + (JOKER if c == JOKER else F + c // NUM_RANKS)] += 1.0
-        mb += slot
+def _encode_meld(o: Any, m: Any, mb: int, player: int, P: int) -> None:
+    """One table slot at ``mb`` (zeroed): owner (seat offset), kind, and the meld's cards."""
+    o[mb + (m.owner - player) % P] = 1.0
+    o[mb + P + m.is_run] = 1.0
+    cb = mb + P + 2
+    if m.is_run:
+        wild = m.wild
+        wc = iter(m.wild_cards)
+        for pos in range(m.lo, m.hi + 1):
+            if wild >> pos & 1:  # 2: a joker; 5-8: a wild 2 (wild rank) of suit 0-3
+                c = next(wc)
+                code = 2.0 if c == JOKER else 5.0 + c // NUM_RANKS
+            else:
+                code = 1.0
+            if pos == ACE_HIGH_POS:
+                code += 2.0 if code < 5 else 4.0  # an ace played high
+            o[cb + run_face(m.key, pos)] = code
+    else:
+        for f in m.cards[: len(m.cards) - m.n_wild]:  # a count per face (suits may repeat)
+            o[cb + f] += 1.0
+    if m.n_wild:
+        for c in m.wild_cards:  # column 52: jokers; 53..56: wild 2s by suit
+            o[cb + (JOKER if c == JOKER else F + c // NUM_RANKS)] += 1.0
+
+
+class SeatVectors:
+    """Every seat's observation vector of one game, kept between moves and updated by
+    what changed since the seat was last observed.
+
+    :meth:`observe` compares the state with what the seat's vector was built from and
+    rewrites only that: the faces of the hand and of the opponents' known cards whose
+    counts moved, the discard pile's rows (shifted by a discard or a draw from it, not
+    rewritten), the table slots whose meld changed (melds are immutable: a slot holding the
+    same object is unchanged), and the short tail of counts and flags (sizes, phase, ...),
+    which is rewritten whole. A seat is brought up to date only when observed, so a move
+    costs only the seats that look. The vectors equal :func:`encode`'s at every observation
+    (tests/test_observation_incremental.py replays random games of every preset).
+
+    ``buf`` (``(P, layout.size)`` float32, C-contiguous) is where the vectors live; a new
+    array by default. :meth:`observe` returns the seat's row of it (a view: copy it to keep
+    it past the next move).
+    """
+
+    __slots__ = (
+        "layout",
+        "buf",
+        "_zero",
+        "_rows",
+        "_tails",
+        "_zero_tail",
+        "_state",
+        "_hand",
+        "_known",
+        "_discard",
+        "_table",
+    )
+
+    def __init__(self, layout: ObsLayout, buf: np.ndarray | None = None):
+        P = layout.P
+        if buf is None:
+            buf = np.zeros((P, layout.size), np.float32)
+        self.layout = layout
+        self.buf = buf
+        self._zero = memoryview(array("f", layout.zero_bytes))  # slices to copy zeros from
+        self._rows = [memoryview(buf[p]) for p in range(P)]
+        # the tail (hand_sizes to the end) is rewritten whole at each update
+        t = layout.HAND_SIZES
+        self._tails = [row[t:] for row in self._rows]
+        self._zero_tail = self._zero[t:]
+        self._state: GameState | None = None
+        # the hand each vector shows, packed (:func:`_packed`), and the known cards' counts
+        self._hand: list[int | None] = [None] * P
+        self._known: list[list[list[int]]] = [[] for _ in range(P)]
+        self._discard: list[list[int]] = [[] for _ in range(P)]
+        self._table: list[list[Any]] = [[] for _ in range(P)]
+
+    def observe(self, state: GameState, p: int) -> np.ndarray:
+        """Seat ``p``'s observation of ``state`` (a view of its row in :attr:`buf`)."""
+        self.update(state, p)
+        return self.buf[p]
+
+    def update(self, state: GameState, p: int) -> None:
+        """Bring seat ``p``'s row of :attr:`buf` up to date with ``state``."""
+        if state is not self._state:  # a new game: every seat is built anew when observed
+            self._state = state
+            self._hand = [None] * self.layout.P
+        o = self._rows[p]
+        old = self._hand[p]
+        if old is None:
+            self._build(o, state, p)
+            return
+        L = self.layout
+        hand = state.hands[p]
+        new = _packed(hand)
+        if new != old:
+            _write_changed(o, 0, hand, new ^ old)
+            self._hand[p] = new
+        P = L.P
+        known, olds = state.known, self._known[p]
+        for off in range(1, P):
+            k, old = known[(p + off) % P], olds[off - 1]
+            if k != old:  # (rarely: a card taken from the discard pile, or played)
+                _write_changed(o, L.KNOWN + (off - 1) * F, k, _packed(k) ^ _packed(old))
+                old[:] = k
+        discard, old = state.discard, self._discard[p]
+        if discard != old:
+            _shift_discard(o, discard, old, L, self._zero)
+            self._discard[p] = discard[:]
+        table, old = state.table, self._table[p]
+        if (table or old) and (len(table) != len(old) or not all(map(is_, table, old))):
+            _update_table(o, table, old, p, L, self._zero)
+            self._table[p] = table[:]
+        self._tails[p][:] = self._zero_tail
+        _write_tail(o, state, p, L)
+
+    def _build(self, o: memoryview, state: GameState, p: int) -> None:
+        L = self.layout
+        o[:] = self._zero
+        _write(o, state, p, L)
+        P = L.P
+        self._hand[p] = _packed(state.hands[p])
+        self._known[p] = [state.known[(p + off) % P][:] for off in range(1, P)]
+        self._discard[p] = state.discard[:]
+        self._table[p] = state.table[:]
+
+
+def _packed(counts: list[int]) -> int:
+    """Per-face counts as one integer, a byte a face: two are compared, and their changed
+    faces found (:func:`_write_changed`), in a few C calls."""
+    return int.from_bytes(bytes(counts), "little")
+
+
+def _write_changed(o: memoryview, base: int, counts: list[int], changed: int) -> None:
+    """Write ``counts[f]`` at ``base + f`` for each face ``f`` whose byte is set in
+    ``changed`` (the XOR of two :func:`_packed` counts)."""
+    while changed:
+        f = ((changed & -changed).bit_length() - 1) >> 3
+        o[base + f] = counts[f]
+        changed &= ~(0xFF << (f << 3))
+
+
+def _shift_discard(
+    o: memoryview, new: list[int], old: list[int], L: ObsLayout, zero: memoryview
+) -> None:
+    """The discard rows after the pile went from ``old`` to ``new`` (both bottom..top): a
+    pile grown or shrunk at the top only shifts its rows; anything else is rewritten."""
+    D = L.DISCARD
+    n, m = len(new), len(old)
+    if n > m and new[:m] == old:  # cards discarded on top: rows move down
+        k = n - m
+        o[D + k * F : D + n * F] = o[D : D + m * F]
+        o[D : D + k * F] = zero[D : D + k * F]
+        i = D + (k - 1) * F
+        for f in new[m:]:
+            o[i + f] = 1.0
+            i -= F
+    elif n < m and old[:n] == new:  # cards taken from the top: rows move up
+        k = m - n
+        o[D : D + n * F] = o[D + k * F : D + m * F]
+        o[D + n * F : D + m * F] = zero[D + n * F : D + m * F]
+    else:
+        o[D : D + m * F] = zero[D : D + m * F]
+        _write_discard(o, new, L)
+
+
+def _update_table(
+    o: memoryview, table: list, old: list, p: int, L: ObsLayout, zero: memoryview
+) -> None:
+    """Rewrite the table slots whose meld is not the one the vector shows."""
+    slot, TABLE = L.slot, L.TABLE
+    for i in range(max(len(table), len(old))):
+        m = table[i] if i < len(table) else None
+        if i < len(old) and m is old[i]:
+            continue
+        b = TABLE + i * slot
+        o[b : b + slot] = zero[b : b + slot]
+        if m is not None:
+            _encode_meld(o, m, b, p, L.P)
 
 
 #: run code -> (the wild card standing there: -1 none, JOKER, or the suit 0-3 of a wild-rank

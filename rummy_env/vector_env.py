@@ -1,0 +1,257 @@
+"""N games in one process, stepped together: the batched self-play env.
+
+```python
+import numpy as np
+import rummy_env
+from rummy_env.vector_env import random_actions
+
+venv = rummy_env.vector_env("gin", num_envs=256, seed=0)
+obs, mask, info = venv.reset()            # obs (256, obs_dim) float32, mask (256, n_actions) int8
+rng = np.random.default_rng(0)
+for _ in range(100):
+    actions = random_actions(mask, rng)   # a uniform legal move per game
+    obs, mask, rewards, terminated, info = venv.step(actions)
+```
+
+Every seat of every game is played by the caller (self-play, as in Pgx and EnvPool): row
+``i`` of ``obs`` and ``mask`` is what the seat to act in game ``i`` (``info["actor"][i]``)
+sees, exactly what :class:`rummy_env.raw_env` gives that seat in that state (the same
+encoding, the same mask). ``obs`` and ``mask`` are the same two arrays at every call,
+written in place; copy them to keep them.
+
+``step(actions)`` takes one action id per game (an integer array of shape ``(N,)``) and
+returns ``rewards`` (float32 ``(N, num_players)``: what each seat received at this step,
+a finished round's rewards as the AEC env gives them, else 0) and ``terminated`` (bool
+``(N,)``: that game ended at this step; it was dealt again at once, from the vector's own
+generator, so its row of ``obs``/``mask``/``actor`` is the new game's first). With
+``match=True`` a game is a whole match (each round's rewards at its last step). A batch
+with an illegal action, an action out of range or the wrong shape raises ``ValueError``
+naming the game and the move, and changes no game.
+
+``step(actions, ids=...)`` steps only the games ``ids`` (``actions`` then has one entry
+per id): the other rows keep their observation and mask and get no reward. Opponents that
+act on part of the batch use it (:mod:`rummy_env.sb3_vec_env`).
+
+``state_dict(i)`` is game ``i`` as ``GameState.to_dict()``: ``raw_env.reset(options={"state":
+d})`` restores it, and gives the acting seat the same observation and mask.
+
+Observations are kept per seat between moves and updated by what each move changed
+(:class:`rummy_env.observation.SeatVectors`), so a decision costs about one engine step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from rummy_env import engine
+from rummy_env.moves import ActionCodec
+from rummy_env.observation import OBS_BOUND, ObsLayout, SeatVectors
+from rummy_env.rules import RuleSet, rules_for
+
+_GAME_OVER = engine.Phase.GAME_OVER
+#: new games dealt in a row that are over before any move, before a reset gives up
+_MAX_REDEALS = 100
+
+
+class VectorEnv:
+    """``num_envs`` games of one rule set, every seat played by the caller (module docs)."""
+
+    def __init__(
+        self,
+        preset: str | RuleSet = "basic",
+        num_envs: int = 64,
+        num_players: int | None = None,
+        seed: int | None = None,
+        **overrides: Any,
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
+            raise ValueError(f"num_envs={num_envs!r} is not allowed (allowed: an int >= 1)")
+        if num_envs < 1:
+            raise ValueError(f"num_envs={num_envs} is not allowed (allowed: an int >= 1)")
+        self.rules = rules_for(preset, num_players, overrides)
+        self.num_envs = N = int(num_envs)
+        self.num_players = P = self.rules.num_players
+        self.codec = ActionCodec(self.rules)
+        self.layout = ObsLayout(self.rules)
+        self.num_actions = na = self.codec.num_actions
+        self.observation_size = size = self.layout.size
+        #: one game's spaces (a row of ``obs`` and of ``mask``)
+        self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (size,), np.float32)
+        self.action_space = spaces.Discrete(na)
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+        # every seat's vector of every game (row i * P + seat), updated in place
+        self._seat_obs = np.zeros((N * P, size), np.float32)
+        self._vectors = [
+            SeatVectors(self.layout, self._seat_obs[i * P : (i + 1) * P]) for i in range(N)
+        ]
+        self._mask = np.zeros((N, na), np.int8)  # the legal moves, as the engine gave them
+        self._mflat = memoryview(self._mask.reshape(-1))
+        self._legal: list[list[int]] = [[] for _ in range(N)]
+        self._rows = np.zeros(N, np.intp)  # i * P + actor: the rows of _seat_obs in obs
+        self._states: list[engine.GameState] = []
+        #: the arrays ``reset`` and ``step`` return, written in place
+        self.obs = np.zeros((N, size), np.float32)
+        self.mask = np.zeros((N, na), np.int8)
+        self.actor = np.zeros(N, np.int64)
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """Deal every game anew (``seed`` reseeds the vector's generator)."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self._states = [None] * self.num_envs  # type: ignore[list-item]
+        self._mask.fill(0)
+        self._legal = [[] for _ in range(self.num_envs)]
+        for i in range(self.num_envs):
+            self._deal(i)
+            self._observe(i, self._states[i])
+        self._publish()
+        return self.obs, self.mask, {"actor": self.actor.copy()}
+
+    def step(
+        self, actions: Any, ids: Any = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play one action in each game (or in each game of ``ids``): module docs."""
+        if not self._states:
+            raise RuntimeError("step() called before reset() (call reset() first)")
+        games, acts = self._checked(actions, ids)
+        rewards = np.zeros((self.num_envs, self.num_players), np.float32)
+        terminated = np.zeros(self.num_envs, bool)
+        states, apply, observe = self._states, engine.apply_legal_action, self._observe
+        for i, a in zip(games, acts):
+            s = states[i]
+            if apply(s, a):
+                rewards[i] = s.last_result["rewards"]
+                if s.phase == _GAME_OVER:
+                    terminated[i] = True
+                    s = self._deal(i)
+            observe(i, s)
+        self._publish()
+        return self.obs, self.mask, rewards, terminated, {"actor": self.actor.copy()}
+
+    def state_dict(self, i: int) -> dict[str, Any]:
+        """Game ``i`` as ``GameState.to_dict()`` (restorable with ``raw_env.reset``)."""
+        self._game(i, "state_dict")
+        return self._states[i].to_dict()
+
+    def close(self) -> None:
+        """Nothing to release (the games live in this process); for API symmetry."""
+
+    def __repr__(self) -> str:
+        return (
+            f"VectorEnv({self.rules.name!r}, num_envs={self.num_envs}, "
+            f"num_players={self.num_players})"
+        )
+
+    # ------------------------------------------------------------- internals
+    def _deal(self, i: int) -> engine.GameState:
+        """A new game in slot ``i`` from the vector's generator (as ``raw_env.reset`` deals:
+        one seed drawn per game)."""
+        for _ in range(_MAX_REDEALS):
+            s = engine.new_game(self.rules, int(self._rng.integers(0, 2**31 - 1)))
+            if s.phase != _GAME_OVER:
+                self._states[i] = s
+                return s
+        raise RuntimeError(
+            f"{_MAX_REDEALS} deals in a row were over before any move: these rules "
+            "leave nothing to play"
+        )
+
+    def _observe(self, i: int, s: engine.GameState) -> None:
+        """Game ``i``'s actor, its seat vector and its mask row, after a move or a deal."""
+        p = engine.acting_seat(s)
+        self.actor[i] = p
+        self._rows[i] = i * self.num_players + p
+        self._vectors[i].update(s, p)
+        m, base = self._mflat, i * self.num_actions
+        for a in self._legal[i]:
+            m[base + a] = 0
+        legal = engine.legal_actions(s)
+        for a in legal:
+            m[base + a] = 1
+        self._legal[i] = legal
+
+    def _publish(self) -> None:
+        self.obs[:] = self._seat_obs[self._rows]
+        np.copyto(self.mask, self._mask)
+
+    def _game(self, i: Any, what: str) -> int:
+        if not self._states:
+            raise RuntimeError(f"{what}() called before reset() (call reset() first)")
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise ValueError(f"game id {i!r} is not allowed (allowed: 0..{self.num_envs - 1})")
+        if not 0 <= i < self.num_envs:
+            raise ValueError(f"game id {i} is not allowed (allowed: 0..{self.num_envs - 1})")
+        return int(i)
+
+    def _checked(self, actions: Any, ids: Any) -> tuple[list[int], list[int]]:
+        """The games and actions of a batch, every one checked before any game moves."""
+        N, na = self.num_envs, self.num_actions
+        if ids is None:
+            idx = None
+            k = N
+        else:
+            idx = np.asarray(ids)
+            if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+                raise ValueError(
+                    f"ids must be a 1-d array of game ids, got shape {idx.shape} dtype {idx.dtype}"
+                )
+            if idx.size and (idx.min() < 0 or idx.max() >= N):
+                bad = int(idx[(idx < 0) | (idx >= N)][0])
+                raise ValueError(f"game id {bad} is not allowed (allowed: 0..{N - 1})")
+            if len(np.unique(idx)) != idx.size:
+                raise ValueError("ids name a game more than once (one action a game a step)")
+            k = idx.size
+        a = np.asarray(actions)
+        if a.shape != (k,):
+            raise ValueError(
+                f"actions must have shape ({k},) (one action id per game"
+                f"{'' if idx is None else ' of ids'}), got shape {a.shape}"
+            )
+        if k and a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+        games = np.arange(N) if idx is None else idx
+        out = (a < 0) | (a >= na)
+        if out.any():
+            j = int(np.flatnonzero(out)[0])
+            raise ValueError(
+                f"game {int(games[j])}: action {int(a[j])} is out of range (allowed: 0..{na - 1})"
+            )
+        illegal = self._mask[games, a] == 0
+        if illegal.any():
+            j = int(np.flatnonzero(illegal)[0])
+            g, act = int(games[j]), int(a[j])
+            s = self._states[g]
+            raise ValueError(
+                f"game {g}: action {act} ({self.codec.decode(act, s)}) is not legal for seat "
+                f"{engine.acting_seat(s)} now (legal: {len(self._legal[g])} actions, "
+                f"see mask[{g}])"
+            )
+        return games.tolist(), a.tolist()
+
+
+def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of ``mask`` (``(N, n_actions)``, every row
+    with at least one legal action), in one pass over the batch."""
+    rows, cols = np.nonzero(mask)
+    counts = np.bincount(rows, minlength=len(mask))
+    if (counts == 0).any():
+        raise ValueError(f"mask row {int(np.flatnonzero(counts == 0)[0])} has no legal action")
+    starts = np.cumsum(counts) - counts
+    return cols[starts + (rng.random(len(mask)) * counts).astype(np.intp)]
+
+
+def vector_env(
+    preset: str | RuleSet = "basic",
+    num_envs: int = 64,
+    num_players: int | None = None,
+    seed: int | None = None,
+    **overrides: Any,
+) -> VectorEnv:
+    """``num_envs`` games of ``preset`` (with the rule ``overrides``) stepped together
+    (:class:`VectorEnv`; module docs). Call ``reset()`` first."""
+    return VectorEnv(preset, num_envs, num_players, seed, **overrides)
