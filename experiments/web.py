@@ -132,6 +132,9 @@ MODEL_AGENTS = ("ppo", "es", "rllib")
 WRITTEN_FOR = {"gin-simple": ("gin",)}
 #: the largest id or seed SQLite stores
 MAX_SQL_INT = 2**63 - 1
+#: what reading a stored row may raise where it was written by another version, or crafted:
+#: rules with unknown fields, fields that are not JSON, moves that are not zlib
+UNREADABLE = (TypeError, ValueError, KeyError, IndexError, zlib.error, sqlite3.Error)
 #: replays kept in memory
 MAX_REPLAYS = 32
 #: the most seats the play form offers
@@ -928,7 +931,7 @@ def leaderboard() -> tuple[str, int]:
         for (config,) in configs.fetchall():
             try:
                 board = web.board(con, config)
-            except (TypeError, ValueError, KeyError, sqlite3.Error) as e:  # another version's
+            except UNREADABLE as e:  # rules or rows of another version, or crafted ones
                 unread.append((config, scrub(str(e), web.private())))
                 continue
             if board is not None:
@@ -954,7 +957,10 @@ def result_file(config: str, filename: str) -> Response:
     exists = con.execute("SELECT 1 FROM configs WHERE config = ?", (config,)).fetchone()
     if exists is None:
         abort(404, description=f"no configuration {config!r} in the store")
-    board = web.board(con, config)
+    try:
+        board = web.board(con, config)
+    except UNREADABLE as e:
+        abort(422, description=f"configuration {config!r} cannot be read by this version: {e}")
     if board is None:
         abort(404, description=f"configuration {config!r} has no games yet")
     if filename not in [board.name + s for s in _FILES]:
@@ -1103,7 +1109,7 @@ def _stored(con: sqlite3.Connection, game_id: int) -> StoredGame:
         return load_game(con, game_id)
     except KeyError:
         abort(404, description=f"no game {game_id} in the store (the games page lists them)")
-    except (TypeError, ValueError, zlib.error, sqlite3.Error) as e:
+    except UNREADABLE as e:
         abort(
             422,
             description=f"game {game_id} cannot be read by this version ({type(e).__name__}: "

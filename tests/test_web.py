@@ -772,7 +772,11 @@ def test_corrupt_rows_give_a_clear_page(store, tmp_path):
     r = c.get("/games")
     assert r.status_code == 200 and game_ids(text(r)) == [1, 2, 3, 4]
     assert '<td class="winner">?</td>' in text(r)
-    assert c.get("/").status_code == 200
+    r = c.get("/")
+    assert r.status_code == 200 and "cannot be read by this version" in text(r)
+    (config,) = sqlite3.connect(db).execute("SELECT config FROM configs").fetchone()
+    r = c.get(f"/results/{config}/basic_2p.md")
+    assert r.status_code == 422 and "cannot be read by this version" in text(r)
     assert c.get("/games?agent=random").status_code == 200
 
 
