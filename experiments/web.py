@@ -5,11 +5,14 @@ stored games that replays them move by move, and a page to play a round against 
 rummy-web --db results/tournament.sqlite --port 8000      # then open http://127.0.0.1:8000/
 ```
 
-* ``/``: the leaderboard. Per rule configuration in the store: each agent's mean score per
-  round, win rate, OpenSkill and (two players) Elo, with 95% intervals, the head-to-head
+* ``/``: the leaderboard. Per rule configuration in the store (named by its preset, players
+  and rule overrides): each agent's mean score per round, win rate, OpenSkill and (two
+  players) Elo, with 95% intervals ("-" where one is not known), the head-to-head
   crosstable and the tournament's plots, computed as ``rummy-tournament`` computes them
   (:func:`experiments.tournament.summary_of`), with the report and CSV files to download.
-* ``/games``: the stored games, filtered by agent, preset and deal seed; ``/games/<id>``
+  Rows are in :data:`ORDER_RULE`'s order (mean score first).
+* ``/games``: the stored games with their player count and winner, filtered by tournament,
+  preset, player count, agent, winner and deal seed (:data:`GAME_FILTERS`); ``/games/<id>``
   steps through one game move by move, forwards and back (links, or the arrow keys), with
   every hand visible (:func:`experiments.replay.replay`).
 * ``/play``: pick a preset, the number of players, your seat and an agent for every other
