@@ -481,6 +481,9 @@ def test_request_bodies_beyond_the_limit_are_413(client):
         content_type="application/x-www-form-urlencoded",
     )
     assert r.status_code == 413
+    parts = {f"f{k}": "1" for k in range(100)}  # a multipart form of many small parts
+    r = client.post("/play", data={**parts, "x": (io.BytesIO(b"1"), "x.txt")})
+    assert r.status_code == 413
     assert client.get("/play").status_code == 200
 
 
