@@ -1,0 +1,165 @@
+"""``rummy_env.vector_env``: N games stepped together (DESIGN.md "Batched self-play env").
+
+Each game of the batch is followed move by move by a ``raw_env`` restored from
+``state_dict(i)``: the acting seat's observation and mask, the rewards of every seat and
+the end of the game agree at every step, for every preset and several player counts.
+Bad batches are refused whole and change no game."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rummy_env
+from rummy_env.vector_env import random_actions
+
+CONFIGS = [
+    ("basic", 2, {}),
+    ("basic", 3, {"match": True}),
+    ("deuces", 2, {}),
+    ("rummy500", 3, {}),
+    ("persian", 2, {}),
+    ("rummy51", 2, {}),
+    ("gin", 2, {}),
+    ("gin", 2, {"match": True}),
+    ("indian", 3, {}),
+    ("contract", 3, {}),
+    ("rummikub", 2, {}),
+]
+
+
+def _follower(venv, i):
+    env = rummy_env.raw_env(venv.rules)
+    env.reset(options={"state": venv.state_dict(i)})
+    return env
+
+
+def _check_row(env, venv, obs, mask, actor, i):
+    agent = env.agent_selection
+    assert agent == f"player_{actor[i]}"
+    o = env.observe(agent)
+    np.testing.assert_array_equal(obs[i], o["observation"], err_msg=f"game {i} observation")
+    np.testing.assert_array_equal(mask[i], o["action_mask"], err_msg=f"game {i} mask")
+
+
+@pytest.mark.parametrize("preset,n,overrides", CONFIGS, ids=str)
+def test_games_follow_raw_env(preset, n, overrides):
+    N = 3
+    venv = rummy_env.vector_env(preset, num_envs=N, num_players=n, seed=7, **overrides)
+    assert (venv.num_envs, venv.num_players) == (N, n)
+    obs, mask, info = venv.reset()
+    assert obs.shape == (N, venv.observation_size) and obs.dtype == np.float32
+    assert mask.shape == (N, venv.num_actions)
+    followers = [_follower(venv, i) for i in range(N)]
+    for i in range(N):
+        _check_row(followers[i], venv, obs, mask, info["actor"], i)
+    rng = np.random.default_rng(1)
+    ended = rounds = 0
+    steps = 150 if preset == "rummikub" else 400
+    for _ in range(steps):
+        actions = random_actions(mask, rng)
+        obs, mask, rewards, terminated, info = venv.step(actions)
+        assert rewards.shape == (N, n) and rewards.dtype == np.float32
+        for i in range(N):
+            env = followers[i]
+            env.step(int(actions[i]))
+            want = [env.rewards.get(f"player_{q}", 0) for q in range(n)]
+            np.testing.assert_array_equal(rewards[i], want, err_msg=f"game {i} rewards")
+            done = all(env.terminations.values())
+            assert terminated[i] == done, f"game {i}: terminated {terminated[i]}, raw_env {done}"
+            if done:
+                ended += 1
+                followers[i] = env = _follower(venv, i)  # the new game dealt in its place
+                assert venv.state_dict(i)["step_count"] == 0
+            _check_row(env, venv, obs, mask, info["actor"], i)
+            rounds = max(rounds, venv.state_dict(i)["round"])
+    if overrides.get("match"):
+        assert rounds >= 1, "no round ended: the test saw no second round of a match"
+    else:
+        assert ended >= 1, "no game ended: the test saw no automatic reset"
+
+
+def test_same_seed_same_games():
+    runs = []
+    for _ in range(2):
+        venv = rummy_env.vector_env("basic", num_envs=4, seed=3)
+        obs, mask, _ = venv.reset()
+        rng = np.random.default_rng(0)
+        total = np.zeros((4, 2))
+        for _ in range(200):
+            obs, mask, r, _, _ = venv.step(random_actions(mask, rng))
+            total += r
+        runs.append((obs.copy(), total))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+
+
+def _snapshot(venv, obs, mask):
+    return [venv.state_dict(i) for i in range(venv.num_envs)], obs.copy(), mask.copy()
+
+
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        (lambda legal: legal[:2], r"shape \(3,\)"),
+        (lambda legal: legal.astype(np.float64), "integers"),
+        (
+            lambda legal: np.where(np.arange(3) == 1, 10**6, legal),
+            "game 1: action 1000000 is out of range",
+        ),
+        (lambda legal: np.where(np.arange(3) == 2, -1, legal), "game 2: action -1 is out of range"),
+    ],
+)
+def test_bad_batches_change_nothing(bad, match):
+    venv = rummy_env.vector_env("gin", num_envs=3, seed=0)
+    obs, mask, _ = venv.reset()
+    legal = random_actions(mask, np.random.default_rng(0))
+    before = _snapshot(venv, obs, mask)
+    with pytest.raises(ValueError, match=match):
+        venv.step(bad(legal))
+    after = _snapshot(venv, obs, mask)
+    assert before[0] == after[0]
+    np.testing.assert_array_equal(before[1], after[1])
+    np.testing.assert_array_equal(before[2], after[2])
+
+
+def test_an_illegal_move_in_one_game_refuses_the_batch():
+    venv = rummy_env.vector_env("basic", num_envs=4, seed=0)
+    obs, mask, _ = venv.reset()
+    actions = random_actions(mask, np.random.default_rng(0))
+    actions[2] = int(np.flatnonzero(mask[2] == 0)[0])
+    before = _snapshot(venv, obs, mask)
+    with pytest.raises(ValueError, match=r"game 2: action \d+ \(.+\) is not legal for seat"):
+        venv.step(actions)
+    assert _snapshot(venv, obs, mask)[0] == before[0]
+    # the same batch with a legal move there plays every game
+    actions[2] = random_actions(mask[2:3], np.random.default_rng(1))[0]
+    venv.step(actions)
+    assert all(venv.state_dict(i)["step_count"] == 1 for i in range(4))
+
+
+def test_step_part_of_the_batch():
+    venv = rummy_env.vector_env("gin", num_envs=4, seed=0)
+    obs, mask, _ = venv.reset()
+    rows = obs[[0, 2]].copy()
+    ids = np.array([1, 3])
+    venv.step(random_actions(mask[ids], np.random.default_rng(0)), ids=ids)
+    assert [venv.state_dict(i)["step_count"] for i in range(4)] == [0, 1, 0, 1]
+    np.testing.assert_array_equal(obs[[0, 2]], rows)
+    with pytest.raises(ValueError, match="more than once"):
+        venv.step(np.array([0, 0]), ids=np.array([1, 1]))
+    with pytest.raises(ValueError, match="game id 9 is not allowed"):
+        venv.step(np.array([0]), ids=np.array([9]))
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="num_envs"):
+        rummy_env.vector_env("gin", num_envs=0)
+    with pytest.raises(ValueError, match="unknown rule option"):
+        rummy_env.vector_env("gin", num_envs=2, nonsense=1)
+    venv = rummy_env.vector_env("gin", num_envs=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        venv.step(np.zeros(2, int))
+    venv.reset()
+    with pytest.raises(ValueError, match="game id 2 is not allowed"):
+        venv.state_dict(2)
