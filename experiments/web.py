@@ -730,6 +730,7 @@ class Web:
         self.replays: OrderedDict[tuple, tuple[list[GameState], list[Step]]] = OrderedDict()
         self.play = play if play is not None else PlayGames()
         self._computing: set[str | None] = set()  # leaderboards being computed in the background
+        self._computing_lock: dict[str, threading.Lock] = {}  # one computation of each at a time
         self._labels: tuple[tuple[int, int], list[str]] | None = None
         self._lock = threading.Lock()
 
@@ -783,7 +784,13 @@ class Web:
                         target=self.refresh, args=(config,), name="rummy-web-board", daemon=True
                     ).start()
                 return cached[1]
-        return self._compute(con, config, key)
+            computing = self._computing_lock.setdefault(config, threading.Lock())
+        with computing:  # one computation at a time: a second request waits for the first's
+            with self._lock:
+                cached = self.boards.get(config)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            return self._compute(con, config, key)
 
     def refresh(self, config: str | None = None) -> None:
         """Compute the leaderboard of ``config`` (None: of every configuration) on a
@@ -796,7 +803,10 @@ class Web:
                 names = [c for (c,) in con.execute("SELECT config FROM configs")]
             for c in names if con is not None else []:
                 try:
-                    self._compute(con, c, self._board_key(con, c))
+                    with self._lock:
+                        computing = self._computing_lock.setdefault(c, threading.Lock())
+                    with computing:
+                        self._compute(con, c, self._board_key(con, c))
                 except Exception:  # noqa: BLE001 - in the background: the next request tries again
                     logging.getLogger(__name__).exception("the leaderboard of %s", c)
         except (UsageError, sqlite3.Error):
