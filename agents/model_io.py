@@ -484,8 +484,9 @@ def load_ppo(
     except ValueError:
         raise
     except Exception as e:  # a corrupt weight file, mismatched tensors, ...
+        first = (str(e).strip().splitlines() or [""])[0]  # torch's messages run to many lines
         raise ValueError(
-            f"model file {str(model)!r} could not be loaded: {type(e).__name__}: {e}"
+            f"model file {str(model)!r} could not be loaded: {type(e).__name__}: {first}"
         ) from None
     check_weights({k: v.detach().cpu().numpy() for k, v in ppo.policy.state_dict().items()}, model)
     return ppo

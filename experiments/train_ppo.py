@@ -55,6 +55,8 @@ import os
 import random
 import sys
 import time
+import types
+import typing
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -196,7 +198,14 @@ def _load_config(path: str, cls: type = None) -> dict[str, Any]:
     """The keys of a TOML config as keyword arguments of the dataclass ``cls`` (default
     :class:`Args`); an unknown key is a ``ValueError`` naming the allowed ones."""
     cls = cls or Args
-    data = tomllib.loads(Path(path).read_text())
+    try:
+        data = tomllib.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise ValueError(f"--config {path!r}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"--config {path!r} cannot be read ({e})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"--config {path!r} is not valid TOML ({e})") from None
     names = {f.name for f in fields(cls)}
     unknown = sorted(set(data) - names)
     if unknown:
@@ -206,8 +215,35 @@ def _load_config(path: str, cls: type = None) -> dict[str, Any]:
     for key in ("rules", "opponents"):  # TOML tables -> key=value lists
         if isinstance(data.get(key), dict):
             data[key] = [f"{k}={v}" for k, v in data[key].items()]
+    hints = typing.get_type_hints(cls)
+    for key, value in data.items():
+        if not _fits(value, hints[key]):
+            name = getattr(hints[key], "__name__", None) or str(hints[key])
+            raise ValueError(f"{path}: {key} = {value!r} is not allowed (expected {name})")
     data["config"] = path
     return data
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a TOML value fits a field's type (bool, int, float, str, lists, unions)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, a) for a in args)
+    if hint is type(None):
+        return value is None
+    if origin in (list, tuple):
+        return isinstance(value, (list, tuple)) and all(
+            _fits(x, args[0]) for x in value if args and args[0] is not Ellipsis
+        )
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    return True  # other types: the trainer checks them
 
 
 def parse_cli(cls: type, argv: list[str] | None, description: str):
@@ -241,7 +277,12 @@ def opponent_weights(items: list[str]) -> dict[str, float]:
     out: dict[str, float] = {}
     for it in items:
         name, _, w = it.partition("=")
-        out[name.strip()] = float(w) if w else 1.0
+        try:
+            out[name.strip()] = float(w) if w else 1.0
+        except ValueError:
+            raise ValueError(
+                f"opponents {it!r}: the weight must be a number (name=weight)"
+            ) from None
     return out
 
 
@@ -345,6 +386,66 @@ def latest_checkpoint(path: str | Path) -> Path:
     if not steps:
         raise ValueError(f"--resume {str(p)!r}: the run directory has no checkpoints yet")
     return max(steps, key=lambda t: t[0])[1]
+
+
+#: what the ``.json`` beside a checkpoint may hold (``save_with_league``), and each entry's type
+_LEAGUE_KEYS = {
+    "pool": list,
+    "next_pool": (int, type(None)),
+    "next_eval": (int, type(None)),
+    "next_ckpt": (int, type(None)),
+    "best": (int, float),
+    "wall_before": (int, float),
+    "evals": list,
+}
+
+
+def read_resume(resume: str | Path, rules) -> tuple[Path, Path, dict[str, Any]]:
+    """``(checkpoint, run directory, league state)`` of ``--resume``, everything checked
+    without unpickling: the zip holds only SB3's entries (:func:`agents.model_io.read_sb3_data`),
+    its league ``.json`` only the keys the trainer writes, and each snapshot of the pool is
+    a ``.npz`` policy of these rules.
+
+    Raises:
+        ValueError: a missing or refused checkpoint, or league state that is not the trainer's.
+    """
+    from agents.model_io import open_model, read_sb3_data
+    from agents.ppo_agent import PPOAgent
+
+    ckpt = latest_checkpoint(resume)
+    read_sb3_data(ckpt)
+    run_dir = ckpt.parent.parent if ckpt.parent.name == "checkpoints" else ckpt.parent
+    side = ckpt.with_suffix(".json")
+    league: dict[str, Any] = {}
+    if side.exists():
+        try:
+            league = json.loads(open_model(side, "league state", 1 << 26).data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"--resume: league state {str(side)!r} is not JSON ({e})") from None
+        if not isinstance(league, dict):
+            raise ValueError(f"--resume: league state {str(side)!r} is not a JSON object")
+        for k, v in league.items():
+            if k not in _LEAGUE_KEYS:
+                raise ValueError(
+                    f"--resume: league state {str(side)!r} holds an unexpected entry {k!r} "
+                    f"(allowed: {', '.join(_LEAGUE_KEYS)})"
+                )
+            if not isinstance(v, _LEAGUE_KEYS[k]) or isinstance(v, bool):
+                raise ValueError(
+                    f"--resume: league state {str(side)!r}: {k}={v!r} is not of the right type"
+                )
+        for entry in league.get("pool", []):
+            if (
+                not isinstance(entry, list)
+                or len(entry) != 2
+                or not all(isinstance(x, str) for x in entry)
+            ):
+                raise ValueError(
+                    f"--resume: league state {str(side)!r}: pool entry {entry!r} is not "
+                    f"[name, path]"
+                )
+            PPOAgent(rules, 0, model=entry[1])  # a .npz policy of these rules, or a ValueError
+    return ckpt, run_dir, league
 
 
 # ------------------------------------------------------------------ callbacks
@@ -733,13 +834,10 @@ def train(args: Args) -> Path:
     rules = make_rules(args.preset, args.num_players, **rule_overrides(args.rules))
     league: dict[str, Any] = {"pool": [], "t0": time.time()}
     if args.resume:
-        ckpt = latest_checkpoint(args.resume)
+        ckpt, run_dir, state = read_resume(args.resume, rules)
         args.resume = str(ckpt)
-        run_dir = ckpt.parent.parent if ckpt.parent.name == "checkpoints" else ckpt.parent
-        side = ckpt.with_suffix(".json")
-        if side.exists():
-            league.update(json.loads(side.read_text()))
-            league["t0"] = time.time()
+        league.update(state)
+        league["t0"] = time.time()
     else:
         name = (
             args.run_name
@@ -889,8 +987,35 @@ def _write_hparams(logger, args: Args) -> None:
         pass
 
 
+def check_args(args: Args) -> None:
+    """What ``train`` would refuse, checked before anything starts: the rules, the network
+    options and the ``--resume`` state (:func:`read_resume`; its model loaded, unpickling
+    nothing).
+
+    Raises:
+        ValueError: naming the problem.
+    """
+    from rummy_env.rules import make_rules
+
+    rules = make_rules(args.preset, args.num_players, **rule_overrides(args.rules))
+    if args.vec_env not in ("subproc", "dummy"):
+        raise ValueError(f"vec_env={args.vec_env!r} is not allowed (allowed: 'subproc', 'dummy')")
+    policy_kwargs(args, rules)
+    opponent_weights(args.opponents)
+    if args.resume:
+        from agents.model_io import load_ppo
+
+        ckpt, _, _ = read_resume(args.resume, rules)
+        load_ppo(ckpt)
+
+
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
+    try:
+        args = parse_args(argv)
+        check_args(args)
+    except (ValueError, OSError) as e:
+        print(f"rummy-train: error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
     train(args)
 
 

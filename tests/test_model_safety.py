@@ -26,42 +26,15 @@ pytest.importorskip("sb3_contrib")
 import agents  # noqa: E402
 import rummy_env  # noqa: E402
 from agents.model_io import load_ppo  # noqa: E402
+from tests.model_files import Payload, payload_b64, tiny_sb3_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class Payload:
-    """Unpickling this writes ``marker`` (what a malicious model file would do)."""
-
-    def __init__(self, marker: Path):
-        self.marker = str(marker)
-
-    def __reduce__(self):
-        return (Path.write_text, (Path(self.marker), "code ran"))
-
-
-def payload_b64(marker: Path) -> str:
-    return base64.b64encode(pickle.dumps(Payload(marker))).decode()
 
 
 @pytest.fixture(scope="module")
 def clean_zip(tmp_path_factory) -> Path:
     """A genuine (untrained, tiny) MaskablePPO model of the basic 2-player wrapper env."""
-    from sb3_contrib import MaskablePPO
-
-    from rummy_env.wrappers import RummySingleAgentEnv
-
-    path = tmp_path_factory.mktemp("models") / "clean.zip"
-    model = MaskablePPO(
-        "MlpPolicy",
-        RummySingleAgentEnv(opponents="random"),
-        n_steps=8,
-        batch_size=8,
-        policy_kwargs={"net_arch": [8]},
-        device="cpu",
-    )
-    model.save(path)
-    return path
+    return tiny_sb3_model(tmp_path_factory.mktemp("models") / "clean.zip")
 
 
 def rewrite(src: Path, dst: Path, edit_data=None, replace: dict[str, bytes] | None = None) -> Path:

@@ -17,6 +17,8 @@ import agents  # noqa: E402
 import rummy_env  # noqa: E402
 from experiments import train_rllib  # noqa: E402
 from experiments.tournament import play_out  # noqa: E402
+from tests.cli_errors import usage_error  # noqa: E402
+from tests.model_files import Payload  # noqa: E402
 
 SMALL = ["--iterations", "2", "--hidden", "32", "--train-batch-size", "400"]
 SMALL += [
@@ -140,14 +142,6 @@ def test_resume_restores_the_verified_checkpoint_and_goes_on(run, capsys):
 
 
 # ------------------------------------------------------------------ resume runs no code
-class _Payload:
-    def __init__(self, marker: Path):
-        self.marker = str(marker)
-
-    def __reduce__(self):
-        return (Path.write_text, (Path(self.marker), "code ran"))
-
-
 def _fake_checkpoint(run: Path, n: int = 2) -> Path:
     """A checkpoint folder as RLlib writes one (the files' content does not matter here)."""
     ckpt = run / "checkpoints" / f"iter_{n}"
@@ -160,12 +154,7 @@ def _fake_checkpoint(run: Path, n: int = 2) -> Path:
 
 def _resume(tmp_path: Path, capsys) -> str:
     argv = ["--run-dir", str(tmp_path), "--exp-name", "r", "--resume", *SMALL]
-    with pytest.raises(SystemExit) as e:
-        train_rllib.main(argv)
-    assert e.value.code == 2
-    err = capsys.readouterr().err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    return err
+    return usage_error(train_rllib.main, argv, capsys)
 
 
 @pytest.fixture
@@ -181,7 +170,7 @@ def test_resume_refuses_a_crafted_checkpoint_before_unpickling_it(tmp_path, key,
     marker = tmp_path / "pwned"
     run = tmp_path / "r__s1"
     ckpt = _fake_checkpoint(run)
-    (ckpt / "algorithm_state.pkl").write_bytes(pickle.dumps(_Payload(marker)))
+    (ckpt / "algorithm_state.pkl").write_bytes(pickle.dumps(Payload(marker)))
     assert "has a manifest" in _resume(tmp_path, capsys)
 
     forged = {"files": {"algorithm_state.pkl": "0" * 64}, "hmac": "0" * 64}
@@ -191,10 +180,10 @@ def test_resume_refuses_a_crafted_checkpoint_before_unpickling_it(tmp_path, key,
     assert "not signed with this user's key" in _resume(tmp_path, capsys)
 
     train_rllib.write_manifest(ckpt)  # the run's own manifest, then the pickle swapped
-    (ckpt / "algorithm_state.pkl").write_bytes(pickle.dumps(_Payload(marker)) + b" ")
+    (ckpt / "algorithm_state.pkl").write_bytes(pickle.dumps(Payload(marker)) + b" ")
     assert "changed since its run wrote it" in _resume(tmp_path, capsys)
     train_rllib.write_manifest(ckpt)
-    (ckpt / "learner_group" / "extra.pkl").write_bytes(pickle.dumps(_Payload(marker)))
+    (ckpt / "learner_group" / "extra.pkl").write_bytes(pickle.dumps(Payload(marker)))
     assert "added: learner_group/extra.pkl" in _resume(tmp_path, capsys)
     assert not marker.exists()
 
@@ -221,8 +210,4 @@ def test_a_checkpoint_the_run_wrote_is_copied_from_verified_bytes(tmp_path, key)
     ],
 )
 def test_bad_options_exit_2_with_one_line(tmp_path, capsys, argv, message):
-    with pytest.raises(SystemExit) as e:
-        train_rllib.main(["--run-dir", str(tmp_path), *argv])
-    assert e.value.code == 2
-    err = capsys.readouterr().err
-    assert message in err and "Traceback" not in err
+    assert message in usage_error(train_rllib.main, ["--run-dir", str(tmp_path), *argv], capsys)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +23,8 @@ pytest.importorskip("tyro")
 import agents  # noqa: E402
 import rummy_env  # noqa: E402
 from experiments.train_ppo import Args, parse_args, rule_overrides  # noqa: E402
+from tests.cli_errors import usage_error  # noqa: E402
+from tests.model_files import Payload, tiny_sb3_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "experiments" / "configs").glob("*.toml"))
@@ -597,3 +601,90 @@ def test_learning_curve_evaluates_every_checkpoint_on_the_same_held_out_deals(tm
         p["step"] for p in LC.curve(run, ["greedy"], 3, 2_000_000, False, every=256)["points"]
     ] == [0, 256]
     assert "| 256 |" in LC.table(res) and "Last checkpoint minus first" in LC.table(res)
+
+
+# ------------------------------------------------------------------ bad input, refused resumes
+@pytest.fixture(scope="module")
+def checkpoint_run(tmp_path_factory) -> Path:
+    """A run folder with one genuine (untrained, tiny) checkpoint and its league state."""
+    run = tmp_path_factory.mktemp("run")
+    (run / "checkpoints").mkdir()
+    tiny_sb3_model(run / "checkpoints" / "step_8.zip")
+    league = {"pool": [], "next_pool": None, "next_eval": None, "next_ckpt": 16, "best": 0.0}
+    (run / "checkpoints" / "step_8.json").write_text(json.dumps(league))
+    return run
+
+
+def _copy_run(src: Path, dst: Path, extra: dict[str, bytes] | None = None, league=None) -> Path:
+    import zipfile
+
+    (dst / "checkpoints").mkdir(parents=True)
+    with (
+        zipfile.ZipFile(src / "checkpoints" / "step_8.zip") as zin,
+        zipfile.ZipFile(dst / "checkpoints" / "step_8.zip", "w") as zout,
+    ):
+        for name in zin.namelist():
+            zout.writestr(name, (extra or {}).get(name, zin.read(name)))
+        for name, raw in (extra or {}).items():
+            if name not in zin.namelist():
+                zout.writestr(name, raw)
+    side = (src / "checkpoints" / "step_8.json").read_text() if league is None else league
+    (dst / "checkpoints" / "step_8.json").write_text(side)
+    return dst
+
+
+def _exit_2(argv: list[str], capsys) -> str:
+    from experiments import train_ppo
+
+    return usage_error(train_ppo.main, argv, capsys)
+
+
+def test_bad_configs_exit_2_with_one_line(tmp_path, capsys):
+    cases = {
+        "missing": (None, "no such file"),
+        "syntax": ("n_envs = \n", "is not valid TOML"),
+        "type": ('n_envs = "four"\n', "n_envs = 'four' is not allowed (expected int)"),
+        "unknown": ("bogus = 1\n", "unknown key(s) bogus"),
+        "rules": ('rules = ["jokers=two"]\n', "jokers='two'"),
+        "opponents": ('opponents = ["greedy=lots"]\n', "the weight must be a number"),
+        "vec": ('vec_env = "threads"\n', "vec_env='threads' is not allowed"),
+    }
+    for name, (text, message) in cases.items():
+        path = tmp_path / f"{name}.toml"
+        if text is not None:
+            path.write_text(text)
+        assert message in _exit_2(["--config", str(path)], capsys), name
+
+
+def test_resume_refuses_what_the_trainer_did_not_write(checkpoint_run, tmp_path, capsys):
+    """``--resume`` of a checkpoint with an unexpected entry (a pickle, a torch payload in
+    ``policy.pt``), weights that are not plain tensors, or league state that is not the
+    trainer's: status 2 and one line, and nothing unpickled."""
+    import io
+
+    import torch
+
+    marker = tmp_path / "pwned"
+    pickled = pickle.dumps(Payload(marker))
+    buf = io.BytesIO()
+    torch.save({"x": Payload(marker)}, buf)
+    pool_fifo = tmp_path / "fifo.npz"
+    os.mkfifo(pool_fifo)
+    cases = [
+        ({"evil.pkl": pickled}, None, "unexpected entries 'evil.pkl'"),
+        ({"policy.pt": buf.getvalue()}, None, "unexpected entries 'policy.pt'"),
+        ({"policy.pth": buf.getvalue()}, None, "could not be loaded"),
+        (None, "{not json", "is not JSON"),
+        (None, json.dumps({"pool": [], "hook": 1}), "unexpected entry 'hook'"),
+        (None, json.dumps({"pool": [["a", str(tmp_path / "none.npz")]]}), "no model file"),
+        (None, json.dumps({"pool": [["a", str(pool_fifo)]]}), "is not a regular file"),
+        (None, json.dumps({"pool": "x"}), "pool='x' is not of the right type"),
+    ]
+    for i, (extra, league, message) in enumerate(cases):
+        run = _copy_run(checkpoint_run, tmp_path / f"r{i}", extra, league)
+        assert message in _exit_2(["--resume", str(run)], capsys), message
+    assert "no such checkpoint" in _exit_2(["--resume", str(tmp_path / "none")], capsys)
+    empty = tmp_path / "empty"
+    (empty / "checkpoints").mkdir(parents=True)
+    assert "has no checkpoints yet" in _exit_2(["--resume", str(empty)], capsys)
+    assert not marker.exists()
