@@ -274,29 +274,84 @@ def _save_state(run: Path, state: dict[str, Any]) -> None:
     tmp.replace(run / "state.json")
 
 
+def _read_json(path: Path) -> Any:
+    from agents.model_io import open_model
+
+    try:
+        return json.loads(open_model(path, "run file", 1 << 26).data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path} is not JSON ({e}); remove the run folder to start over") from None
+
+
+def load_state(run: Path, n: int) -> dict[str, Any] | None:
+    """The saved state of a run whose parameters are ``n`` constants (None: a new run).
+
+    Raises:
+        ValueError: ``args.json`` or ``state.json`` that this trainer did not write.
+    """
+    path = run / "state.json"
+    if not path.exists():
+        return None
+    state = _read_json(path)
+
+    def vector(v: Any) -> bool:
+        return (
+            isinstance(v, list)
+            and len(v) == n
+            and all(isinstance(x, (int, float)) and math.isfinite(x) for x in v)
+        )
+
+    ok = (
+        isinstance(state, dict)
+        and isinstance(state.get("iteration"), int)
+        and state["iteration"] >= 0
+        and all(vector(state.get(k)) for k in ("z", "m", "v"))
+        and isinstance(state.get("elapsed"), (int, float))
+        and isinstance(state.get("history"), list)
+    )
+    if not ok:
+        raise ValueError(
+            f"{path} is not a state this trainer wrote (iteration, and z, m, v of {n} finite "
+            f"numbers each, are expected); remove the run folder to start over"
+        )
+    return state
+
+
+def check_run(args: Args) -> None:
+    """A run folder that ``args`` can resume: its ``args.json`` has the same settings.
+
+    Raises:
+        ValueError: other settings, or a file that is not the trainer's.
+    """
+    saved = args.run / "args.json"
+    if not saved.exists():
+        return
+    old = _read_json(saved)
+    if not isinstance(old, dict):
+        raise ValueError(f"{saved} is not a JSON object; remove the run folder to start over")
+    mine = {k: v for k, v in asdict(args).items() if k not in ("iterations", "workers", "stage")}
+    diff = sorted(
+        k
+        for k in mine
+        if k in old and old[k] != mine[k] and not k.startswith(("curve_", "verbose", "config"))
+    )
+    if diff:
+        raise ValueError(
+            f"{args.run} was started with other settings ({', '.join(diff)}); "
+            "use another exp_name or seed, or the same settings to resume"
+        )
+
+
 def train(args: Args) -> dict[str, Any]:
     """Run (or resume) the iterations of ``args`` (module docs); the final state."""
     run = args.run
-    run.mkdir(parents=True, exist_ok=True)
-    saved = run / "args.json"
-    mine = {k: v for k, v in asdict(args).items() if k not in ("iterations", "workers", "stage")}
-    if saved.exists():
-        old = json.loads(saved.read_text())
-        diff = sorted(
-            k
-            for k in mine
-            if k in old and old[k] != mine[k] and not k.startswith(("curve_", "verbose", "config"))
-        )
-        if diff:
-            raise ValueError(
-                f"{run} was started with other settings ({', '.join(diff)}); "
-                "use another exp_name or seed, or the same settings to resume"
-            )
-    saved.write_text(json.dumps(asdict(args), indent=1))
+    check_run(args)
     cls, names, defaults, scales = space(args)
     n = len(names)
-    if (run / "state.json").exists():
-        state = json.loads((run / "state.json").read_text())
+    state = load_state(run, n)
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "args.json").write_text(json.dumps(asdict(args), indent=1))
+    if state is not None:
         if args.verbose:
             print(f"[es] resuming {run} at iteration {state['iteration']}", flush=True)
     else:
@@ -467,15 +522,35 @@ def ship(args: Args, to: Path | None = None) -> Path:
 
     final = args.run / "final_model.npz"
     if not final.exists():
-        raise FileNotFoundError(f"{final}: no final model (train the run first)")
+        raise ValueError(f"{final}: no final model (train the run first)")
     values, meta = read_model(final)
     meta["run"] = args.run.name
     name = args.ship_name or f"{args.preset}-{args.num_players}p"
     return write_model(to or ES_DIR / f"{name}.npz", values, meta)
 
 
+def check_args(args: Args) -> None:
+    """What the stage would refuse, checked before it starts (a ValueError naming it)."""
+    import agents
+
+    rules = args.make_rules()
+    _, names, _, _ = space(args)
+    for spec in [args.opponent, *args.curve_opponents]:
+        agents.make(spec, rules, 0)
+    if args.stage == "train":
+        check_run(args)
+        load_state(args.run, len(names))
+    elif args.stage == "ship" and not (args.run / "final_model.npz").exists():
+        raise ValueError(f"{args.run / 'final_model.npz'}: no final model (train the run first)")
+
+
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
+    try:
+        args = parse_args(argv)
+        check_args(args)
+    except (ValueError, OSError) as e:
+        print(f"train_es: error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
     if args.stage == "train":
         state = train(args)
         if args.verbose:

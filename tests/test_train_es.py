@@ -17,6 +17,7 @@ import rummy_env
 from agents.tuned import build, read_model, write_model
 from experiments import train_es
 from experiments.tournament import play_out
+from tests.cli_errors import usage_error
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = ROOT / "experiments" / "configs" / "es" / "smoke.toml"
@@ -194,3 +195,29 @@ def test_a_process_pool_gives_the_same_run(tmp_path):
         train_es.parse_args([*base, "--stage", "fit"])
     with pytest.raises(ValueError, match="tune: bogus not allowed"):
         train_es.space(train_es.Args(tune=["bogus"]))
+
+
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
+    """Bad options or config, and run state the trainer did not write: one line, status 2."""
+    run = ["--run-dir", str(tmp_path), "--exp-name", "x"]
+    bad_type = tmp_path / "type.toml"
+    bad_type.write_text('deals = "many"\n')
+    cases = [
+        (["--config", str(tmp_path / "none.toml")], "no such file"),
+        (["--config", str(bad_type)], "deals = 'many' is not allowed (expected int)"),
+        (["--stage", "nope"], "stage='nope' is not allowed"),
+        (["--base", "random"], "has no TUNABLE constants"),
+        (["--opponent", "nope"], "unknown agent 'nope'"),
+        (["--preset", "nope"], "unknown preset 'nope'"),
+        (["--stage", "ship"], "no final model"),
+    ]
+    for argv, message in cases:
+        assert message in usage_error(train_es.main, [*run, *argv], capsys), argv
+    folder = tmp_path / "x__s1"
+    folder.mkdir()
+    (folder / "state.json").write_text("{not json")
+    assert "state.json is not JSON" in usage_error(train_es.main, run, capsys)
+    (folder / "state.json").write_text(json.dumps({"iteration": 1, "z": [0.0]}))
+    assert "not a state this trainer wrote" in usage_error(train_es.main, run, capsys)
+    (folder / "args.json").write_text(json.dumps({"deals": 7}))
+    assert "started with other settings (deals)" in usage_error(train_es.main, run, capsys)
