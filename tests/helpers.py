@@ -195,7 +195,8 @@ def permute_hidden(d: dict[str, Any], viewer: int, rng: random.Random) -> dict[s
     """``d`` with every card ``viewer`` cannot see shuffled among the places that hold
     such cards: the other players' hands (their cards known to all, in ``known``,
     stay put) and the stock (Indian rummy's cut card, face up at its bottom, stays; so does
-    the hand of a player mid-way through his opening, which must complete it). Sizes stay
+    the hand of a player mid-way through his opening, which must complete it, and the rack
+    of a Rummikub player who has played tiles this turn, which a commit must hold). Sizes stay
     the same; ``d`` is not changed."""
     d = copy.deepcopy(d)
     # the player to act, mid-way through his opening (melds down, not opened), holds cards
@@ -207,7 +208,7 @@ def permute_hidden(d: dict[str, Any], viewer: int, rng: random.Random) -> dict[s
         and d["phase"] == "play"
         and not d["opened"][cur]
         and any(m["owner"] == cur for m in d["table"])
-    )
+    ) or bool(d.get("played_tiles"))  # (Rummikub: a commit must hold the tiles played)
     pool = list(d["stock"])
     # Indian rummy: the cut card lies face up at the bottom of the stock until drawn
     seen = [pool.pop()] if d.get("cut") and d["rebuilds"] == 0 and pool else []

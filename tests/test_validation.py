@@ -31,7 +31,9 @@ from rummy_env import engine
 from rummy_env.cards import card_str
 from tests.helpers import SEEDS, deal, places, random_masked_game
 
-PRESETS = ["basic", "gin", "rummy500", "persian", "rummy51"]
+PRESETS = list(rummy_env.PRESETS)  # every preset
+#: the player counts the mutation test draws from, per preset (2-4 where not named)
+PLAYERS = {"gin": (2, 2), "contract": (2, 5)}
 ALL_CARDS = [card_str(f) for f in range(53)]
 
 
@@ -121,7 +123,18 @@ def test_every_reachable_state_restores(preset, n, over):
 
 # --- mutations: each changes a to_dict() state in place and describes itself
 BAD_VALUES = [None, "x", 1.5, -1, 10**9, True, [], {}, [None], ["ZZ"], [[]], {"a": 1}]
-PER_SEAT = ["played", "round_scores", "totals", "active", "hands_won", "opened", "credit"]
+PER_SEAT = [
+    "played",
+    "round_scores",
+    "totals",
+    "active",
+    "hands_won",
+    "opened",
+    "credit",
+    "dropped",
+    "drew",
+    "buys",
+]
 
 
 def card_lists(d: dict[str, Any]) -> list[tuple[str, list]]:
@@ -131,7 +144,11 @@ def card_lists(d: dict[str, Any]) -> list[tuple[str, list]]:
     for key in ("hands", "known"):
         if isinstance(d.get(key), list):
             out += [(f"{key}[{p}]", h) for p, h in enumerate(d[key]) if isinstance(h, list)]
-    out += [(key, d[key]) for key in ("stock", "discard") if isinstance(d.get(key), list)]
+    out += [
+        (key, d[key])
+        for key in ("stock", "discard", "played_tiles")
+        if isinstance(d.get(key), list)
+    ]
     if isinstance(d.get("table"), list):
         out += [
             (f"table[{i}]", m["cards"])
@@ -162,6 +179,7 @@ def mutate(d: dict[str, Any], n: int, draw) -> str:
                 "swap",
                 "extra",
                 "turn_card",
+                "bulk",
             ]
         )
     )
@@ -173,7 +191,7 @@ def mutate(d: dict[str, Any], n: int, draw) -> str:
         and not ints
         or kind == "seat"
         and not seats
-        or kind in ("move", "dup", "remove", "replace")
+        or kind in ("move", "dup", "remove", "replace", "bulk")
         and not any(c for _, c in lists)
         or kind == "meld"
         and not isinstance(d.get("table"), list)
@@ -229,6 +247,15 @@ def mutate(d: dict[str, Any], n: int, draw) -> str:
             del src[i]
         dst.insert(draw(st.integers(0, len(dst))), card)
         return f"{kind} {card} from {src_name} to {dst_name}"
+    if kind == "bulk":  # many cards at once from one place to another (a rack of the pool)
+        full = [(name, cards) for name, cards in lists if cards]
+        src_name, src = draw(st.sampled_from(full))
+        dst_name, dst = draw(st.sampled_from(lists))
+        k = draw(st.integers(1, len(src)))
+        if dst is not src:
+            dst += src[:k]
+            del src[:k]
+        return f"bulk {k} from {src_name} to {dst_name}"
     if kind == "phase":
         d["phase"] = draw(
             st.sampled_from(["draw", "play", "game_over", "upcard", "PLAY", "bogus", 3])
@@ -297,14 +324,14 @@ def restore_or_refuse(preset: str, n: int, seed: int, d: dict[str, Any], what: l
 
 
 def mutation_test(n_examples: int):
-    """The test: a mid-game state of each preset (2-4 players, gin 2), after 0-120
-    random steps, with 1-3 mutations, is refused clearly or plays by the rules."""
+    """The test: a mid-game state of each preset (2-4 players, gin 2, contract 2-5), after
+    0-120 random steps, with 1-3 mutations, is refused clearly or plays by the rules."""
 
     @pytest.mark.parametrize("preset", PRESETS)
     @examples(n_examples)
     @given(data=st.data(), seed=SEEDS)
     def test(preset, data, seed):
-        n = data.draw(st.integers(2, 2 if preset == "gin" else 4), label="players")
+        n = data.draw(st.integers(*PLAYERS.get(preset, (2, 4))), label="players")
         s = mid_game(preset, n, seed, data.draw(st.integers(0, 120), label="steps"))
         d = s.to_dict()
         what = [
