@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable
 from difflib import get_close_matches
 from enum import IntEnum
 from functools import cache, lru_cache
-from itertools import compress
+from itertools import compress, product
 from operator import add, mul
 from typing import Any, NamedTuple
 
@@ -1102,17 +1102,33 @@ def _opening_ok(
     rest = list(s.hands[p])
     for f in nat:
         rest[f] -= 1
-    rest[JOKER] -= wu
-    return opening_possible(
-        s.cat,
-        tuple(rest),
-        need,
-        need_pure,
-        forb,
-        rules.ace_meld_value,
-        rules.joker_meld_value,
-        not rules.go_out_requires_discard,
-    )
+    if wu and s.wild_faces:  # the wild cards this meld lays, as _apply_meld picks them
+        for f in _wild_fill(s, rest, wu):
+            rest[f] -= 1
+    else:
+        rest[JOKER] -= wu
+    args = (rules.ace_meld_value, rules.joker_meld_value, not rules.go_out_requires_discard)
+    deuces = [f for f in s.wild_faces if rest[f]]
+    if not deuces:
+        return opening_possible(s.cat, tuple(rest), need, need_pure, forb, *args)
+    # wild 2s (D-13): each 2 held plays as a natural 2 or as a wild card; the search counts
+    # wild cards as jokers, so ask it of every split of the 2s held. A taken 2 that may not
+    # be discarded plays wild with all its copies or none; wild, no wild card left counts
+    # as a discard (the engine may leave that 2)
+    for split in product(*(range(rest[f] + 1) for f in deuces)):
+        counts = list(rest)
+        fb = forb
+        for f, k in zip(deuces, split):
+            if f == forb and 0 < k < rest[f]:
+                break
+            counts[f] -= k
+            counts[JOKER] += k
+            if f == forb and k:
+                fb = JOKER
+        else:
+            if opening_possible(s.cat, tuple(counts), need, need_pure, fb, *args):
+                return True
+    return False
 
 
 # ------------------------------------------------------------- contract rummy

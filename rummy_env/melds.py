@@ -12,13 +12,13 @@ most 13 positions.
 The meld catalogue (a fixed id table per :class:`Catalogue`), in this order:
 
 * sets: for rank 0..12, for each *suit code* of naturals and wild count allowed
-  by the wild limits (D-3) with 3 or 4 cards in all (at most ``max_set``), in
+  by the wild limits (D-3) with 3 cards or more, at most ``max_set`` (0: no limit), in
   increasing (code, wilds) order. A suit code holds a count per suit, four bits each
   (S H D C from the lowest; :func:`suit_code`): with distinct suits (the default)
   the counts are 0 or 1, so the order is that of the suit masks, and without wild
   cards the shapes are the four 3-suit sets and the 4-suit set. With
-  ``distinct=False`` (contract rummy, D-16) a suit may repeat up to ``decks`` times;
-  a set grows past 4 cards only by lay-offs;
+  ``distinct=False`` (contract rummy, D-16) a suit may repeat up to ``decks`` times,
+  and without ``max_set`` a set meld holds any number of cards (``7S 7H 7D 7C 7S``);
 * runs: for suit 0..3, for each segment ``(lo, hi)`` in increasing ``lo`` then
   ``hi`` (length 3..13). A run action names the cards it represents; wild cards
   fill the positions whose natural card the hand lacks (naturals from hand first).
@@ -92,7 +92,7 @@ class Catalogue:
         self.ace_high = ace_high
         self.min_run = min_run
         # sets: suits distinct or repeated (up to ``decks`` times); at most ``max_set``
-        # cards (0: no limit; the catalogue's sets hold 3 or 4, lay-offs grow them)
+        # cards (0: no limit)
         self.distinct = distinct
         self.max_set = max_set
         self.set_cap = max_set or 1 << 30
@@ -114,10 +114,12 @@ class Catalogue:
             return not (max_wilds and w > max_wilds)
 
         self.wild_ok = wild_ok
-        # --- sets: per rank the same list of (suit code of the naturals, wilds)
+        # --- sets: per rank the same list of (suit code of the naturals, wilds); at most
+        # max_set cards, or with no limit every natural of the rank (suits repeated up to
+        # ``decks`` times) and up to 3 wild cards
         self.set_shapes: list[tuple[int, int]] = []
-        most = min(4, self.set_cap)
         rep = self.suit_repeats
+        most = max_set or 4 * rep + 3
         codes = sorted(
             suit_code(s for s in range(4) for _ in range(counts[s]))
             for counts in product(range(min(rep, most) + 1), repeat=4)

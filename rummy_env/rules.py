@@ -241,7 +241,8 @@ class RuleSet:
     """Every 2 is wild besides the jokers (RULES.md 4 wild deuces, D-13): a 2 at its own
     place (a set of 2s, its own suit's run through the 2) is natural, anywhere else it is
     a wild card; the engine lays a joker before a 2; a 2 left in hand costs
-    ``joker_penalty``. Games that meld during play, without an opening count (for now)."""
+    ``joker_penalty``; it counts toward ``max_wilds_per_meld`` and, in an opening count, is
+    worth the card it stands for (as a joker is). Games that meld during play only."""
     wild_rank: str = "none"
     """Indian rummy's cut joker: "cut" turns up the stock's top card after the deal and puts
     it at the bottom of the stock; every card of its rank (aces when it is a joker) is wild
@@ -268,8 +269,9 @@ class RuleSet:
     rummy, D-16): with several decks a set may repeat suits (``7S 7S 7H``). Games that meld
     during play only."""
     max_set: int = 4
-    """Most cards in a set, wild cards included; 0 = no limit (contract rummy). A meld move
-    lays a set of 3 or 4 cards; lay-offs grow it up to this."""
+    """Most cards in a set, wild cards included; 0 = no limit (contract rummy, D-16: a meld
+    move lays a set of any size, with up to 3 wild cards). Meld moves and lay-offs hold a
+    set to this."""
     max_turns: int = 500
     """A round reaching this many turns ends as when the stock runs out for good: the
     lowest hand wins (rummy500: scored as it stands; gin: void). Without it, players who
@@ -459,21 +461,11 @@ class RuleSet:
         ):
             if getattr(self, key) < 0:
                 raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
-        if self.wild_deuces:
-            clash = [
-                f"{k}={getattr(self, k)!r}"
-                for k, ok in (
-                    ("meld_during_play", self.meld_during_play),
-                    ("open_points", self.open_points == 0),
-                )
-                if not ok
-            ]
-            if clash:
-                raise ValueError(
-                    f"wild_deuces=True is not allowed with {', '.join(clash)} (allowed: "
-                    "meld_during_play=True, open_points=0: deuces are wild only in games that "
-                    "meld during play, without an opening count for now)"
-                )
+        if self.wild_deuces and not self.meld_during_play:
+            raise ValueError(
+                "wild_deuces=True is not allowed with meld_during_play=False (allowed: "
+                "meld_during_play=True: deuces are wild only in games that meld during play)"
+            )
         if not 3 <= self.min_run <= 13:
             raise ValueError(f"min_run={self.min_run} is not allowed (allowed: 3-13)")
         if self.min_run != 3 and not self.meld_during_play:

@@ -463,10 +463,10 @@ def test_going_out_by_discard_in_deal_1_scores_the_contract_values():
 
 def test_longer_sets_and_a_set_of_five_by_lay_off():
     # Deal 1, 9 cards. P0 [7S 7S 7H 7D 9H 9H 9C 9C 9D] draws QC.
-    # First melds: every set of 3 or 4 of the 7s {7S 7S 7H 7D} (4 of them) and of the 9s
-    # {9H 9H 9D 9C 9C} (5 threes, 3 fours); never 5 cards in one Meld.
+    # First melds: every set of 3 or more of the 7s {7S 7S 7H 7D} (4 of them) and of the
+    # 9s {9H 9H 9D 9C 9C} (5 threes, 3 fours and the five: D-16, no size limit).
     # He lays 7S 7S 7H 7D and 9H 9H 9C 9C (down), lays off 9D on his set of 9s in the
-    # same turn (5 cards: no size limit), discards QC: out.
+    # same turn (5 cards), discards QC: out.
     # P1 [KS KH 2C 3D 4H 5S 6D 8C AC] = 10 + 10 + 6 x 5 + 15 = 65.
     env = quiet(2, 1, hand_size=9)
     p0 = ["7S", "7S", "7H", "7D", "9H", "9H", "9C", "9C", "9D"]
@@ -475,13 +475,36 @@ def test_longer_sets_and_a_set_of_five_by_lay_off():
     play(env, DrawStock())
     sevens = ["7S 7S 7H", "7S 7S 7D", "7S 7H 7D", "7S 7S 7H 7D"]
     nines = ["9H 9H 9C", "9H 9H 9D", "9H 9C 9C", "9H 9D 9C", "9D 9C 9C"]
-    nines += ["9H 9H 9C 9C", "9H 9H 9D 9C", "9H 9D 9C 9C"]
+    nines += ["9H 9H 9C 9C", "9H 9H 9D 9C", "9H 9D 9C 9C", "9H 9H 9D 9C 9C"]
     assert sorted(meld_moves(env)) == sorted("meld " + m for m in sevens + nines)
     play(env, Meld(("7S", "7S", "7H", "7D")), Meld(("9H", "9H", "9C", "9C")))
     assert opened(env) == [True, False]
     assert "lay off 9D on meld 1" in legal_strs(env)
     play(env, LayOff("9D", 1))
     assert table(env) == [(0, ["7S", "7S", "7H", "7D"]), (0, ["9H", "9H", "9D", "9C", "9C"])]
+    play(env, Discard("QC"))
+    assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 65])
+
+
+def test_a_set_of_five_in_one_meld_and_lay_offs_past_it():
+    # D-16: with several decks a set may repeat suits and has no size limit.
+    # Deal 1, 9 cards. P0 [7S 7S 7H 7H 7D 7C 5S 5H 5D] draws QC. 7S 7H 7D 7C 7S is one
+    # legal Meld (marked in his mask), so is the set of all six 7s. He lays the five and
+    # 5S 5H 5D (down), lays off the last 7H on the five (6 cards), discards QC: out.
+    # P1 [KS KH 2C 3D 4H 5C 6D 8C AC] = 10 + 10 + 6 x 5 + 15 = 65.
+    env = quiet(2, 1, hand_size=9)
+    p0 = ["7S", "7S", "7H", "7H", "7D", "7C", "5S", "5H", "5D"]
+    p1 = ["KS", "KH", "2C", "3D", "4H", "5C", "6D", "8C", "AC"]
+    deal(env, [p0, p1], discard=["2H"], stock_top=["QC"])
+    play(env, DrawStock())
+    five = env.encode(Meld(("7S", "7H", "7D", "7C", "7S")))
+    assert env.observe("player_0")["action_mask"][five]
+    assert "meld 7S 7S 7H 7H 7D 7C" in meld_moves(env)
+    play(env, Meld(("7S", "7H", "7D", "7C", "7S")), Meld(("5S", "5H", "5D")))
+    assert opened(env) == [True, False]
+    assert table(env)[0] == (0, ["7S", "7S", "7H", "7D", "7C"])
+    play(env, LayOff("7H", 0))
+    assert table(env)[0] == (0, ["7S", "7S", "7H", "7H", "7D", "7C"])
     play(env, Discard("QC"))
     assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 65])
 

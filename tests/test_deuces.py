@@ -708,10 +708,9 @@ def test_observation_of_three_melds_for_both_players():
 # ====================================================================== errors
 
 
-@pytest.mark.parametrize("preset", ["gin", "rummy51"])
+@pytest.mark.parametrize("preset", ["gin", "indian"])
 def test_wild_deuces_refused_where_it_does_not_fit(preset):
-    # gin melds only at the end; rummy51 has an opening count (not searched with wild 2s
-    # yet): ValueError naming wild_deuces.
+    # gin and Indian rummy meld only at the end: ValueError naming wild_deuces.
     with pytest.raises(ValueError, match="wild_deuces"):
         rummy_env.make_rules(preset, 2, wild_deuces=True)
     with pytest.raises(ValueError, match="wild_deuces"):

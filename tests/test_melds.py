@@ -871,17 +871,18 @@ def test_presets_meld_rules():
 
 
 def oracle_shapes(cfg) -> set[tuple]:
-    """Every meld shape a meld move lays: ("set", rank, suit code, wilds) of 3 or 4 cards
-    (at most ``max_set``), ("run", suit, lo, hi)."""
+    """Every meld shape a meld move lays: ("set", rank, suit code, wilds) of 3 cards or more,
+    at most ``max_set`` (0: every natural of the rank the decks hold, and up to 3 wild
+    cards: D-16), ("run", suit, lo, hi)."""
     ace_high, wilds, at_most, max_w, min_run, distinct, max_set, decks = meld_rules(cfg)
-    most = min(4, max_set or 4)
+    most = max_set or 4 * (1 if distinct else decks) + 3
     out = set()
     for r in range(13):
         for nat in range(most + 1):
             for suits in combinations_with_replacement(range(4), nat):
                 if not set_suits_ok(suits, distinct, decks):
                     continue
-                for w in range(5 - nat):
+                for w in range(4):
                     if 3 <= nat + w <= most and wilds_ok(nat, w, wilds, at_most, max_w):
                         out.add(("set", r, code(suits), w))
     n = len(rank_order(ace_high))

@@ -813,7 +813,9 @@ def check_rules(env: rummy_env.raw_env, legal: list[int]) -> None:
         card = card_str(s.must_use)
         for m in moves:
             assert isinstance(m, (Meld, LayOff)), f"{m} legal while {card} awaits its use"
-            assert card in (m.cards if isinstance(m, Meld) else (m.card,))
+            cards = m.cards if isinstance(m, Meld) else (m.card,)
+            # (a taken wild 2 may be laid as a wild card, spelled JK)
+            assert card in cards or (s.rules.wild_deuces and card[0] == "2" and "JK" in cards)
     if s.forbidden >= 0:
         assert Discard(card_str(s.forbidden)) not in moves
 
@@ -882,3 +884,87 @@ def test_random_play_reaches_openings_and_takes():
     for seed in range(6):
         random_game(2, seed, stats, deep=False)
     assert stats["openings"] > 0 and stats["LayOff"] > 0 and stats["DrawDiscard"] > 0, stats
+
+
+# ====================================================== wild 2s (RULES.md 4 wild deuces)
+
+
+def test_wild_2_counts_as_the_card_it_stands_for_in_the_opening():
+    # wild_deuces=True, hand_size=7.  P0 [7H 8H 9H KS KH 2D 4C]   stock: QC ...
+    # P0 draws QC. 7H 8H 9H (pure, 24) + KS KH 2D (the 2 a third king: 30) = 54 >= 51:
+    # he may open, either meld first. Counted at its face (2) the set would be worth 22
+    # and the opening 46: no meld would be legal.
+    env = make_env(hand_size=7, wild_deuces=True)
+    deal(
+        env,
+        [["7H", "8H", "9H", "KS", "KH", "2D", "4C"], ["5S", "6D", "9C", "JC", "QD", "3C", "AS"]],
+        stock_top=["QC"],
+    )
+    play(env, DrawStock())
+    assert env.encode(Meld(("KS", "KH", "2D"))) == env.encode(Meld(("KS", "KH", "JK")))
+    assert set(meld_moves(env)) == {"meld 7H 8H 9H", "meld KS KH JK"}
+    play(env, Meld(("KS", "KH", "2D")))
+    assert snapshot(env)["turn_value"] == 30 and not opened(env)[0]
+    assert meld_moves(env) == ["meld 7H 8H 9H"]
+    assert_illegal(env, Discard("4C"))  # mid-opening
+    play(env, Meld(("7H", "8H", "9H")))
+    assert opened(env) == [True, False]
+    assert table(env) == [(0, ["KS", "KH", "2D"]), (0, ["7H", "8H", "9H"])]
+    play(env, Discard("4C"))
+
+
+@pytest.mark.parametrize("two", ["2S", "2D"])
+def test_a_2_at_its_own_place_makes_a_pure_run_for_the_opening(two):
+    # wild_deuces=True, hand_size=9.  P0 [AS two 3S KS KH KD 9S 9H 9D] + 9C. With 2S the
+    # run AS 2S 3S is pure (the 2 at its own place is natural, D-13): 6 + 30 + 27 = 63
+    # opens, 9C left to discard. With 2D (a wild 2S there) no pure run can be made: nothing opens, no meld.
+    env = make_env(hand_size=9, wild_deuces=True)
+    deal(
+        env,
+        [
+            ["AS", two, "3S", "KS", "KH", "KD", "9S", "9H", "9D"],
+            ["5S", "6D", "QD", "JC", "4D", "3C", "7S", "8C", "TD"],
+        ],
+        stock_top=["9C"],
+    )
+    play(env, DrawStock())
+    if two == "2D":
+        assert meld_moves(env) == []
+        return
+    play(env, Meld(("KS", "KH", "KD")), Meld(("9S", "9H", "9D")))
+    assert not opened(env)[0]  # 57 points, no pure run yet
+    play(env, Meld(("AS", "2S", "3S")))
+    assert opened(env)[0] and snapshot(env)["table"][-1]["cards"] == ["AS", "2S", "3S"]
+
+
+def test_a_wild_2_counts_towards_one_wild_card_a_meld():
+    # wild_deuces=True (max_wilds_per_meld=1, D-4).  P0 [5H 6H 7H JK 2D 2C KS KH KD TS]:
+    # no meld holds two wild cards (the joker and a 2, or two 2s), though D-3 alone
+    # would allow 5H 6H 7H + two; 5H 6H 7H JK (8H or 4H) holds one.
+    env = make_env(hand_size=10, wild_deuces=True)
+    deal(
+        env,
+        [
+            ["5H", "6H", "7H", "JK", "2D", "2C", "KS", "KH", "KD", "TS"],
+            ["5S", "6D", "9D", "JC", "4D", "3C", "7S", "8C", "TD", "QC"],
+        ],
+        stock_top=["9C"],
+    )
+    play(env, DrawStock())
+    melds = meld_moves(env)
+    assert melds and all(m.split().count("JK") <= 1 for m in melds), melds
+    assert "meld KS KH KD JK" in melds
+    for spelled in (("5H", "6H", "7H", "JK", "2D"), ("KS", "KH", "2D", "2C")):
+        with pytest.raises(ValueError, match="not a valid set or run"):
+            env.encode(Meld(spelled))
+
+
+@pytest.mark.parametrize("n", [2, 3])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=helpers.SEEDS)
+def test_random_play_with_wild_2s(n, seed):
+    """Random masked play with wild 2s: the masks are exactly what the engine accepts (the
+    opening search with 2s natural or wild), no dead end, and the round ends."""
+    env = make_env(n, wild_deuces=True)
+    env.reset(seed=seed)
+    helpers.random_masked_game(env, make_env(n, wild_deuces=True), seed, check_rules)

@@ -105,15 +105,13 @@ def test_repeated_suit_set_choices_keep_the_run():
     assert_round_over(env, winner=0, reason="went_out", round_scores=[0, 41])
 
 
-def test_set_grows_past_four_by_lay_offs_without_limit():
-    # P0 [7S 7S 7H 7H 7D] draws KC, melds 7S 7S 7H 7H (a meld lays 4 at most), lays
-    # off 7D on it (5 cards: no limit), discards KC: out.
+def test_set_grows_past_four_without_limit():
+    # P0 [7S 7S 7H 7H 7D] draws KC: 7S 7S 7H 7H 7D is one meld (no size limit, D-16); he
+    # melds 7S 7S 7H 7H instead, lays off 7D on it (5 cards), discards KC: out.
     env = repeats(hand_size=5)
     deal(env, [["7S", "7S", "7H", "7H", "7D"], p1(5)], discard=["9D"], stock_top=["KC"])
     play(env, DrawStock())
-    assert "meld 7S 7S 7H 7H 7D" not in meld_moves(env)
-    with pytest.raises(ValueError, match="lay off the others"):
-        env.unwrapped.encode(Meld(("7S", "7S", "7H", "7H", "7D")))
+    assert "meld 7S 7S 7H 7H 7D" in meld_moves(env)
     play(env, Meld(("7S", "7S", "7H", "7H")))
     assert layoff_strs(env) == ["lay off 7D on meld 0"]
     play(env, LayOff("7D", 0))
