@@ -545,12 +545,9 @@ def check_args(args: Args) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    try:
-        args = parse_args(argv)
-        check_args(args)
-    except (ValueError, OSError) as e:
-        print(f"train_es: error: {e}", file=sys.stderr)
-        raise SystemExit(2) from None
+    from experiments.train_ppo import parse_checked
+
+    args = parse_checked("train_es", parse_args, check_args, argv)
     if args.stage == "train":
         state = train(args)
         if args.verbose:

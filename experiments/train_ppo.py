@@ -1009,14 +1009,20 @@ def check_args(args: Args) -> None:
         load_ppo(ckpt)
 
 
-def main(argv: list[str] | None = None) -> None:
+def parse_checked(prog: str, parse: Any, check: Any, argv: list[str] | None) -> Any:
+    """``parse(argv)``, then ``check`` it; bad input (a ValueError or OSError) prints one
+    line naming the problem and exits with status 2."""
     try:
-        args = parse_args(argv)
-        check_args(args)
+        args = parse(argv)
+        check(args)
+        return args
     except (ValueError, OSError) as e:
-        print(f"rummy-train: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {e}", file=sys.stderr)
         raise SystemExit(2) from None
-    train(args)
+
+
+def main(argv: list[str] | None = None) -> None:
+    train(parse_checked("rummy-train", parse_args, check_args, argv))
 
 
 if __name__ == "__main__":

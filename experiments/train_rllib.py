@@ -430,17 +430,20 @@ def train(args: Args) -> dict[str, Any]:
     return summary
 
 
+def check_args(args: Args) -> None:
+    """The rules, and the checkpoint ``--resume`` would load (verified before Ray starts;
+    ``train`` verifies it again as it copies it): a ValueError naming what is wrong."""
+    args.make_rules()
+    _, ckpt = resume_point(args)
+    if ckpt is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            verified_copy(ckpt, Path(tmp))
+
+
 def main(argv: list[str] | None = None) -> None:
-    try:
-        args = parse_args(argv)
-        start, ckpt = resume_point(args)
-        if ckpt is not None:  # refused before Ray starts (train checks it again, and copies it)
-            with tempfile.TemporaryDirectory() as tmp:
-                verified_copy(ckpt, Path(tmp))
-        args.make_rules()
-    except (ValueError, OSError) as e:
-        print(f"rummy-train-rllib: error: {e}", file=sys.stderr)
-        raise SystemExit(2) from None
+    from experiments.train_ppo import parse_checked
+
+    args = parse_checked("rummy-train-rllib", parse_args, check_args, argv)
     s = train(args)
     print(f"[rllib] done: {s.get('iteration')} iterations; policy in {args.run}")
 
