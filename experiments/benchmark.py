@@ -154,16 +154,20 @@ def run_mode(
     repeats: int,
     seed: int,
     versus: str | None = None,
+    num_envs: int = 256,
 ) -> dict:
-    """``repeats`` runs of ``seconds``; with ``versus`` (a preset) each run is paired with
-    one of that preset (same mode, players and overrides), run just before it in this
-    process, and the median of the per-pair ratios is reported too: a ratio that the
-    machine's load, which moves both alike, leaves steady."""
-    fn = _bench_fn(mode, preset, players, overrides, seconds)
+    """``repeats`` runs of ``seconds``; with ``versus`` each run is paired with a reference
+    run just before it in this process, and the median of the per-pair ratios is reported
+    too: a ratio that the machine's load, which moves both alike, leaves steady. ``versus``
+    is a preset (the same mode, players and overrides) or ``mode:MODE`` (the same preset in
+    another mode: ``--modes vector --versus mode:raw``)."""
+    fn = _bench_fn(mode, preset, players, overrides, seconds, num_envs)
     if versus:
-        ref_runs, runs = _rounds(
-            [_bench_fn(mode, versus, players, overrides, seconds), fn], repeats, seed
+        ref_mode, ref_preset = (
+            (versus[5:], preset) if versus.startswith("mode:") else (mode, versus)
         )
+        ref = _bench_fn(ref_mode, ref_preset, players, overrides, seconds, num_envs)
+        ref_runs, runs = _rounds([ref, fn], repeats, seed)
     else:
         ref_runs, (runs,) = [], _rounds([fn], repeats, seed)
     rates = [_rate(r) for r in runs]
@@ -403,7 +407,9 @@ def main(argv: list[str] | None = None) -> None:
         metavar="FIELD=VALUE",
         help="rule override, e.g. --set jokers=2 (repeatable)",
     )
-    ap.add_argument("--modes", default="engine,raw,env")
+    ap.add_argument(
+        "--modes", default="engine,raw,env", help="comma-separated: engine, raw, env, vector"
+    )
     ap.add_argument("--seconds", type=float, default=5.0, help="wall time per repeat")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
@@ -411,8 +417,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--versus",
         default=None,
-        metavar="PRESET",
-        help="pair every run with one of PRESET (e.g. basic) and print the median ratio",
+        metavar="PRESET|mode:MODE",
+        help="pair every run with one of PRESET (e.g. basic), or of the same preset in MODE "
+        "(e.g. mode:raw), and print the median ratio",
+    )
+    ap.add_argument(
+        "--num-envs", type=int, default=256, help="games stepped together in the vector mode"
     )
     ap.add_argument("--peers", action="store_true", help="also run the peer gin rummy scripts")
     ap.add_argument("--peers-python", default=str(Path.home() / ".peers-venv/bin/python"))
@@ -462,6 +472,7 @@ def main(argv: list[str] | None = None) -> None:
                 args.repeats,
                 args.seed,
                 args.versus,
+                args.num_envs,
             )
             results.append(r)
             tgt = TARGETS.get(mode, 0) if preset == "basic" and args.players == 2 else 0

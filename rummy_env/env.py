@@ -101,7 +101,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from rummy_env import engine
 from rummy_env.moves import ActionCodec, Move
-from rummy_env.observation import OBS_BOUND, ObsLayout, SeatVectors
+from rummy_env.observation import OBS_BOUND, LiveObservation, ObsLayout
 from rummy_env.render import render_text
 from rummy_env.rules import rules_for
 
@@ -142,7 +142,7 @@ class raw_env(AECEnv, EzPickle):
         self._figure: Any = None  # render_mode="human": the window, or False when none can open
         self.codec = ActionCodec(self.rules)
         self.obs_layout = ObsLayout(self.rules)
-        self._vectors = SeatVectors(self.obs_layout)  # each seat's vector, kept between moves
+        self._live = LiveObservation(self.obs_layout)  # kept between moves, updated by them
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
@@ -232,7 +232,7 @@ class raw_env(AECEnv, EzPickle):
         if s is None:
             self._need_reset("observe")
         i = self.agent_name_mapping[agent]
-        obs = self._vectors.observe(s, i).copy()
+        obs = self._live.update(s, i).copy()
         m = array("b", self._zero_mask_bytes)
         if agent == self.agent_selection and s.phase != _GAME_OVER and not self._illegal_end:
             for a in engine.legal_actions(s):

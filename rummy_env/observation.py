@@ -172,7 +172,7 @@ class ObsLayout:
 
 def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
     """The observation vector of ``player`` (reads no hidden card), built from scratch
-    (:class:`SeatVectors` keeps each seat's vector and updates what a move changed)."""
+    (:class:`LiveObservation` keeps a vector and updates what a move changed)."""
     o = array("f", layout.zero_bytes)
     _write(o, state, player, layout)
     return np.frombuffer(o, dtype=np.float32)
@@ -301,111 +301,123 @@ def _encode_meld(o: Any, m: Any, mb: int, player: int, P: int) -> None:
             o[cb + (JOKER if c == JOKER else F + c // NUM_RANKS)] += 1.0
 
 
-class SeatVectors:
-    """Every seat's observation vector of one game, kept between moves and updated by
-    what changed since the seat was last observed.
+class LiveObservation:
+    """One observation vector kept up to date between moves, for whichever seat asks.
 
-    :meth:`observe` compares the state with what the seat's vector was built from and
-    rewrites only that: the faces of the hand and of the opponents' known cards whose
-    counts moved, the discard pile's rows (shifted by a discard or a draw from it, not
-    rewritten), the table slots whose meld changed (melds are immutable: a slot holding the
-    same object is unchanged), and the short tail of counts and flags (sizes, phase, ...),
-    which is rewritten whole. A seat is brought up to date only when observed, so a move
-    costs only the seats that look. The vectors equal :func:`encode`'s at every observation
-    (tests/test_observation_incremental.py replays random games of every preset).
+    :meth:`update` compares the state and the seat with what the vector shows and rewrites
+    only the difference: the faces of the hand and of the opponents' known cards whose
+    counts differ (a card drawn or played, or another seat's hand after a change of
+    viewer), the discard pile's rows (shifted by a discard or a draw from it, not
+    rewritten), the table slots whose meld changed (melds are immutable: a slot holding
+    the same object is unchanged; a new viewer moves only each slot's owner column), and
+    the short tail of counts and flags (sizes, phase, ...), which is rewritten whole. The
+    vector equals :func:`encode`'s at every update (tests/test_observation_incremental.py
+    replays random games of every preset). The discard rows, most of the vector, are the
+    same for every viewer, so one vector serves the seat to act as turns pass.
 
-    ``buf`` (``(P, layout.size)`` float32, C-contiguous) is where the vectors live; a new
-    array by default. :meth:`observe` returns the seat's row of it (a view: copy it to keep
-    it past the next move).
+    ``out`` (a C-contiguous float32 vector of ``layout.size``) is where the vector lives;
+    a new array by default.
     """
 
     __slots__ = (
         "layout",
-        "buf",
+        "array",
+        "_o",
         "_zero",
-        "_rows",
-        "_tails",
+        "_tail",
         "_zero_tail",
         "_state",
+        "_seat",
         "_hand",
         "_known",
         "_discard",
         "_table",
     )
 
-    def __init__(self, layout: ObsLayout, buf: np.ndarray | None = None):
-        P = layout.P
-        if buf is None:
-            buf = np.zeros((P, layout.size), np.float32)
+    def __init__(self, layout: ObsLayout, out: np.ndarray | None = None):
+        if out is None:
+            out = np.zeros(layout.size, np.float32)
         self.layout = layout
-        self.buf = buf
+        #: the vector (a numpy view of the buffer :meth:`update` writes)
+        self.array = out
+        self._o = memoryview(out)
         self._zero = memoryview(array("f", layout.zero_bytes))  # slices to copy zeros from
-        self._rows = [memoryview(buf[p]) for p in range(P)]
-        # the tail (hand_sizes to the end) is rewritten whole at each update
-        t = layout.HAND_SIZES
-        self._tails = [row[t:] for row in self._rows]
+        t = layout.HAND_SIZES  # the tail (hand_sizes to the end) is rewritten whole
+        self._tail = self._o[t:]
         self._zero_tail = self._zero[t:]
         self._state: GameState | None = None
-        # the hand each vector shows, packed (:func:`_packed`), and the known cards' counts
-        self._hand: list[int | None] = [None] * P
-        self._known: list[list[list[int]]] = [[] for _ in range(P)]
-        self._discard: list[list[int]] = [[] for _ in range(P)]
-        self._table: list[list[Any]] = [[] for _ in range(P)]
+        self._seat = -1
+        self._hand = 0  # the hand shown, packed (:func:`_packed`)
+        self._known: list[list[int]] = []  # the known cards shown, per seat offset 1..P-1
+        self._discard: list[int] = []
+        self._table: list[Any] = []
 
-    def observe(self, state: GameState, p: int) -> np.ndarray:
-        """Seat ``p``'s observation of ``state`` (a view of its row in :attr:`buf`)."""
-        self.update(state, p)
-        return self.buf[p]
-
-    def update(self, state: GameState, p: int) -> None:
-        """Bring seat ``p``'s row of :attr:`buf` up to date with ``state``."""
-        if state is not self._state:  # a new game: every seat is built anew when observed
-            self._state = state
-            self._hand = [None] * self.layout.P
-        o = self._rows[p]
-        old = self._hand[p]
-        if old is None:
-            self._build(o, state, p)
-            return
+    def update(self, state: GameState, p: int) -> np.ndarray:
+        """Make the vector ``p``'s observation of ``state``; returns :attr:`array`."""
+        o = self._o
         L = self.layout
+        if state is not self._state:  # a new game (a reset, a restore): built anew
+            self._state = state
+            o[:] = self._zero
+            _write(o, state, p, L)
+            P = L.P
+            self._seat = p
+            self._hand = _packed(state.hands[p])
+            self._known = [state.known[(p + off) % P][:] for off in range(1, P)]
+            self._discard = state.discard[:]
+            self._table = state.table[:]
+            return self.array
         hand = state.hands[p]
         new = _packed(hand)
-        if new != old:
-            _write_changed(o, 0, hand, new ^ old)
-            self._hand[p] = new
+        if p != self._seat:  # another seat's hand: rewritten (a diff would touch most faces)
+            _write_counts(o, 0, hand, self._zero)
+        elif new != self._hand:  # the same seat's: only the faces a move changed
+            _write_changed(o, 0, hand, new ^ self._hand)
+        self._hand = new
         P = L.P
-        known, olds = state.known, self._known[p]
+        known, olds = state.known, self._known
         for off in range(1, P):
             k, old = known[(p + off) % P], olds[off - 1]
-            if k != old:  # (rarely: a card taken from the discard pile, or played)
-                _write_changed(o, L.KNOWN + (off - 1) * F, k, _packed(k) ^ _packed(old))
+            if k != old:  # (a card taken from the discard pile or played, another viewer)
+                _write_counts(o, L.KNOWN + (off - 1) * F, k, self._zero)
                 old[:] = k
-        discard, old = state.discard, self._discard[p]
+        discard, old = state.discard, self._discard
         if discard != old:
             _shift_discard(o, discard, old, L, self._zero)
-            self._discard[p] = discard[:]
-        table, old = state.table, self._table[p]
+            self._discard = discard[:]
+        table, old = state.table, self._table
+        if p != self._seat:
+            if old:
+                _move_owners(o, old, self._seat, p, L)
+            self._seat = p
         if (table or old) and (len(table) != len(old) or not all(map(is_, table, old))):
             _update_table(o, table, old, p, L, self._zero)
-            self._table[p] = table[:]
-        self._tails[p][:] = self._zero_tail
+            self._table = table[:]
+        self._tail[:] = self._zero_tail
         _write_tail(o, state, p, L)
+        return self.array
 
-    def _build(self, o: memoryview, state: GameState, p: int) -> None:
-        L = self.layout
-        o[:] = self._zero
-        _write(o, state, p, L)
-        P = L.P
-        self._hand[p] = _packed(state.hands[p])
-        self._known[p] = [state.known[(p + off) % P][:] for off in range(1, P)]
-        self._discard[p] = state.discard[:]
-        self._table[p] = state.table[:]
+
+def _move_owners(o: memoryview, table: list, was: int, p: int, L: ObsLayout) -> None:
+    """The owner columns of the slots shown, for viewer ``p`` instead of ``was``."""
+    P, b = L.P, L.TABLE
+    for m in table:
+        o[b + (m.owner - was) % P] = 0.0
+        o[b + (m.owner - p) % P] = 1.0
+        b += L.slot
 
 
 def _packed(counts: list[int]) -> int:
     """Per-face counts as one integer, a byte a face: two are compared, and their changed
     faces found (:func:`_write_changed`), in a few C calls."""
     return int.from_bytes(bytes(counts), "little")
+
+
+def _write_counts(o: memoryview, base: int, counts: list[int], zero: memoryview) -> None:
+    """Rewrite the ``F`` counts at ``base``."""
+    o[base : base + F] = zero[base : base + F]
+    for f in compress(_FACES, counts):
+        o[base + f] = counts[f]
 
 
 def _write_changed(o: memoryview, base: int, counts: list[int], changed: int) -> None:

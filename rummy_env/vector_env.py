@@ -17,7 +17,8 @@ Every seat of every game is played by the caller (self-play, as in Pgx and EnvPo
 ``i`` of ``obs`` and ``mask`` is what the seat to act in game ``i`` (``info["actor"][i]``)
 sees, exactly what :class:`rummy_env.raw_env` gives that seat in that state (the same
 encoding, the same mask). ``obs`` and ``mask`` are the same two arrays at every call,
-written in place; copy them to keep them.
+written in place by the env and read-only to the caller (the env builds the next
+observations from them): copy them to keep or change them.
 
 ``step(actions)`` takes one action id per game (an integer array of shape ``(N,)``) and
 returns ``rewards`` (float32 ``(N, num_players)``: what each seat received at this step,
@@ -35,8 +36,9 @@ act on part of the batch use it (:mod:`rummy_env.sb3_vec_env`).
 ``state_dict(i)`` is game ``i`` as ``GameState.to_dict()``: ``raw_env.reset(options={"state":
 d})`` restores it, and gives the acting seat the same observation and mask.
 
-Observations are kept per seat between moves and updated by what each move changed
-(:class:`rummy_env.observation.SeatVectors`), so a decision costs about one engine step.
+Each game's row is kept between moves and updated by what each move changed, for the
+seat to act (:class:`rummy_env.observation.LiveObservation`): no observation is built
+from scratch or copied.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from gymnasium import spaces
 
 from rummy_env import engine
 from rummy_env.moves import ActionCodec
-from rummy_env.observation import OBS_BOUND, ObsLayout, SeatVectors
+from rummy_env.observation import OBS_BOUND, LiveObservation, ObsLayout
 from rummy_env.rules import RuleSet, rules_for
 
 _GAME_OVER = engine.Phase.GAME_OVER
@@ -73,7 +75,7 @@ class VectorEnv:
             raise ValueError(f"num_envs={num_envs} is not allowed (allowed: an int >= 1)")
         self.rules = rules_for(preset, num_players, overrides)
         self.num_envs = N = int(num_envs)
-        self.num_players = P = self.rules.num_players
+        self.num_players = self.rules.num_players
         self.codec = ActionCodec(self.rules)
         self.layout = ObsLayout(self.rules)
         self.num_actions = na = self.codec.num_actions
@@ -83,20 +85,19 @@ class VectorEnv:
         self.action_space = spaces.Discrete(na)
         self._seed = seed
         self._rng = np.random.default_rng(seed)
-        # every seat's vector of every game (row i * P + seat), updated in place
-        self._seat_obs = np.zeros((N * P, size), np.float32)
-        self._vectors = [
-            SeatVectors(self.layout, self._seat_obs[i * P : (i + 1) * P]) for i in range(N)
-        ]
-        self._mask = np.zeros((N, na), np.int8)  # the legal moves, as the engine gave them
+        # each game's observation (for the seat to act) and mask, updated in place
+        self._obs = np.zeros((N, size), np.float32)
+        self._live = [LiveObservation(self.layout, self._obs[i]) for i in range(N)]
+        self._mask = np.zeros((N, na), np.int8)
         self._mflat = memoryview(self._mask.reshape(-1))
         self._legal: list[list[int]] = [[] for _ in range(N)]
-        self._rows = np.zeros(N, np.intp)  # i * P + actor: the rows of _seat_obs in obs
+        self._actor = np.zeros(N, np.int64)
         self._states: list[engine.GameState] = []
-        #: the arrays ``reset`` and ``step`` return, written in place
-        self.obs = np.zeros((N, size), np.float32)
-        self.mask = np.zeros((N, na), np.int8)
-        self.actor = np.zeros(N, np.int64)
+        #: the arrays ``reset`` and ``step`` return: read-only views of the env's own
+        self.obs = _read_only(self._obs)
+        self.mask = _read_only(self._mask)
+        #: the seat to act in each game (read-only view)
+        self.actor = _read_only(self._actor)
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
@@ -109,8 +110,7 @@ class VectorEnv:
         for i in range(self.num_envs):
             self._deal(i)
             self._observe(i, self._states[i])
-        self._publish()
-        return self.obs, self.mask, {"actor": self.actor.copy()}
+        return self.obs, self.mask, {"actor": self._actor.copy()}
 
     def step(
         self, actions: Any, ids: Any = None
@@ -130,8 +130,7 @@ class VectorEnv:
                     terminated[i] = True
                     s = self._deal(i)
             observe(i, s)
-        self._publish()
-        return self.obs, self.mask, rewards, terminated, {"actor": self.actor.copy()}
+        return self.obs, self.mask, rewards, terminated, {"actor": self._actor.copy()}
 
     def state_dict(self, i: int) -> dict[str, Any]:
         """Game ``i`` as ``GameState.to_dict()`` (restorable with ``raw_env.reset``)."""
@@ -164,9 +163,8 @@ class VectorEnv:
     def _observe(self, i: int, s: engine.GameState) -> None:
         """Game ``i``'s actor, its seat vector and its mask row, after a move or a deal."""
         p = engine.acting_seat(s)
-        self.actor[i] = p
-        self._rows[i] = i * self.num_players + p
-        self._vectors[i].update(s, p)
+        self._actor[i] = p
+        self._live[i].update(s, p)
         m, base = self._mflat, i * self.num_actions
         for a in self._legal[i]:
             m[base + a] = 0
@@ -174,10 +172,6 @@ class VectorEnv:
         for a in legal:
             m[base + a] = 1
         self._legal[i] = legal
-
-    def _publish(self) -> None:
-        self.obs[:] = self._seat_obs[self._rows]
-        np.copyto(self.mask, self._mask)
 
     def _game(self, i: Any, what: str) -> int:
         if not self._states:
@@ -232,6 +226,12 @@ class VectorEnv:
                 f"see mask[{g}])"
             )
         return games.tolist(), a.tolist()
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
 
 
 def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -163,3 +163,16 @@ def test_bad_arguments():
     venv.reset()
     with pytest.raises(ValueError, match="game id 2 is not allowed"):
         venv.state_dict(2)
+
+
+def test_returned_arrays_are_the_envs_own_and_read_only():
+    """obs and mask are written in place each step; the caller cannot corrupt them."""
+    venv = rummy_env.vector_env("gin", num_envs=2, seed=0)
+    obs, mask, info = venv.reset()
+    with pytest.raises(ValueError, match="read-only"):
+        obs[0, 0] = 5.0
+    with pytest.raises(ValueError, match="read-only"):
+        mask[0, :] = 1
+    obs2, mask2, *_ = venv.step(random_actions(mask, np.random.default_rng(0)))
+    assert obs2 is obs and mask2 is mask
+    info["actor"][:] = 1  # info's arrays are the caller's to keep
