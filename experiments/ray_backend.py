@@ -14,16 +14,30 @@ the games it held stay unplayed, and rerunning the command plays them.
 Workers import this project (``pip install -e .`` on every node of a cluster)
 and build the env and the agents once per process (the process backend's
 ``_worker_init``), then play whole batches.
+
+Local Ray leaves nothing behind when its driver dies, even by SIGKILL: Ray ties
+its GCS server and raylet to the driver, but the agents the raylet starts
+(``ray::DashboardAgent``, ``ray::RuntimeEnvAgent``) outlive them. So
+:func:`init` starts a reaper beside local Ray (:func:`reap`, a small process
+of its own session): it keeps the list of the driver's Ray descendants and,
+the moment the driver is gone (its end of a pipe closes), kills those still
+running.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 _REMOTE: dict[str, Any] = {}
+#: the reaper of the local Ray this process started (:func:`reap`)
+_REAPER: dict[str, subprocess.Popen] = {}
 
 
 class GamesFailed(RuntimeError):
@@ -84,6 +98,90 @@ def init(address: str | None, num_cpus: int | None) -> None:
     if env:
         kw["runtime_env"] = {"env_vars": env}
     ray.init(**kw)
+    if not address and os.path.isdir("/proc"):
+        _start_reaper()
+
+
+def _start_reaper() -> None:
+    _stop_reaper()
+    _REAPER["proc"] = subprocess.Popen(
+        [sys.executable, "-c", f"from experiments.ray_backend import reap; reap({os.getpid()})"],
+        stdin=subprocess.PIPE,
+        start_new_session=True,  # a Ctrl-C of the driver's terminal does not stop it first
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    )
+
+
+def _stop_reaper() -> None:
+    proc = _REAPER.pop("proc", None)
+    if proc is not None:
+        proc.stdin.close()  # the reaper kills what is left of this Ray, then exits
+        proc.wait(30)
+
+
+def _proc_table() -> dict[int, tuple[int, str, str]]:
+    """pid -> (parent pid, start time, command line) of every process (Linux /proc)."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{d}/cmdline", "rb") as fh:
+                cmd = fh.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            out[int(d)] = (int(fields[1]), fields[19], cmd)
+    return out
+
+
+def _ray_descendants(roots: set[int]) -> dict[int, str]:
+    """pid -> start time of the Ray processes below ``roots`` (by command line: Ray's
+    binaries and ``ray::`` process titles)."""
+    table = _proc_table()
+    below: set[int] = set()
+    frontier = set(roots)
+    while frontier:
+        frontier = {p for p, (pp, _, _) in table.items() if pp in frontier} - below
+        below |= frontier
+    return {
+        p: table[p][1]
+        for p in below
+        if p in table and (table[p][2].startswith("ray::") or "/ray/" in table[p][2])
+    }
+
+
+def reap(driver: int, every: float = 0.5) -> None:
+    """The reaper's body (module docs): track ``driver``'s Ray descendants until stdin closes
+    (the driver exited or was killed), then SIGKILL those still running."""
+    me = os.getpid()
+    gone = threading.Event()
+
+    def wait_eof() -> None:
+        sys.stdin.buffer.read()
+        gone.set()
+
+    threading.Thread(target=wait_eof, daemon=True).start()
+    tracked: dict[int, str] = {}
+    while True:
+        tracked.update(_ray_descendants({driver}))
+        if gone.wait(every):
+            break
+    tracked.update(_ray_descendants(set(tracked)))  # children of the tracked, still attached
+    tracked.pop(me, None)
+    for _ in range(3):
+        table = _proc_table()
+        alive = [p for p, start in tracked.items() if p in table and table[p][1] == start]
+        if not alive:
+            return
+        for p in alive:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.2)
 
 
 def play_all(
@@ -159,6 +257,7 @@ def shutdown() -> None:
 
     if ray.is_initialized():
         ray.shutdown()
+    _stop_reaper()
     _REMOTE.clear()
 
 

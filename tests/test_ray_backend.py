@@ -3,9 +3,12 @@ failures retried or reported by game."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -122,3 +125,56 @@ def test_backend_errors_exit_2(tmp_path, extra, words):
     assert out.returncode == 2
     for w in words:
         assert w in out.stderr
+
+
+def _group(pgid: int) -> dict[int, str]:
+    """pid -> command line of the live processes of process group ``pgid``."""
+    out = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                out[int(d.name)] = cmd
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
+def test_a_killed_driver_leaves_no_ray_process_behind(tmp_path):
+    """SIGKILL of a ``--backend ray`` driver: its Ray processes (the raylet's agents included,
+    ``ray::DashboardAgent`` and ``ray::RuntimeEnvAgent``) are all gone soon after."""
+    db = tmp_path / "k.sqlite"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "experiments.tournament", "--agents", "greedy,basic-expert"]
+        + ["--deals", "5000", "--workers", "1", "--quiet", "--no-plots", "--backend", "ray"]
+        + ["--db", str(db), "--out", str(tmp_path / "out")],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group: what it leaves is found there
+    )
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline:
+            agents = [
+                c for c in _group(proc.pid).values() if c.startswith("ray::") and "Agent" in c
+            ]
+            if len(agents) >= 2 and db.exists() and _rows(str(db)):
+                break
+            time.sleep(1)
+        else:
+            pytest.fail("the Ray tournament did not start playing")
+        before = _group(proc.pid)
+        assert any("DashboardAgent" in c for c in before.values()), before
+        proc.kill()
+        proc.wait()
+        deadline = time.time() + 30
+        while time.time() < deadline and _group(proc.pid):
+            time.sleep(0.5)
+        assert not _group(proc.pid), _group(proc.pid)
+    finally:
+        if _group(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
