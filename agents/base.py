@@ -110,6 +110,8 @@ class Agent(ABC):
         self.rng = random.Random()
         self.moves = MoveTable.of(rules)
         self.values = card_values(rules)
+        #: (number of actions, observation length) under these rules (what ``act`` checks)
+        self.sizes = (self.moves.num_actions, obs_size(rules))
 
     def choices(
         self, observation: Any, action_mask: Any = None
@@ -176,16 +178,15 @@ def check_input(agent: Agent, observation: Any, action_mask: Any) -> np.ndarray:
     """
     if action_mask is None:
         raise ValueError("act() needs the action mask (act(observation, action_mask))")
-    mask = np.asarray(action_mask)
-    n = agent.moves.num_actions
+    mask = action_mask if isinstance(action_mask, np.ndarray) else np.asarray(action_mask)
+    n, size = agent.sizes
     rules = agent.rules
     if mask.shape != (n,):
         raise ValueError(
             f"action mask of shape {mask.shape} does not fit {rules.name!r} with "
             f"{rules.num_players} players: {n} actions expected"
         )
-    size = obs_size(rules)
-    shape = np.shape(observation)
+    shape = observation.shape if isinstance(observation, np.ndarray) else np.shape(observation)
     if shape != (size,):
         raise ValueError(
             f"observation of shape {shape} does not fit {rules.name!r} with "
@@ -202,7 +203,8 @@ def checked_act(act: Callable) -> Callable:
 
     @functools.wraps(act)
     def checked(self: Agent, observation: Any, action_mask: Any = None) -> int:
-        observation, action_mask = split_obs(observation, action_mask)
+        if isinstance(observation, dict):
+            observation, action_mask = observation["observation"], observation["action_mask"]
         mask = check_input(self, observation, action_mask)
         a = act(self, observation, action_mask)
         if not 0 <= a < len(mask) or not mask[a]:
