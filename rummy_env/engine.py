@@ -1102,19 +1102,35 @@ def _opening_ok(
     rest = list(s.hands[p])
     for f in nat:
         rest[f] -= 1
-    if wu and s.wild_faces:  # the wild cards this meld lays, as _apply_meld picks them
-        for f in _wild_fill(s, rest, wu):
-            rest[f] -= 1
-    else:
-        rest[JOKER] -= wu
+    if s.wild_faces:
+        return _opening_with_deuces(s, rest, wu, need, need_pure, forb)
+    rest[JOKER] -= wu
+    return opening_possible(
+        s.cat,
+        tuple(rest),
+        need,
+        need_pure,
+        forb,
+        rules.ace_meld_value,
+        rules.joker_meld_value,
+        not rules.go_out_requires_discard,
+    )
+
+
+def _opening_with_deuces(
+    s: GameState, rest: list[int], wu: int, need: int, need_pure: bool, forb: int
+) -> bool:
+    """:func:`_opening_ok`'s search with wild 2s (D-13), ``rest`` the hand less the meld's
+    naturals: the meld's ``wu`` wild cards are taken from it as :func:`_apply_meld` takes
+    them; then each 2 left plays as a natural 2 or as a wild card. The search counts wild
+    cards as jokers, so it is asked of every split of the 2s held. A taken 2 that may not be
+    discarded plays wild with all its copies or none; wild, no wild card left counts as a
+    discard (the engine may leave that very 2)."""
+    rules = s.rules
+    for f in _wild_fill(s, rest, wu):
+        rest[f] -= 1
     args = (rules.ace_meld_value, rules.joker_meld_value, not rules.go_out_requires_discard)
     deuces = [f for f in s.wild_faces if rest[f]]
-    if not deuces:
-        return opening_possible(s.cat, tuple(rest), need, need_pure, forb, *args)
-    # wild 2s (D-13): each 2 held plays as a natural 2 or as a wild card; the search counts
-    # wild cards as jokers, so ask it of every split of the 2s held. A taken 2 that may not
-    # be discarded plays wild with all its copies or none; wild, no wild card left counts
-    # as a discard (the engine may leave that 2)
     for split in product(*(range(rest[f] + 1) for f in deuces)):
         counts = list(rest)
         fb = forb
