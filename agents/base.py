@@ -23,6 +23,7 @@ player in turn order), as in the observation.
 from __future__ import annotations
 
 import functools
+import math
 import random
 from abc import ABC, abstractmethod
 from collections import defaultdict
@@ -215,6 +216,30 @@ def checked_act(act: Callable) -> Callable:
 
     checked.checked = True
     return checked
+
+
+def int_option(name: str, value: Any, least: int = 0) -> int:
+    """An agent's whole-number option of at least ``least``, else a ValueError naming it."""
+    try:
+        n = int(value)
+        ok = not isinstance(value, bool) and n == float(value) and n >= least
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{name}={value!r} is not allowed (allowed: an integer >= {least})")
+    return n
+
+
+def float_option(name: str, value: Any) -> float:
+    """An agent's finite number option, else a ValueError naming it."""
+    try:
+        x = float(value)
+        ok = not isinstance(value, bool) and math.isfinite(x)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{name}={value!r} is not allowed (allowed: a finite number)")
+    return x
 
 
 def check_flag(name: str, value: Any) -> bool:

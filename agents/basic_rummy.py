@@ -58,6 +58,7 @@ from agents.base import (
     PLAY_TILE,
     SWAP,
     View,
+    float_option,
     move_cards,
     table_fits,
     unseen_counts,
@@ -119,8 +120,8 @@ class BasicExpertAgent(GreedyAgent):
                 f"hold_back={hold_back!r} is not allowed (allowed: 'auto', 'never', 'always')"
             )
         self.hold_back = hold_back
-        self.potential_weight = float(potential_weight)
-        self.danger_weight = float(danger_weight)
+        self.potential_weight = float_option("potential_weight", potential_weight)
+        self.danger_weight = float_option("danger_weight", danger_weight)
         self._played_this_turn = False
         self._arr_cache: dict[tuple[int, ...], tuple[int, list[tuple[int, ...]]]] = {}
         # the wild 2s (wild_deuces): evaluated as wild cards (wild_deadwood)

@@ -72,6 +72,7 @@ from agents.base import (
     PASS,
     Agent,
     View,
+    float_option,
     unseen_counts,
 )
 from agents.basic_rummy import BasicExpertAgent
@@ -209,8 +210,8 @@ class GinExpertAgent(BasicExpertAgent):
             potential_weight=potential_weight,
             danger_weight=danger_weight,
         )
-        self.take_margin = float(take_margin)
-        self.gin_hold = float(gin_hold)
+        self.take_margin = float_option("take_margin", take_margin)
+        self.gin_hold = float_option("gin_hold", gin_hold)
         if knock_schedule not in ("tight", "asap"):
             raise ValueError(
                 f"knock_schedule={knock_schedule!r} is not allowed (allowed: 'tight', 'asap')"

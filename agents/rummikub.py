@@ -107,7 +107,17 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import COMMIT, DRAW_STOCK, PASS, PLAY_TILE, Agent, View, _pack_counts, split_obs
+from agents.base import (
+    COMMIT,
+    DRAW_STOCK,
+    PASS,
+    PLAY_TILE,
+    Agent,
+    View,
+    _pack_counts,
+    int_option,
+    split_obs,
+)
 from rummy_env import cover, engine
 from rummy_env.cards import NUM_FACES
 from rummy_env.determinize import Determinizer
@@ -160,18 +170,8 @@ class RummikubExpertAgent(Agent):
             )
         super().__init__(rules, seat, **kwargs)
         for name, value, least in (("search_h", search_h, 0), ("simulations", simulations, 1)):
-            if value is None:
-                continue
-            try:
-                n = int(value)
-                ok = not isinstance(value, bool) and n == float(value) and n >= least
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
-                raise ValueError(
-                    f"{name}={value!r} is not allowed (allowed: an integer >= {least})"
-                )
-            setattr(self, name, n)
+            if value is not None:
+                setattr(self, name, int_option(name, value, least))
         self.need = rules.open_points
         self.penalty = [self.values[f] for f in range(NUM_FACES)]
         self.pack = _pack_counts(rules.decks, rules.jokers)

@@ -48,6 +48,7 @@ from agents.base import (
     DRAW_STOCK,
     END_ROUND,
     View,
+    int_option,
     table_fits,
 )
 from agents.basic_rummy import BasicExpertAgent
@@ -100,7 +101,7 @@ class Rummy500ExpertAgent(BasicExpertAgent):
             potential_weight=potential_weight,
             danger_weight=danger_weight,
         )
-        self.max_dig = int(max_dig)
+        self.max_dig = int_option("max_dig", max_dig)
 
     @classmethod
     def options(cls) -> tuple[str, ...]:

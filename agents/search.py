@@ -56,6 +56,8 @@ from agents.base import (
     MELD,
     SWAP,
     Agent,
+    float_option,
+    int_option,
     legal_ids,
     split_obs,
 )
@@ -222,14 +224,18 @@ class SearchAgent(Agent):
 
         if objective not in ("relative", "own"):
             raise ValueError(f"objective={objective!r} is not allowed (allowed: 'relative', 'own')")
-        if int(simulations) < 1 or int(candidates) < 1:
-            raise ValueError("simulations and candidates must be 1 or more")
-        self.simulations = int(simulations)
-        self.time_budget = None if time_budget in (None, 0, "none") else float(time_budget)
-        self.n_candidates = int(candidates)
+        self.simulations = int_option("simulations", simulations, 1)
+        self.time_budget = (
+            None if time_budget in (None, 0, "none") else float_option("time_budget", time_budget)
+        )
+        if self.time_budget is not None and self.time_budget < 0:
+            raise ValueError(
+                f"time_budget={time_budget!r} is not allowed (allowed: seconds >= 0, or none)"
+            )
+        self.n_candidates = int_option("candidates", candidates, 1)
         self.objective = objective
-        self.max_rollout_steps = int(max_rollout_steps)
-        self.confidence = float(confidence)
+        self.max_rollout_steps = int_option("max_rollout_steps", max_rollout_steps, 1)
+        self.confidence = float_option("confidence", confidence)
         if guide is None:
             guide = agents.VARIANT_AGENTS.get(rules.name, "greedy")
         self.guide = agents.make(guide, rules, seat)

@@ -431,3 +431,26 @@ def test_an_agent_that_picks_an_illegal_move_is_stopped():
     mask[1] = 1
     with pytest.raises(ValueError, match="Zero chose action 0, which the mask does not mark legal"):
         Zero(env.rules).act(obs["observation"], mask)
+
+
+@pytest.mark.parametrize(
+    "preset, spec, message",
+    [
+        (
+            "basic",
+            "search:simulations=abc",
+            "simulations='abc' is not allowed (allowed: an integer",
+        ),
+        ("basic", "search:candidates=0", "candidates=0 is not allowed"),
+        ("basic", "search:time_budget=-1", "time_budget=-1 is not allowed"),
+        ("basic", "search:confidence=nan", "confidence=nan is not allowed (allowed: a finite"),
+        ("basic", "basic-expert:danger_weight=x", "danger_weight='x' is not allowed"),
+        ("gin", "gin-expert:take_margin=inf", "take_margin=inf is not allowed"),
+        ("rummy500", "rummy500-expert:max_dig=1.5", "max_dig=1.5 is not allowed"),
+        ("basic", "ppo:basic-2p:deterministic=maybe", "allowed: true, false"),
+    ],
+)
+def test_agent_options_of_the_wrong_kind_are_refused_by_name(preset, spec, message):
+    with pytest.raises(ValueError) as e:
+        agents.make(spec, rummy_env.make_rules(preset, 2))
+    assert message in str(e.value)
