@@ -397,9 +397,13 @@ def print_agents(specs: list[str], rows: list[dict]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="rummy-benchmark",
+        description="Decisions per second of random masked play on one core: the engine alone, "
+        "the raw AEC env, env() and the batched vector_env, per preset.",
+    )
     ap.add_argument("--preset", default="basic", help="preset name, or 'all' for every preset")
-    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--players", type=int, default=2, help="players at the table (default: 2)")
     ap.add_argument(
         "--set",
         action="append",
@@ -410,9 +414,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--modes", default="engine,raw,env", help="comma-separated: engine, raw, env, vector"
     )
-    ap.add_argument("--seconds", type=float, default=5.0, help="wall time per repeat")
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seconds", type=float, default=5.0, help="wall time per repeat, in seconds")
+    ap.add_argument(
+        "--repeats", type=int, default=3, help="repeats of each run; the median is printed"
+    )
+    ap.add_argument("--seed", type=int, default=0, help="seed of the first game (default: 0)")
     ap.add_argument("--cpu", type=int, default=0, help="core to pin to (-1: no pinning)")
     ap.add_argument(
         "--versus",
@@ -425,11 +431,22 @@ def main(argv: list[str] | None = None) -> None:
         "--num-envs", type=int, default=256, help="games stepped together in the vector mode"
     )
     ap.add_argument("--peers", action="store_true", help="also run the peer gin rummy scripts")
-    ap.add_argument("--peers-python", default=str(Path.home() / ".peers-venv/bin/python"))
     ap.add_argument(
-        "--peers-dir", default=str(Path(__file__).resolve().parents[1] / ".." / "shared" / "peers")
+        "--peers-python",
+        default=str(Path.home() / ".peers-venv/bin/python"),
+        help="the Python of the venv that runs RLCard's and PettingZoo's gin scripts",
     )
-    ap.add_argument("--json", default=None, help="write the results to this file")
+    ap.add_argument(
+        "--peers-dir",
+        default=str(Path(__file__).resolve().parents[1] / ".." / "shared" / "peers"),
+        help="folder of the peer gin scripts (bench_*.py)",
+    )
+    ap.add_argument(
+        "--json",
+        default=None,
+        help="write the results to this file as JSON (python -m experiments.speed_table turns "
+        "it into a Markdown table)",
+    )
     ap.add_argument(
         "--agents", default=None, metavar="A,B", help="time two agents playing each other instead"
     )

@@ -45,10 +45,10 @@ def play_rendered(preset: str, players: int, seed: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--preset", default="basic")
-    ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
+    ap = argparse.ArgumentParser(prog="rummy-demo", description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", default="basic", help="rule preset (rummy_env.PRESETS)")
+    ap.add_argument("--players", type=int, default=2, help="players at the table (default: 2)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the game's deal (default: 0)")
     ap.add_argument("--seconds", type=float, default=3.0, help="benchmark seconds per mode")
     args = ap.parse_args(argv)
     play_rendered(args.preset, args.players, args.seed)

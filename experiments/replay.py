@@ -223,8 +223,16 @@ def _overrides(r: RuleSet) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="rummy-replay", description=__doc__.splitlines()[0])
-    p.add_argument("--db", default="results/tournament.sqlite", help="the tournament store")
+    p = argparse.ArgumentParser(
+        prog="rummy-replay",
+        description="Replay a stored tournament game move by move through the engine, "
+        "checking that it reaches the stored scores; or list the stored games.",
+    )
+    p.add_argument(
+        "--db",
+        default="results/tournament.sqlite",
+        help="the tournament store (default: results/tournament.sqlite)",
+    )
     p.add_argument("--game", type=int, help="id of the game to replay")
     p.add_argument("--list", action="store_true", help="list the stored games")
     p.add_argument("--preset", help="--list: only this preset")

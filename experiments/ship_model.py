@@ -33,7 +33,7 @@ class Args:
     checkpoint: str = "best"
     """best (best_model.zip: the trainer's evaluation picked it), final, or step_N (checkpoints/step_N.zip)"""
     out_dir: str = str(TRAINED_DIR)
-    """where the model goes (default: the package's agents/trained)"""
+    """where the model goes (the package's agents/trained)"""
     overwrite: bool = False
     """replace an existing model of that name"""
 
@@ -88,7 +88,12 @@ def ship(args: Args) -> Path:
 def main(argv: list[str] | None = None) -> None:
     import tyro
 
-    args = tyro.cli(Args, args=argv, description=__doc__.splitlines()[0].replace("``", ""))
+    args = tyro.cli(
+        Args,
+        args=argv,
+        prog="rummy-ship",
+        description=__doc__.splitlines()[0].replace("``", ""),
+    )
     try:
         out = ship(args)
     except ValueError as e:
