@@ -25,7 +25,9 @@
   same command (or a larger one: more deals, more agents) plays only the games
   missing, and none is counted twice. The seating names each agent by spec and,
   once an agent's behaviour changed, its ``version``, so old games are not reused. Games are committed as they finish, so
-  an interrupted run loses at most the games in flight.
+  an interrupted run loses at most the games in flight. A trained model's file is
+  read once, at the start: its games are keyed by the digest of those bytes, and
+  every worker plays those same bytes, whatever happens to the file meanwhile.
 * **Results.** Per agent: mean score per round with a 95% interval (score =
   the round's reward, higher is better; intervals over deals), win rate with
   a Wilson interval, OpenSkill (Plackett-Luce) ``mu`` +- 1.96 sigma, and for
@@ -36,8 +38,10 @@
 
 Agent specs are registry names (``agents.available()``), optionally with
 options: ``search:simulations=16:candidates=3``. ``variant`` names the preset's
-own rule-based agent. Bad input (unknown agent, preset, option, player count)
-prints a message and exits with status 2.
+own rule-based agent. Bad input (unknown agent, preset, option, player count, a
+model file that is missing or not a model, seeds past the store's 64-bit range,
+more than 2,000,000 games in one run, a ``--name`` with a folder in it) prints
+one line and exits with status 2.
 """
 
 from __future__ import annotations
