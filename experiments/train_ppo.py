@@ -41,7 +41,12 @@ Checkpoints every ``checkpoint_every`` steps in ``runs/<run>/checkpoints/``
 (each with a ``.json`` of the league state, so ``--resume`` restores the pool),
 the best model by evaluation margin against ``best_by``, and the final model
 (SB3 ``.zip`` files; ``--resume`` and ``ppo:<file>.zip`` load them without
-unpickling anything, :mod:`agents.model_io`). At the end the run writes its
+unpickling anything, :mod:`agents.model_io`). ``--resume`` refuses a checkpoint
+holding any zip entry but SB3's own (``data``, ``policy.pth``, ...), weights
+that are not plain tensors or not finite, or league state with entries the
+trainer does not write (:func:`read_resume`). Bad input of any kind (options,
+``--config``, the resume state) prints one line and exits with status 2 before
+anything starts. At the end the run writes its
 play-ready policy, ``runs/<run>/model.npz`` (the final model, or the best one
 with ``--ship-best``) and a ``.json`` card: ``agents.make("ppo:runs/<run>/model.npz")``.
 Training never writes into the package: shipping a model is the explicit
