@@ -968,3 +968,126 @@ def test_random_play_with_wild_2s(n, seed):
     env = make_env(n, wild_deuces=True)
     env.reset(seed=seed)
     helpers.random_masked_game(env, make_env(n, wild_deuces=True), seed, check_rules)
+
+
+# The same oracle with wild 2s (RULES.md 4 wild deuces): a 2 is natural at its own place
+# (its suit's run at rank 2; a set of 2s, whose wild card can then only be a joker) and
+# wild anywhere else, worth the card it stands for. The oracle's melds name the physical
+# cards they use, every wild card held being tried in a wild place; a move (the wild place
+# spelled JK) lays the wild card the engine picks: a joker first, then 2s in suit order.
+_WILDS = ("JK", "2S", "2H", "2D", "2C")
+
+
+def deuce_melds(counts: Counter) -> list[tuple[tuple[str, ...], Counter, int, bool]]:
+    """(cards as Meld shows them, physical cards used, value, pure) of every meld in
+    ``counts`` with wild 2s, one entry per choice of wild card."""
+    out = []
+    for r, rank in enumerate(_RANKS):
+        suits = [s for s in _SUITS if counts[rank + s]]
+        v = 11 if r == 0 else min(r + 1, 10)
+        for k in range(2, 5):
+            for sub in itertools.combinations(suits, k):
+                nat = tuple(rank + s for s in sub)
+                if k >= 3:
+                    out.append((nat, Counter(nat), v * k, False))
+                if k == 4:
+                    continue
+                for w in ("JK",) if rank == "2" else _WILDS:
+                    if counts[w] > nat.count(w):
+                        out.append((nat + ("JK",), Counter(nat + (w,)), v * (k + 1), False))
+    for s in _SUITS:
+        for lo in range(14):
+            for hi in range(lo + 2, min(lo + 12, 13) + 1):
+                place = [_RANKS[p % 13] + s for p in range(lo, hi + 1)]
+                nat = [c for c in place if counts[c]]
+                if len(place) - len(nat) > 1 or len(nat) < 2:
+                    continue  # (one wild card a meld, at least two naturals)
+                value = sum(_pos_value(p) for p in range(lo, hi + 1))
+                shown = tuple(c if counts[c] else "JK" for c in place)
+                if len(nat) == len(place):
+                    out.append((shown, Counter(nat), value, True))
+                    continue
+                for w in _WILDS:
+                    if counts[w] > nat.count(w):
+                        out.append((shown, Counter(nat + [w]), value, False))
+    return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _deuce_completable(items: tuple[tuple[str, int], ...], need: int, need_pure: bool) -> bool:
+    counts = Counter(dict(items))
+    if need <= 0 and not need_pure:
+        return sum(counts.values()) > 0  # a card left to discard
+    most = sum(
+        c * (11 if f in _WILDS or f[0] == "A" else min(_RANKS.index(f[0]) + 1, 10))
+        for f, c in counts.items()
+    )
+    if most < need:
+        return False
+    for _, used, value, pure in deuce_melds(counts):
+        rest = counts - used
+        if _deuce_completable(tuple(sorted(rest.items())), need - value, need_pure and not pure):
+            return True
+    return False
+
+
+def oracle_deuce_opening_melds(cards: list[str], turn_value: int, turn_pure: bool) -> set[str]:
+    """The melds legal for a player who has not opened, with wild 2s (nothing taken from
+    the pile this turn)."""
+    counts = Counter(cards)
+    legal = set()
+    for shown, used, value, pure in deuce_melds(counts):
+        nat = Counter(c for c in shown if c != "JK")  # (a 2 at its own place is shown)
+        left = counts - nat
+        wild = used - nat
+        if wild:  # the wild card the engine lays: a joker first, then 2s in suit order
+            first = next(w for w in _WILDS if left[w])
+            if first not in wild:
+                continue  # another entry lays that one
+        rest = counts - used
+        if _deuce_completable(
+            tuple(sorted(rest.items())), 51 - turn_value - value, not (turn_pure or pure)
+        ):
+            legal.add("meld " + " ".join(shown))
+    return legal
+
+
+# a pool rich in melds and wild cards: high ranks of two suits, low spades and hearts,
+# every 2 twice and two jokers
+_DEUCE_POOL = (
+    [r + s for r in "A789TJQK" for s in "SH"] * 2
+    + ["3S", "4S", "5S", "3H", "4H", "5H"]
+    + [r + s for r in "KQ" for s in "DC"]
+    + ["2S", "2H", "2D", "2C"] * 2
+    + ["JK"] * 2
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=helpers.SEEDS)
+def test_opening_search_with_wild_2s_matches_brute_force(seed):
+    """Random hands rich in 2s: the legal melds of a player who has not opened, before and
+    during his opening (a random legal meld laid each time), are exactly the brute force's."""
+    rng = random.Random(seed)
+    pool = _DEUCE_POOL[:]
+    rng.shuffle(pool)
+    p0 = pool[:14]
+    env = make_env(wild_deuces=True)
+    p1 = [c for c in helpers.rest_of_pack(env, p0, pool[14:]) if c != "JK" and c[0] != "2"][:14]
+    stock = helpers.rest_of_pack(env, p0, p1)
+    rng.shuffle(stock)
+    env.reset(seed=0, options={"hands": [p0, p1], "discard": [], "stock": stock, "dealer": 1})
+    play(env, DrawStock())
+
+    def ids(melds: set[str]) -> set[int]:  # (a wild 2 may be spelled as JK or as what it is)
+        return {env.encode(Meld(tuple(m.split()[1:]))) for m in melds}
+
+    while not opened(env)[0]:
+        d = snapshot(env)
+        want = oracle_deuce_opening_melds(d["hands"][0], d["turn_value"], d["turn_pure"])
+        got = set(meld_moves(env))
+        assert ids(got) == ids(want), (d["hands"][0], d["turn_value"], got - want, want - got)
+        if not got:
+            assert d["turn_value"] == 0  # a started opening can always be completed
+            break
+        play(env, Meld(tuple(sorted(got)[rng.randrange(len(got))].split()[1:])))
