@@ -33,7 +33,8 @@ naming the game and the move, and changes no game.
 per id): the other rows keep their observation and mask and get no reward. Opponents that
 act on part of the batch use it (:mod:`rummy_env.sb3_vec_env`).
 
-``state_dict(i)`` is game ``i`` as ``GameState.to_dict()``: ``raw_env.reset(options={"state":
+``observe(i, seat)`` is what any seat of game ``i`` sees now (built anew). ``state_dict(i)``
+is game ``i`` as ``GameState.to_dict()``: ``raw_env.reset(options={"state":
 d})`` restores it, and gives the acting seat the same observation and mask.
 
 Each game's row is kept between moves and updated by what each move changed, for the
@@ -50,7 +51,7 @@ from gymnasium import spaces
 
 from rummy_env import engine
 from rummy_env.moves import ActionCodec
-from rummy_env.observation import OBS_BOUND, LiveObservation, ObsLayout
+from rummy_env.observation import OBS_BOUND, LiveObservation, ObsLayout, encode
 from rummy_env.rules import RuleSet, rules_for
 
 _GAME_OVER = engine.Phase.GAME_OVER
@@ -131,6 +132,16 @@ class VectorEnv:
                     s = self._deal(i)
             observe(i, s)
         return self.obs, self.mask, rewards, terminated, {"actor": self._actor.copy()}
+
+    def observe(self, i: int, seat: int) -> np.ndarray:
+        """What ``seat`` sees in game ``i`` now (a new array; the seat need not be the one to
+        act): a trainer's value of the seats waiting for their turn."""
+        i = self._game(i, "observe")
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)):
+            raise ValueError(f"seat {seat!r} is not allowed (allowed: 0..{self.num_players - 1})")
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"seat {seat} is not allowed (allowed: 0..{self.num_players - 1})")
+        return encode(self._states[i], int(seat), self.layout)
 
     def state_dict(self, i: int) -> dict[str, Any]:
         """Game ``i`` as ``GameState.to_dict()`` (restorable with ``raw_env.reset``)."""

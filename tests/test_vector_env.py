@@ -176,3 +176,17 @@ def test_returned_arrays_are_the_envs_own_and_read_only():
     obs2, mask2, *_ = venv.step(random_actions(mask, np.random.default_rng(0)))
     assert obs2 is obs and mask2 is mask
     info["actor"][:] = 1  # info's arrays are the caller's to keep
+
+
+def test_observe_any_seat():
+    venv = rummy_env.vector_env("basic", num_envs=2, num_players=3, seed=0)
+    obs, mask, info = venv.reset()
+    venv.step(random_actions(mask, np.random.default_rng(0)))
+    for i in range(2):
+        env = rummy_env.raw_env(venv.rules)
+        env.reset(options={"state": venv.state_dict(i)})
+        for seat in range(3):
+            want = env.observe(f"player_{seat}")["observation"]
+            np.testing.assert_array_equal(venv.observe(i, seat), want)
+    with pytest.raises(ValueError, match="seat 3 is not allowed"):
+        venv.observe(0, 3)

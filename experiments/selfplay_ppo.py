@@ -1,0 +1,600 @@
+"""Self-play PPO on the batched env, in one file (CleanRL's manner): ``rummy-selfplay``.
+
+```bash
+rummy-selfplay train --preset gin --total-steps 2000000 --out runs/selfplay-gin   # resumes if the run exists
+rummy-selfplay eval --run runs/selfplay-gin --opponents random,greedy --deals 200 --first-deal 900000
+```
+
+**What it trains.** One network plays every seat of ``num_envs`` games of
+:func:`rummy_env.vector_env` (self-play): each step, one batched forward pass over every
+game's observation gives the masked logits (illegal moves get no probability) and the
+value of the seat to act; a move is sampled per game and the batch is stepped. From a
+randomly initialised network: no imitation, no expert move as an input, no search.
+
+**Whose reward.** A seat's decisions form its own trajectory: the reward of a decision
+is what that seat received until its next decision (a round's points reach every seat
+at the round's last step, whoever made it), and a game's end closes every seat's
+trajectory. Advantages are GAE(lambda) along each seat's trajectory; a trajectory cut by
+the end of a rollout is bootstrapped with the value of what that seat sees then
+(``VectorEnv.observe``). Rewards are the game's points divided by ``reward_scale``.
+
+**The network.** The observation (:mod:`rummy_env.observation`) is mostly the discard
+pile, one one-hot row per position; the network reads its top ``pile_rows`` rows and
+the pile's per-face counts instead of all of it (as :class:`agents.ppo_net.RummyFeatures`
+does), count fields divided by fixed scales; then an MLP (``hidden`` units, two layers)
+with a policy head and a value head.
+
+**Runs resume.** Every ``checkpoint_every`` updates the run folder gets ``model.pt``
+(the network's and the optimizer's tensors, the config and the counters; loaded with
+``torch.load(weights_only=True)``, which runs no code) and a numbered copy under
+``checkpoints/``; ``train`` with an existing ``--out`` continues from ``model.pt``.
+``progress.csv`` logs steps, speed and the losses.
+
+**Evaluation** (``eval``): each checkpoint of a run plays ``--deals`` duplicate deals
+(each deal from every seat) against each opponent (registry names of :mod:`agents`),
+the network playing its most probable legal move; the mean score margin a deal with
+its 95% interval and the win rate, into ``eval.csv`` and a PNG of the curves.
+Use deals that played no part in training or selection (``--first-deal``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+import rummy_env
+from rummy_env.observation import ObsLayout
+from rummy_env.rules import parse_overrides
+from rummy_env.vector_env import VectorEnv
+
+#: divisors of the count-valued slices (everything else is 0/1 or a small count)
+SCALES = {
+    "hand_sizes": 10.0,
+    "stock_size": 10.0,
+    "totals": 100.0,
+    "turn_value": 50.0,
+    "credit": 100.0,
+    "knock_limit": 10.0,
+}
+
+
+@dataclass
+class Config:
+    preset: str = "gin"
+    """the game (a preset of rummy_env.PRESETS)"""
+    num_players: int = 2
+    overrides: tuple[str, ...] = ()
+    """rule overrides FIELD=VALUE"""
+    num_envs: int = 128
+    """games stepped together"""
+    num_steps: int = 64
+    """batch steps per rollout (decisions per update: num_envs * num_steps)"""
+    total_steps: int = 2_000_000
+    """decisions to train for, counted at the env"""
+    lr: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    update_epochs: int = 2
+    minibatch_size: int = 4096
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: int = 256
+    pile_rows: int = 3
+    """top rows of the discard pile the network reads one by one (the rest as counts)"""
+    reward_scale: float = 100.0
+    seed: int = 0
+    threads: int = 1
+    """torch threads"""
+    checkpoint_every: int = 20
+    """updates between checkpoints"""
+
+
+# ------------------------------------------------------------------ network
+class Compress:
+    """The network's input from an observation batch: every slice but the discard pile,
+    count fields scaled, the pile's top rows and its per-face counts."""
+
+    def __init__(self, rules: rummy_env.RuleSet, pile_rows: int):
+        L = ObsLayout(rules)
+        d = L.slices["discard"]
+        F = 53
+        self.d0, self.D, self.rows = d.start, L.D, min(pile_rows, L.D)
+        keep = np.r_[0 : d.start, d.start : d.start + self.rows * F, d.stop : L.size]
+        self.keep = keep.astype(np.intp)
+        scale = np.ones(L.size, np.float32)
+        for k, v in SCALES.items():
+            scale[L.slices[k]] = 1.0 / v
+        self.scale = scale[self.keep]
+        self.size = len(self.keep) + (F if self.D else 0)
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        x = obs[:, self.keep] * self.scale
+        if not self.D:
+            return x
+        pile = obs[:, self.d0 : self.d0 + self.D * 53].reshape(len(obs), self.D, 53).sum(1)
+        return np.concatenate([x, pile], axis=1)
+
+
+class Net(nn.Module):
+    def __init__(self, n_in: int, n_actions: int, hidden: int):
+        super().__init__()
+        self.body = nn.Sequential(
+            nn.Linear(n_in, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
+        )
+        self.pi = nn.Linear(hidden, n_actions)
+        self.v = nn.Linear(hidden, 1)
+        nn.init.orthogonal_(self.pi.weight, 0.01)
+        nn.init.zeros_(self.pi.bias)
+        nn.init.orthogonal_(self.v.weight, 1.0)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.body(x)
+        logits = self.pi(h).masked_fill(~mask, -1e9)
+        return logits, self.v(h).squeeze(-1)
+
+
+def _build(cfg: Config) -> tuple[VectorEnv, Compress, Net]:
+    venv = rummy_env.vector_env(
+        cfg.preset, cfg.num_envs, cfg.num_players, seed=cfg.seed, **parse_overrides(cfg.overrides)
+    )
+    comp = Compress(venv.rules, cfg.pile_rows)
+    return venv, comp, Net(comp.size, venv.num_actions, cfg.hidden)
+
+
+# ---------------------------------------------------------------- advantages
+def seat_advantages(
+    values: np.ndarray,
+    actors: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    bootstrap: np.ndarray,
+    gamma: float,
+    lam: float,
+) -> np.ndarray:
+    """GAE along each seat's own decisions.
+
+    ``values`` and ``actors``: ``(T, N)``, the value and the seat of each step's decision;
+    ``rewards``: ``(T, N, P)``, what each seat received at that step; ``terminated``:
+    ``(T, N)``, the game ended at that step (later steps are a new game); ``bootstrap``:
+    ``(N, P)``, the value of what each seat sees after the last step. Returns ``(T, N)``.
+    """
+    T, N = values.shape
+    rows = np.arange(N)
+    next_v = bootstrap.astype(np.float64).copy()
+    next_adv = np.zeros_like(next_v)
+    acc = np.zeros_like(next_v)  # rewards since the decision, until the seat's next one
+    adv = np.zeros((T, N))
+    for t in range(T - 1, -1, -1):
+        ended = terminated[t]
+        next_v[ended] = 0.0
+        next_adv[ended] = 0.0
+        acc[ended] = 0.0
+        acc += rewards[t]
+        q = actors[t]
+        delta = acc[rows, q] + gamma * next_v[rows, q] - values[t]
+        a = delta + gamma * lam * next_adv[rows, q]
+        adv[t] = a
+        next_v[rows, q] = values[t]
+        next_adv[rows, q] = a
+        acc[rows, q] = 0.0
+    return adv
+
+
+# -------------------------------------------------------------------- train
+def _save(path: Path, net: Net, opt: torch.optim.Optimizer, cfg: Config, counters: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    torch.save(
+        {
+            "model": net.state_dict(),
+            "optimizer": opt.state_dict(),
+            "config": json.dumps(dataclasses.asdict(cfg)),
+            "counters": json.dumps(counters),
+        },
+        tmp,
+    )
+    tmp.replace(path)
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        ck = torch.load(path, weights_only=True, map_location="cpu")
+    except Exception as e:  # a file that is not a checkpoint of this trainer
+        raise ValueError(f"{path}: not a checkpoint of rummy-selfplay ({e})") from None
+    if not isinstance(ck, dict) or set(ck) != {"model", "optimizer", "config", "counters"}:
+        raise ValueError(f"{path}: not a checkpoint of rummy-selfplay (unexpected entries)")
+    return ck
+
+
+def train(cfg: Config, out: Path, log_every: int = 1) -> dict[str, Any]:
+    torch.set_num_threads(cfg.threads)
+    out.mkdir(parents=True, exist_ok=True)
+    counters = {"steps": 0, "updates": 0, "games": 0}
+    resume = out / "model.pt"
+    ck = None
+    if resume.exists():
+        ck = _load(resume)
+        saved = Config(
+            **{k: tuple(v) if k == "overrides" else v for k, v in json.loads(ck["config"]).items()}
+        )
+        if (saved.preset, saved.num_players, saved.overrides, saved.hidden, saved.pile_rows) != (
+            cfg.preset,
+            cfg.num_players,
+            cfg.overrides,
+            cfg.hidden,
+            cfg.pile_rows,
+        ):
+            raise ValueError(f"{resume} was trained with another game or network: {saved}")
+        counters = json.loads(ck["counters"])
+    torch.manual_seed(cfg.seed + counters["updates"])
+    venv, comp, net = _build(cfg)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5, foreach=True)
+    if ck is not None:
+        net.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["optimizer"])
+    T, N, P = cfg.num_steps, cfg.num_envs, venv.num_players
+    na = venv.num_actions
+    obs, mask, info = venv.reset(seed=cfg.seed * 1_000_003 + counters["updates"])
+    actor = info["actor"]
+    b_x = np.zeros((T, N, comp.size), np.float32)
+    b_m = np.zeros((T, N, na), bool)
+    b_a = np.zeros((T, N), np.int64)
+    b_lp = np.zeros((T, N), np.float32)
+    b_v = np.zeros((T, N), np.float32)
+    b_q = np.zeros((T, N), np.int64)
+    b_r = np.zeros((T, N, P), np.float32)
+    b_t = np.zeros((T, N), bool)
+    log = out / "progress.csv"
+    new_log = not log.exists()
+    fh = log.open("a", newline="")
+    w = csv.writer(fh)
+    if new_log:
+        w.writerow(
+            [
+                "steps",
+                "updates",
+                "games",
+                "sps",
+                "env_sps",
+                "pg_loss",
+                "v_loss",
+                "entropy",
+                "kl",
+                "score_std",
+            ]
+        )
+    t_start, steps0 = time.perf_counter(), counters["steps"]
+    while counters["steps"] < cfg.total_steps:
+        t_env = 0.0
+        with torch.no_grad():
+            for t in range(T):
+                x = comp(obs)
+                m = mask.astype(bool)
+                logits, v = net(torch.from_numpy(x), torch.from_numpy(m))
+                logp = torch.log_softmax(logits, -1)
+                gumbel = -torch.log(-torch.log(torch.rand_like(logp).clamp_(1e-20, 1.0)))
+                a = (logp + gumbel).argmax(1)  # a sample of the masked policy
+                lp = logp.gather(1, a[:, None]).squeeze(1)
+                b_x[t], b_m[t], b_a[t], b_lp[t], b_v[t], b_q[t] = (
+                    x,
+                    m,
+                    a.numpy(),
+                    lp.numpy(),
+                    v.numpy(),
+                    actor,
+                )
+                e0 = time.perf_counter()
+                obs, mask, r, term, info = venv.step(a.numpy())
+                t_env += time.perf_counter() - e0
+                actor = info["actor"]
+                b_r[t], b_t[t] = r / cfg.reward_scale, term
+                counters["games"] += int(term.sum())
+            # the value of what every seat sees now (the seat to act: this batch's obs)
+            seen = np.stack([venv.observe(i, q) for i in range(N) for q in range(P)])
+            boot = net(torch.from_numpy(comp(seen)), torch.ones(N * P, na, dtype=torch.bool))[1]
+            boot = boot.numpy().reshape(N, P)
+        adv = seat_advantages(b_v, b_q, b_r, b_t, boot, cfg.gamma, cfg.gae_lambda)
+        ret = adv + b_v
+        stats = _update(cfg, net, opt, b_x, b_m, b_a, b_lp, adv, ret)
+        counters["steps"] += T * N
+        counters["updates"] += 1
+        el = time.perf_counter() - t_start
+        sps = (counters["steps"] - steps0) / el
+        if counters["updates"] % log_every == 0:
+            w.writerow(
+                [
+                    counters["steps"],
+                    counters["updates"],
+                    counters["games"],
+                    round(sps),
+                    round(T * N / max(t_env, 1e-9)),
+                    *(round(stats[k], 5) for k in ("pg", "v", "ent", "kl")),
+                    round(float(b_r.std()), 5),
+                ]
+            )
+            fh.flush()
+        if counters["updates"] % cfg.checkpoint_every == 0 or counters["steps"] >= cfg.total_steps:
+            _save(resume, net, opt, cfg, counters)
+            (out / "checkpoints").mkdir(exist_ok=True)
+            _save(
+                out / "checkpoints" / f"step_{counters['steps']:010d}.pt", net, opt, cfg, counters
+            )
+    fh.close()
+    return {
+        **counters,
+        "steps_per_s": (counters["steps"] - steps0) / (time.perf_counter() - t_start),
+    }
+
+
+def _update(cfg, net, opt, b_x, b_m, b_a, b_lp, adv, ret) -> dict[str, float]:
+    n = b_a.size
+    x = torch.from_numpy(b_x.reshape(n, -1))
+    m = torch.from_numpy(b_m.reshape(n, -1))
+    a = torch.from_numpy(b_a.reshape(n))
+    old_lp = torch.from_numpy(b_lp.reshape(n))
+    A = torch.from_numpy(adv.reshape(n).astype(np.float32))
+    R = torch.from_numpy(ret.reshape(n).astype(np.float32))
+    stats = {"pg": 0.0, "v": 0.0, "ent": 0.0, "kl": 0.0}
+    k = 0
+    for _ in range(cfg.update_epochs):
+        perm = torch.randperm(n)
+        for s in range(0, n, cfg.minibatch_size):
+            idx = perm[s : s + cfg.minibatch_size]
+            logits, v = net(x[idx], m[idx])
+            logp = torch.log_softmax(logits, -1)
+            lp = logp.gather(1, a[idx, None]).squeeze(1)
+            ratio = (lp - old_lp[idx]).exp()
+            adv_mb = A[idx]
+            adv_mb = (adv_mb - adv_mb.mean()) / (adv_mb.std() + 1e-8)
+            pg = torch.max(
+                -adv_mb * ratio, -adv_mb * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)
+            ).mean()
+            vl = 0.5 * ((v - R[idx]) ** 2).mean()
+            p = logp.exp()
+            ent = -(p * logp.clamp(min=-1e8)).sum(-1).mean()
+            loss = pg + cfg.vf_coef * vl - cfg.ent_coef * ent
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                stats["pg"] += pg.item()
+                stats["v"] += vl.item()
+                stats["ent"] += ent.item()
+                stats["kl"] += ((ratio - 1) - (lp - old_lp[idx])).mean().item()
+            k += 1
+    return {key: val / max(k, 1) for key, val in stats.items()}
+
+
+# --------------------------------------------------------------------- eval
+class NetAgent:
+    """A trained network as an agent: its most probable legal move."""
+
+    def __init__(self, net: Net, comp: Compress):
+        self.net, self.comp = net, comp
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        x = torch.from_numpy(self.comp(np.asarray(observation, np.float32)[None]))
+        m = torch.from_numpy(np.asarray(action_mask).astype(bool)[None])
+        with torch.no_grad():
+            logits, _ = self.net(x, m)
+        return int(logits.argmax(1).item())
+
+
+def load_agent(path: Path) -> tuple[NetAgent, Config]:
+    ck = _load(path)
+    d = json.loads(ck["config"])
+    cfg = Config(**{k: tuple(v) if k == "overrides" else v for k, v in d.items()})
+    _, comp, net = _build(dataclasses.replace(cfg, num_envs=1))
+    net.load_state_dict(ck["model"])
+    net.eval()
+    return NetAgent(net, comp), cfg
+
+
+def duplicate_margin(path: Path, opponent: str, deals: int, first_deal: int) -> dict[str, float]:
+    """The network against ``opponent`` on ``deals`` deals, each from every seat: the mean
+    margin a deal (own points minus the opponent's, summed over the seatings) with its
+    95% interval, and the win rate over games."""
+    import agents
+    from experiments.tournament import play_out
+
+    me, cfg = load_agent(path)
+    env = rummy_env.raw_env(cfg.preset, cfg.num_players, **parse_overrides(cfg.overrides))
+    P = cfg.num_players
+    margins, wins, games = [], 0.0, 0
+    opp = {q: agents.make(opponent, env.rules, q) for q in range(P)}
+    for d in range(first_deal, first_deal + deals):
+        total = 0.0
+        for seat in range(P):
+            for q in range(P):
+                opp[q].reset(seed=d * 1009 + q)
+            rounds, _, _ = play_out(
+                env, d, lambda s, o, m, seat=seat: me.act(o, m) if s == seat else opp[s].act(o, m)
+            )
+            pts = np.sum([r["rewards"] for r in rounds], axis=0)
+            total += pts[seat] - np.mean(np.delete(pts, seat))
+            w = rounds[-1].get("match_winner", rounds[-1]["winner"])
+            wins += 1.0 if w == seat else (0.5 if w is None else 0.0)
+            games += 1
+        margins.append(total)
+    m = np.array(margins)
+    half = 1.96 * m.std(ddof=1) / math.sqrt(len(m)) if len(m) > 1 else float("nan")
+    return {
+        "margin": float(m.mean()),
+        "lo": float(m.mean() - half),
+        "hi": float(m.mean() + half),
+        "win_rate": wins / games,
+        "deals": deals,
+    }
+
+
+def evaluate(run: Path, opponents: list[str], deals: int, first_deal: int, every: int = 1) -> Path:
+    cks = sorted((run / "checkpoints").glob("step_*.pt"))[::-1][::every][::-1]
+    if not cks:
+        raise ValueError(f"{run}: no checkpoints (train first)")
+    path = run / "eval.csv"
+    done = set()
+    if path.exists():
+        with path.open() as fh:
+            done = {
+                (r["checkpoint"], r["opponent"], int(r["deals"]), int(r["first_deal"]))
+                for r in csv.DictReader(fh)
+            }
+    new = not path.exists()
+    with path.open("a", newline="") as fh:
+        w = csv.writer(fh)
+        if new:
+            w.writerow(
+                [
+                    "checkpoint",
+                    "steps",
+                    "opponent",
+                    "deals",
+                    "first_deal",
+                    "margin",
+                    "lo",
+                    "hi",
+                    "win_rate",
+                ]
+            )
+        for ck in cks:
+            steps = int(ck.stem.split("_")[1])
+            for opp in opponents:
+                if (ck.name, opp, deals, first_deal) in done:
+                    continue
+                r = duplicate_margin(ck, opp, deals, first_deal)
+                w.writerow(
+                    [
+                        ck.name,
+                        steps,
+                        opp,
+                        deals,
+                        first_deal,
+                        *(round(r[k], 4) for k in ("margin", "lo", "hi", "win_rate")),
+                    ]
+                )
+                fh.flush()
+                print(
+                    f"{ck.name} vs {opp}: {r['margin']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}] a deal, win rate {r['win_rate']:.3f}",
+                    flush=True,
+                )
+    _plot(path, run / "eval.png")
+    return path
+
+
+def _plot(csv_path: Path, png: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    rows = list(csv.DictReader(csv_path.open()))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for opp in sorted({r["opponent"] for r in rows}):
+        rs = sorted((r for r in rows if r["opponent"] == opp), key=lambda r: int(r["steps"]))
+        x = [int(r["steps"]) for r in rs]
+        ax.plot(x, [float(r["margin"]) for r in rs], marker="o", label=f"vs {opp}")
+        ax.fill_between(x, [float(r["lo"]) for r in rs], [float(r["hi"]) for r in rs], alpha=0.2)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("decisions trained")
+    ax.set_ylabel("score margin a duplicate deal (95% CI)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="rummy-selfplay", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    tr = sub.add_parser("train", help="train (or resume) a run")
+    for f in dataclasses.fields(Config):
+        kind = type(f.default)
+        if f.name == "overrides":
+            tr.add_argument(
+                "--set",
+                dest="overrides",
+                action="append",
+                default=[],
+                metavar="FIELD=VALUE",
+                help="rule override (repeatable)",
+            )
+        else:
+            tr.add_argument(
+                "--" + f.name.replace("_", "-"),
+                type=kind,
+                default=f.default,
+                help=f"(default {f.default})",
+            )
+    tr.add_argument("--out", required=True, help="the run folder (resumed when it holds model.pt)")
+    ev = sub.add_parser("eval", help="evaluate a run's checkpoints on duplicate deals")
+    ev.add_argument("--run", required=True, help="the run folder")
+    ev.add_argument("--opponents", default="random,greedy", help="comma-separated agent names")
+    ev.add_argument(
+        "--deals", type=int, default=200, help="duplicate deals per checkpoint and opponent"
+    )
+    ev.add_argument(
+        "--first-deal",
+        type=int,
+        default=900_000,
+        help="the first deal's seed (held out from training)",
+    )
+    ev.add_argument(
+        "--every", type=int, default=1, help="evaluate every k-th checkpoint (the newest always)"
+    )
+    args = ap.parse_args(argv)
+    try:
+        if args.cmd == "train":
+            vals = {f.name: getattr(args, f.name) for f in dataclasses.fields(Config)}
+            vals["overrides"] = tuple(vals["overrides"])
+            cfg = Config(**vals)
+            for k in (
+                "num_envs",
+                "num_steps",
+                "total_steps",
+                "minibatch_size",
+                "hidden",
+                "threads",
+                "checkpoint_every",
+                "update_epochs",
+            ):
+                if getattr(cfg, k) < 1:
+                    raise ValueError(
+                        f"--{k.replace('_', '-')}={getattr(cfg, k)} is not allowed (allowed: >= 1)"
+                    )
+            res = train(cfg, Path(args.out))
+            print(json.dumps(res))
+        else:
+            if args.deals < 2:
+                raise ValueError(f"--deals={args.deals} is not allowed (allowed: >= 2)")
+            evaluate(
+                Path(args.run),
+                [o.strip() for o in args.opponents.split(",")],
+                args.deals,
+                args.first_deal,
+                args.every,
+            )
+    except ValueError as e:
+        ap.exit(2, f"rummy-selfplay: error: {e}\n")
+
+
+if __name__ == "__main__":
+    main()

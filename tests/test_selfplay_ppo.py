@@ -1,0 +1,118 @@
+"""The self-play PPO trainer (experiments/selfplay_ppo.py): per-seat advantages, a run
+that trains, checkpoints and resumes, refuses checkpoints it did not write, and whose
+checkpoints play as agents."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from experiments import selfplay_ppo as sp  # noqa: E402
+
+
+def _brute(values, actors, rewards, terminated, bootstrap, gamma, lam):
+    """GAE per (game, seat) built from explicit trajectories."""
+    T, N = values.shape
+    P = rewards.shape[2]
+    adv = np.zeros((T, N))
+    for i in range(N):
+        for q in range(P):
+            # this seat's decisions, the rewards after each until its next, and game ends
+            steps = [t for t in range(T) if actors[t, i] == q]
+            for k, t in enumerate(steps):
+                nxt = steps[k + 1] if k + 1 < len(steps) else T
+                r, ended = 0.0, False
+                for u in range(t, nxt):
+                    if not ended:
+                        r += rewards[u, i, q]
+                    ended = ended or terminated[u, i]
+                if ended:
+                    nv = 0.0
+                elif nxt < T:
+                    nv = values[nxt, i]
+                else:
+                    nv = bootstrap[i, q]
+                adv[t, i] = r + gamma * nv - values[t, i]
+            for k in range(len(steps) - 2, -1, -1):
+                t, n = steps[k], steps[k + 1]
+                if not terminated[t:n, i].any():
+                    adv[t, i] += gamma * lam * adv[n, i]
+    return adv
+
+
+def test_seat_advantages_follow_each_seats_trajectory():
+    rng = np.random.default_rng(0)
+    T, N, P = 30, 4, 3
+    values = rng.normal(size=(T, N)).astype(np.float32)
+    actors = rng.integers(0, P, (T, N))
+    rewards = np.where(rng.random((T, N, P)) < 0.15, rng.normal(size=(T, N, P)), 0.0)
+    terminated = rng.random((T, N)) < 0.08
+    boot = rng.normal(size=(N, P))
+    got = sp.seat_advantages(values, actors, rewards, terminated, boot, 0.97, 0.9)
+    np.testing.assert_allclose(
+        got, _brute(values, actors, rewards, terminated, boot, 0.97, 0.9), atol=1e-5
+    )
+
+
+def _cfg(**kw):
+    base = dict(
+        num_envs=4, num_steps=8, total_steps=64, minibatch_size=16, hidden=16, checkpoint_every=1
+    )
+    base.update(kw)
+    return sp.Config(**base)
+
+
+def test_a_run_trains_checkpoints_and_resumes(tmp_path):
+    out = tmp_path / "run"
+    res = sp.train(_cfg(), out)
+    assert res["steps"] == 64 and (out / "model.pt").exists()
+    assert len(list((out / "checkpoints").glob("step_*.pt"))) == 2
+    first = torch.load(out / "model.pt", weights_only=True)
+    res = sp.train(_cfg(total_steps=128), out)  # continues from model.pt
+    assert (
+        res["steps"] == 128
+        and json.loads(torch.load(out / "model.pt", weights_only=True)["counters"])["updates"] == 4
+    )
+    after = torch.load(out / "model.pt", weights_only=True)
+    assert any(not torch.equal(first["model"][k], after["model"][k]) for k in first["model"])
+    lines = (out / "progress.csv").read_text().splitlines()
+    assert lines[0].startswith("steps,") and len(lines) == 5
+    with pytest.raises(ValueError, match="another game or network"):
+        sp.train(_cfg(preset="basic", total_steps=256), out)
+
+
+def test_foreign_checkpoints_are_refused(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    torch.save({"model": {}, "extra": 1}, out / "model.pt")
+    with pytest.raises(ValueError, match="not a checkpoint"):
+        sp.train(_cfg(), out)
+    (out / "model.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match="not a checkpoint"):
+        sp.train(_cfg(), out)
+
+
+def test_checkpoints_play_as_agents(tmp_path):
+    pytest.importorskip("agents")
+    out = tmp_path / "run"
+    sp.train(_cfg(), out)
+    ck = sorted((out / "checkpoints").glob("*.pt"))[-1]
+    r = sp.duplicate_margin(ck, "random", deals=2, first_deal=900_000)
+    assert (
+        np.isfinite(r["margin"])
+        and 0.0 <= r["win_rate"] <= 1.0
+        and r["lo"] <= r["margin"] <= r["hi"]
+    )
+
+
+def test_bad_command_lines_exit_2(capsys):
+    with pytest.raises(SystemExit) as e:
+        sp.main(["train", "--out", "/tmp/x", "--num-envs", "0"])
+    assert e.value.code == 2 and "--num-envs=0 is not allowed" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        sp.main(["train", "--out", "/tmp/x", "--preset", "nosuch"])
+    assert e.value.code == 2 and "nosuch" in capsys.readouterr().err
