@@ -38,18 +38,9 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from rummy_env.engine import Layout
+from rummy_env.observation import COUNT_SCALES as SCALES
 from rummy_env.observation import ObsLayout
 from rummy_env.rules import RuleSet
-
-#: divisors of the count-valued slices (everything else is 0/1 or a small count)
-SCALES = {
-    "hand_sizes": 10.0,
-    "stock_size": 10.0,
-    "totals": 100.0,
-    "turn_value": 50.0,
-    "credit": 100.0,
-    "knock_limit": 10.0,
-}
 
 
 def feature_kwargs(

@@ -54,19 +54,9 @@ import torch
 from torch import nn
 
 import rummy_env
-from rummy_env.observation import ObsLayout
+from rummy_env.observation import COUNT_SCALES, ObsLayout
 from rummy_env.rules import parse_overrides
 from rummy_env.vector_env import VectorEnv
-
-#: divisors of the count-valued slices (everything else is 0/1 or a small count)
-SCALES = {
-    "hand_sizes": 10.0,
-    "stock_size": 10.0,
-    "totals": 100.0,
-    "turn_value": 50.0,
-    "credit": 100.0,
-    "knock_limit": 10.0,
-}
 
 
 @dataclass
@@ -115,7 +105,7 @@ class Compress:
         keep = np.r_[0 : d.start, d.start : d.start + self.rows * F, d.stop : L.size]
         self.keep = keep.astype(np.intp)
         scale = np.ones(L.size, np.float32)
-        for k, v in SCALES.items():
+        for k, v in COUNT_SCALES.items():
             scale[L.slices[k]] = 1.0 / v
         self.scale = scale[self.keep]
         self.size = len(self.keep) + (F if self.D else 0)

@@ -79,6 +79,18 @@ OBS_BOUND = 10_000
 """Every entry of an observation lies in ``-OBS_BOUND..OBS_BOUND`` (larger numbers are clipped)."""
 
 
+#: divisors that bring the count-valued slices near 0..1 for a network's input (every
+#: other entry is 0/1 or a small count)
+COUNT_SCALES = {
+    "hand_sizes": 10.0,
+    "stock_size": 10.0,
+    "totals": 100.0,
+    "turn_value": 50.0,
+    "credit": 100.0,
+    "knock_limit": 10.0,
+}
+
+
 def _clip(v: int) -> int:
     return OBS_BOUND if v > OBS_BOUND else -OBS_BOUND
 
