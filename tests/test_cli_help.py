@@ -25,8 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 NEEDS = {
     "rummy-train": "stable_baselines3",
     "rummy-ship": "torch",
-    "rummy-tournament": "pandas",
-    "rummy-replay": "pandas",
     "rummy-web": "flask",
     "rummy-train-rllib": "ray",
 }

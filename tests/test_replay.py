@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from experiments import replay as R
-from experiments import tournament as T
+# the stores replayed here are written by tournaments, which need the `tournament` extra
+pytest.importorskip("tqdm", reason="needs the tournament extra (pip install -e '.[tournament]')")
+
+from experiments import replay as R  # noqa: E402
+from experiments import tournament as T  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

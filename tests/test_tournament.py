@@ -25,9 +25,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import rummy_env
-from experiments import tournament as T
-from experiments.stats import (
+# the `tournament` extra: a tournament's progress bar, ratings and plots
+for _extra in ("tqdm", "openskill", "matplotlib"):
+    pytest.importorskip(
+        _extra, reason="needs the tournament extra (pip install -e '.[tournament]')"
+    )
+
+import rummy_env  # noqa: E402
+from experiments import tournament as T  # noqa: E402
+from experiments.stats import (  # noqa: E402
     ELO_SCALE,
     GameResult,
     bradley_terry,
