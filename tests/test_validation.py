@@ -54,13 +54,18 @@ def assert_clear(err: ValueError, *names: str) -> None:
     assert any(name in msg for name in names), (names, msg)
 
 
-def mid_game(preset: str, n: int, seed: int, steps: int, **over: Any) -> engine.GameState:
+def mid_game(
+    preset: str, n: int, seed: int, steps: int, mid_turn: bool = False, **over: Any
+) -> engine.GameState:
     """The state after up to ``steps`` random legal actions from deal ``seed`` (the
-    last state before the round ends, if it ends sooner)."""
+    last state before the round ends, if it ends sooner); with ``mid_turn``, then up to
+    50 more until a turn is under way (past its draw: melds, tiles played, a buy asked)."""
     rules = rummy_env.make_rules(preset, n, **over)
     s = engine.new_game(rules, seed)
     rng = random.Random(seed)
-    for _ in range(steps):
+    for i in range(steps + (50 if mid_turn else 0)):
+        if i >= steps and (not mid_turn or s.phase not in (engine.Phase.DRAW, engine.Phase.UPCARD)):
+            break
         t = s.copy()
         legal = engine.legal_actions(t)
         engine.apply_action(t, legal[rng.randrange(len(legal))])
@@ -158,6 +163,15 @@ def card_lists(d: dict[str, Any]) -> list[tuple[str, list]]:
     return out
 
 
+def current_hand(d: dict[str, Any]) -> list:
+    """The hand of the player to act in ``d``, [] where earlier mutations left none."""
+    cur = d.get("current_player")
+    hands = d.get("hands")
+    if type(cur) is int and isinstance(hands, list) and 0 <= cur < len(hands):
+        return hands[cur] if isinstance(hands[cur], list) else []
+    return []
+
+
 def mutate(d: dict[str, Any], n: int, draw) -> str:
     """One random change of ``d``, a state of ``n`` seats (a kind that earlier changes
     left no target for falls back to a wrong type); returns what it did."""
@@ -180,6 +194,8 @@ def mutate(d: dict[str, Any], n: int, draw) -> str:
                 "extra",
                 "turn_card",
                 "bulk",
+                "dropped",
+                "tiles",
             ]
         )
     )
@@ -199,6 +215,8 @@ def mutate(d: dict[str, Any], n: int, draw) -> str:
         and not isinstance(d.get("rules"), dict)
         or kind == "swap"
         and not (isinstance(d.get("hands"), list) and len(d["hands"]) == n)
+        or kind == "tiles"
+        and not (isinstance(d.get("played_tiles"), list) and d["played_tiles"])
     ):
         kind = "type"
     if kind == "drop" and d:
@@ -247,6 +265,29 @@ def mutate(d: dict[str, Any], n: int, draw) -> str:
             del src[i]
         dst.insert(draw(st.integers(0, len(dst))), card)
         return f"{kind} {card} from {src_name} to {dst_name}"
+    if kind == "tiles":
+        # Rummikub mid-turn: a played tile swapped with one of the pool or the rack, a rack
+        # tile played too, or the player to act not opened
+        cur = d.get("current_player")
+        tiles = d["played_tiles"]
+        i = draw(st.integers(0, len(tiles) - 1))
+        how = draw(st.sampled_from(["pool", "rack", "play", "opened"]))
+        rack = current_hand(d)
+        other = d["stock"] if how == "pool" and isinstance(d.get("stock"), list) else rack
+        if how == "opened" and isinstance(d.get("opened"), list) and cur in range(len(d["opened"])):
+            d["opened"][cur] = False
+        elif how == "play" and rack:
+            tiles.append(rack.pop(draw(st.integers(0, len(rack) - 1))))
+        elif other:
+            j = draw(st.integers(0, len(other) - 1))
+            tiles[i], other[j] = other[j], tiles[i]
+        return f"played tiles {how}: {tiles}"
+    if kind == "dropped":  # a seat out of the round (Indian rummy's drop) in any preset
+        p = draw(st.integers(0, n - 1))
+        if not (isinstance(d.get("dropped"), list) and len(d["dropped"]) == n):
+            d["dropped"] = [None] * n
+        d["dropped"][p] = draw(st.sampled_from([20, 40]))
+        return f"dropped[{p}] = {d['dropped'][p]}"
     if kind == "bulk":  # many cards at once from one place to another (a rack of the pool)
         full = [(name, cards) for name, cards in lists if cards]
         src_name, src = draw(st.sampled_from(full))
@@ -297,15 +338,7 @@ def mutate(d: dict[str, Any], n: int, draw) -> str:
         d[draw(st.sampled_from(["colour", "hand", "Phase"]))] = 1
         return "an unknown key"
     key = draw(st.sampled_from(["forbidden", "must_use"]))  # turn_card
-    cur = d.get("current_player")
-    hand = (
-        d["hands"][cur]
-        if type(cur) is int
-        and isinstance(d.get("hands"), list)
-        and 0 <= cur < len(d["hands"])  # an earlier mutation may have emptied the list
-        and isinstance(d["hands"][cur], list)
-        else []
-    )
+    hand = current_hand(d)
     d[key] = draw(st.sampled_from(list(hand) + [None, "JK", "AS"]))
     return f"{key} = {d[key]!r}"
 
@@ -332,7 +365,8 @@ def mutation_test(n_examples: int):
     @given(data=st.data(), seed=SEEDS)
     def test(preset, data, seed):
         n = data.draw(st.integers(*PLAYERS.get(preset, (2, 4))), label="players")
-        s = mid_game(preset, n, seed, data.draw(st.integers(0, 120), label="steps"))
+        steps = data.draw(st.integers(0, 120), label="steps")
+        s = mid_game(preset, n, seed, steps, data.draw(st.booleans(), label="mid-turn"))
         d = s.to_dict()
         what = [
             mutate(d, n, data.draw) for _ in range(data.draw(st.integers(1, 3), label="mutations"))
@@ -342,7 +376,7 @@ def mutation_test(n_examples: int):
     return test
 
 
-test_mutated_state_is_refused_or_plays_by_the_rules = mutation_test(12)
+test_mutated_state_is_refused_or_plays_by_the_rules = mutation_test(20)
 test_mutated_state_is_refused_or_plays_by_the_rules_many = pytest.mark.slow(mutation_test(60))
 
 
