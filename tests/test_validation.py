@@ -740,16 +740,6 @@ def test_rummikub_rack_beyond_what_draws_can_reach_is_refused():
     d["hands"][0] += d["stock"]
     d["stock"] = []
     refused("rummikub", 2, d, "hands[0]", "92", "at most 53")
-    d = engine.new_game(rummy_env.make_rules("rummikub", 2), 1).to_dict()
-    d["hands"][0], d["stock"][:3] = d["hands"][0][3:], []
-    d["stock"] += d["hands"][0][:3]  # rack tiles back in the pool: more than the deal left
-    refused("rummikub", 2, d, "stock")
-
-
-def test_rummikub_opened_without_a_table_is_refused():
-    d = engine.new_game(rummy_env.make_rules("rummikub", 3), 2).to_dict()
-    d["opened"][1] = True
-    refused("rummikub", 3, d, "opened[1]")
 
 
 def test_contract_drop_is_refused_in_the_buy_phase():
