@@ -45,6 +45,7 @@ import dataclasses
 import json
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -208,7 +209,11 @@ def _load(path: Path) -> dict[str, Any]:
     return ck
 
 
-def train(cfg: Config, out: Path, log_every: int = 1) -> dict[str, Any]:
+def train(
+    cfg: Config, out: Path, log_every: int = 1, max_seconds: float | None = None
+) -> dict[str, Any]:
+    """Train (or resume) the run in ``out`` to ``cfg.total_steps``, or until ``max_seconds``
+    have passed (checked after each update; a checkpoint is written then)."""
     torch.set_num_threads(cfg.threads)
     out.mkdir(parents=True, exist_ok=True)
     counters = {"steps": 0, "updates": 0, "games": 0}
@@ -315,12 +320,19 @@ def train(cfg: Config, out: Path, log_every: int = 1) -> dict[str, Any]:
                 ]
             )
             fh.flush()
-        if counters["updates"] % cfg.checkpoint_every == 0 or counters["steps"] >= cfg.total_steps:
+        out_of_time = max_seconds is not None and el >= max_seconds
+        if (
+            counters["updates"] % cfg.checkpoint_every == 0
+            or counters["steps"] >= cfg.total_steps
+            or out_of_time
+        ):
             _save(resume, net, opt, cfg, counters)
             (out / "checkpoints").mkdir(exist_ok=True)
             _save(
                 out / "checkpoints" / f"step_{counters['steps']:010d}.pt", net, opt, cfg, counters
             )
+        if out_of_time:
+            break
     fh.close()
     return {
         **counters,
@@ -511,6 +523,68 @@ def _plot(csv_path: Path, png: Path) -> None:
     plt.close(fig)
 
 
+# -------------------------------------------------------------------- speed
+def bench(preset: str, seconds: float, threads: int) -> Iterator[dict[str, Any]]:
+    """Decisions a second with learning, counted at the env over the whole run's wall clock,
+    in this process one after the other: this trainer, then sb3-contrib's MaskablePPO on
+    :class:`rummy_env.sb3_vec_env.RummyVecEnv` (the batched env) and on a ``DummyVecEnv`` of
+    :class:`rummy_env.wrappers.RummySingleAgentEnv` (one game an env), both against random
+    opponents, 64 envs, n_steps 64, its default MLP."""
+    import tempfile
+
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from rummy_env.sb3_vec_env import RummyVecEnv
+    from rummy_env.wrappers import RummySingleAgentEnv
+
+    torch.set_num_threads(threads)
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = Config(preset=preset, total_steps=10**12, threads=threads, checkpoint_every=10**9)
+        t0 = time.perf_counter()
+        res = train(cfg, Path(tmp), max_seconds=seconds)
+        el = time.perf_counter() - t0  # (the whole run: start-up included)
+        yield {
+            "trainer": "rummy-selfplay (self-play, every seat learns)",
+            "steps": res["steps"],
+            "steps_per_s": res["steps"] / el,
+            "seconds": el,
+        }
+
+    class Stop(BaseCallback):
+        def __init__(self, until: float):
+            super().__init__()
+            self.until = until
+
+        def _on_step(self) -> bool:
+            return time.perf_counter() < self.until
+
+    for name, make in (
+        ("MaskablePPO on RummyVecEnv (batched)", lambda: RummyVecEnv(preset, num_envs=64, seed=0)),
+        (
+            "MaskablePPO on DummyVecEnv(RummySingleAgentEnv)",
+            lambda: DummyVecEnv([lambda: RummySingleAgentEnv(preset) for _ in range(64)]),
+        ),
+    ):
+        venv = make()
+        model = MaskablePPO(
+            "MlpPolicy", venv, n_steps=64, batch_size=4096, n_epochs=2, seed=0, verbose=0
+        )
+        t0 = time.perf_counter()
+        model.learn(10**12, callback=Stop(t0 + seconds))
+        el = time.perf_counter() - t0
+        yield (
+            {
+                "trainer": name,
+                "steps": model.num_timesteps,
+                "steps_per_s": model.num_timesteps / el,
+                "seconds": el,
+            }
+        )
+        venv.close()
+
+
 # --------------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="rummy-selfplay", description=__doc__.splitlines()[0])
@@ -535,6 +609,9 @@ def main(argv: list[str] | None = None) -> None:
                 help=f"(default {f.default})",
             )
     tr.add_argument("--out", required=True, help="the run folder (resumed when it holds model.pt)")
+    tr.add_argument(
+        "--max-seconds", type=float, default=None, help="stop (with a checkpoint) after this long"
+    )
     ev = sub.add_parser("eval", help="evaluate a run's checkpoints on duplicate deals")
     ev.add_argument("--run", required=True, help="the run folder")
     ev.add_argument("--opponents", default="random,greedy", help="comma-separated agent names")
@@ -550,6 +627,10 @@ def main(argv: list[str] | None = None) -> None:
     ev.add_argument(
         "--every", type=int, default=1, help="evaluate every k-th checkpoint (the newest always)"
     )
+    be = sub.add_parser("bench", help="decisions a second with learning, beside MaskablePPO's")
+    be.add_argument("--preset", default="gin", help="the game")
+    be.add_argument("--seconds", type=float, default=60.0, help="wall time of each trainer")
+    be.add_argument("--threads", type=int, default=2, help="torch threads")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "train":
@@ -570,8 +651,16 @@ def main(argv: list[str] | None = None) -> None:
                     raise ValueError(
                         f"--{k.replace('_', '-')}={getattr(cfg, k)} is not allowed (allowed: >= 1)"
                     )
-            res = train(cfg, Path(args.out))
+            res = train(cfg, Path(args.out), max_seconds=args.max_seconds)
             print(json.dumps(res))
+        elif args.cmd == "bench":
+            if args.seconds <= 0 or args.threads < 1:
+                raise ValueError("--seconds must be > 0 and --threads >= 1")
+            for r in bench(args.preset, args.seconds, args.threads):
+                print(
+                    f"{r['trainer']:50s} {r['steps']:10,d} steps {r['steps_per_s']:9,.0f} steps/s",
+                    flush=True,
+                )
         else:
             if args.deals < 2:
                 raise ValueError(f"--deals={args.deals} is not allowed (allowed: >= 2)")

@@ -116,3 +116,10 @@ def test_bad_command_lines_exit_2(capsys):
     with pytest.raises(SystemExit) as e:
         sp.main(["train", "--out", "/tmp/x", "--preset", "nosuch"])
     assert e.value.code == 2 and "nosuch" in capsys.readouterr().err
+
+
+def test_a_run_stops_after_max_seconds_with_a_checkpoint(tmp_path):
+    out = tmp_path / "run"
+    res = sp.train(_cfg(total_steps=10**9, checkpoint_every=10**6), out, max_seconds=0.01)
+    assert res["steps"] == 32  # one update, then out of time
+    assert json.loads(torch.load(out / "model.pt", weights_only=True)["counters"])["steps"] == 32
