@@ -300,8 +300,14 @@ def print_interleaved(rows: list[dict]) -> None:
 
 
 def run_peers(python: str, seconds: float, repeats: int, peers_dir: Path) -> list[dict]:
+    """Each peer script's median decisions a second, or ``None`` with the ``error`` that
+    says why (a missing script names its path)."""
     out = []
     for name, argv in PEER_SCRIPTS:
+        script = Path(peers_dir) / argv[0]
+        if not script.is_file():
+            out.append({"name": name, "decisions_per_s": None, "error": f"no script {script}"})
+            continue
         jpath = Path("/tmp") / f"peer-{os.getpid()}-{argv[0]}.json"
         cmd = [
             python,
@@ -330,17 +336,22 @@ PEER_PAIRS = [
 ]
 
 
-def print_peer_table(ours: dict, peers: dict) -> None:
-    """Our gin figures beside the peers' gin rummy, measured in the same run."""
+def print_peer_table(ours: dict, peers: list[dict]) -> None:
+    """Our gin figures beside the peers' gin rummy (rows of :func:`run_peers`), measured in
+    the same run; a peer not measured is printed with the reason."""
     print("\ngin rummy, random masked play, one core, same run:")
     print(
         f"  {'ours':18s} {'decisions/s':>12s}  {'peer':42s} {'decisions/s':>12s} {'ratio':>7s} {'target':>7s}"
     )
+    rows = {r["name"]: r for r in peers}
     for mode, peer, target in PEER_PAIRS:
-        mine, theirs = ours.get(mode), peers.get(peer)
+        mine = ours[mode]
+        row = rows.get(peer, {"error": "not run"})
+        theirs = row.get("decisions_per_s")
         label = {"engine": "gin engine", "raw": "gin raw AEC", "env": "gin env()"}[mode]
-        if mine is None or not theirs:
-            print(f"  {label:18s} {mine or 0:12,.0f}  {peer:42s} {'n/a':>12s}")
+        if not theirs:
+            why = row.get("error") or f"it measured {theirs!r} decisions/s"
+            print(f"  {label:18s} {mine:12,.0f}  {peer:42s} not measured: {why}")
             continue
         tgt = f"{target:.0f}x" if target else "-"
         print(
@@ -451,6 +462,13 @@ def main(argv: list[str] | None = None) -> None:
         "--agents", default=None, metavar="A,B", help="time two agents playing each other instead"
     )
     args = ap.parse_args(argv)
+    for flag, value, ok, need in (
+        ("--seconds", args.seconds, args.seconds > 0, "more than 0"),  # NaN is not
+        ("--repeats", args.repeats, args.repeats >= 1, "1 or more"),
+        ("--num-envs", args.num_envs, args.num_envs >= 1, "1 or more"),
+    ):
+        if not ok:
+            ap.exit(2, f"rummy-benchmark: error: {flag} must be {need}, got {value:g}\n")
     if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})
     try:
@@ -527,14 +545,11 @@ def main(argv: list[str] | None = None) -> None:
             for r in results
             if r.get("preset") == "gin" and "mode" in r
         }
-        if not ours:
-            ours = {
-                m: run_mode(m, "gin", 2, {}, args.seconds, args.repeats, args.seed)[
-                    "decisions_per_s"
-                ]
-                for m in ("engine", "raw", "env")
-            }
-        print_peer_table(ours, {p["name"]: p["decisions_per_s"] for p in peers})
+        for m in {mode for mode, _, _ in PEER_PAIRS} - set(ours):  # not among --modes
+            ours[m] = run_mode(m, "gin", 2, {}, args.seconds, args.repeats, args.seed)[
+                "decisions_per_s"
+            ]
+        print_peer_table(ours, peers)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from experiments import benchmark
@@ -55,3 +57,41 @@ def test_agents_are_timed_side_by_side(capsys):
         benchmark.main(["--agents", "greedy", "--cpu", "-1"])
     with pytest.raises(SystemExit):
         benchmark.main(["--agents", "greedy,nope", "--seconds", "0.01", "--cpu", "-1"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seconds", "-1"], "--seconds must be more than 0, got -1"),
+        (["--seconds", "0"], "--seconds must be more than 0, got 0"),
+        (["--repeats", "0"], "--repeats must be 1 or more, got 0"),
+        (["--num-envs", "0"], "--num-envs must be 1 or more, got 0"),
+    ],
+)
+def test_a_run_of_no_time_exits_2_with_one_line(capsys, argv, message):
+    with pytest.raises(SystemExit) as e:
+        benchmark.main([*argv, "--cpu", "-1"])
+    assert e.value.code == 2
+    out, err = capsys.readouterr()
+    assert err == f"rummy-benchmark: error: {message}\n" and out == ""
+
+
+def test_a_missing_peer_is_named_with_its_path_not_a_zero(tmp_path, capsys, monkeypatch):
+    def no_openspiel(*a, **kw):
+        raise ImportError("pyspiel")
+
+    monkeypatch.setattr(benchmark, "interleaved_openspiel", no_openspiel)
+    argv = ["--preset", "gin", "--modes", "engine", "--seconds", "0.02", "--repeats", "1"]
+    argv += ["--cpu", "-1", "--peers", "--peers-dir", str(tmp_path / "peers")]
+    # a peer venv that exists, scripts that do not
+    benchmark.main([*argv, "--peers-python", sys.executable])
+    out = capsys.readouterr().out
+    table = out.split("same run:", 1)[1].strip().splitlines()[1:]
+    assert len(table) == len(benchmark.PEER_PAIRS)
+    scripts = {name: argv[0] for name, argv in benchmark.PEER_SCRIPTS}
+    for line, (_, peer, _) in zip(table, benchmark.PEER_PAIRS):
+        assert f"not measured: no script {tmp_path / 'peers' / scripts[peer]}" in line
+        assert int(line.split()[2].replace(",", "")) > 0  # ours (gin env()) measured, not 0
+    # no peer venv: its path is named
+    benchmark.main([*argv, "--peers-python", str(tmp_path / "venv" / "python")])
+    assert f"no peers venv at {tmp_path / 'venv' / 'python'}" in capsys.readouterr().out
