@@ -1006,13 +1006,25 @@ def _legal_draw(s: GameState) -> list[int]:
         hand = s.hands[p]
         n = s.nhand[p]
         depths = range(len(pile)) if rules.discard_pickup == "any" else (0,)
+        # the cards above depth d (they come along), gathered as d grows: suit masks of
+        # their ranks, rank masks of their suits, and their jokers
+        above_s, above_r, above_jokers = [0] * 4, [0] * NUM_RANKS, 0
         for d in depths:
             c = pile[-1 - d]
+            if d:
+                f = pile[-d]  # the card just above c
+                if f == JOKER:
+                    above_jokers += 1
+                else:
+                    above_s[f // NUM_RANKS] |= 1 << (f % NUM_RANKS)
+                    above_r[f % NUM_RANKS] |= 1 << (f // NUM_RANKS)
             if mode == "always" or (mode == "below_top" and d > 0):
                 # the card must be used at once: legal only if some meld or lay-off
                 # containing it is legal after the draw (which also rules out dead ends);
                 # the first legal meld settles it (no discard is legal before it is used)
-                if _may_use(s, p, d) and _legal_play_moves(_drawn(s, p, d), first_meld=True):
+                if _may_use(s, p, c, above_s, above_r, above_jokers) and _legal_play_moves(
+                    _drawn(s, p, d), first_meld=True
+                ):
                     acts.append(1 + d)
             elif n + d > hand[c] + (d and sum(f == c for f in pile[len(pile) - d :])):
                 acts.append(1 + d)  # something other than the taken face to discard
@@ -1021,27 +1033,20 @@ def _legal_draw(s: GameState) -> list[int]:
     return acts
 
 
-def _may_use(s: GameState, p: int, d: int) -> bool:
-    """Quick necessary condition for using the card at depth ``d`` after taking it: two
-    other cards related to it (same rank, or same suit within two ranks, or wild) or a
-    table meld accepting it."""
-    pile = s.discard
-    c = pile[-1 - d]
-    hand = s.hands[p]
+def _may_use(
+    s: GameState, p: int, c: int, above_s: list[int], above_r: list[int], above_jokers: int
+) -> bool:
+    """Quick necessary condition for using card ``c`` of the discard pile after taking it
+    with the cards above it (``above_s``: per suit, the mask of their ranks; ``above_r``:
+    per rank, the mask of their suits; ``above_jokers``): two other cards related to it
+    (same rank, or same suit within two ranks, or wild) or a table meld accepting it."""
     if c == JOKER or c in s.wild_faces:
         return True
-    wilds = hand[JOKER] + sum([hand[f] for f in s.wild_faces])
+    hand = s.hands[p]
+    wilds = hand[JOKER] + sum([hand[f] for f in s.wild_faces]) + above_jokers
     r, su = c % NUM_RANKS, c // NUM_RANKS
-    sm = s.smask[p][su]
-    rm = s.rmask[p][r]
-    for f in pile[len(pile) - d :]:  # the cards above it come along
-        if f == JOKER:
-            wilds += 1
-        else:
-            if f // NUM_RANKS == su:
-                sm |= 1 << (f % NUM_RANKS)
-            if f % NUM_RANKS == r:
-                rm |= 1 << (f // NUM_RANKS)
+    sm = s.smask[p][su] | above_s[su]
+    rm = s.rmask[p][r] | above_r[r]
     near = (sm & _NEAR[r]).bit_count() + (rm & ~(1 << su)).bit_count()
     # a meld holding c needs two more cards, at least min_naturals - 1 of them natural
     if near >= 2 or (near >= s.cat.min_naturals - 1 and wilds and near + wilds >= 2):
