@@ -1,6 +1,6 @@
-"""Decisions per second of random masked play, one core.
+"""Decisions per second of random masked play on one core, per preset and mode.
 
-Three ways per configuration:
+Four modes per configuration:
 
 * ``engine``: the rules engine alone (``legal_actions`` + ``apply_action``);
 * ``raw``: the raw AEC env, ``env.last()`` (observation and mask) every
@@ -408,11 +408,7 @@ def print_agents(specs: list[str], rows: list[dict]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
-        prog="rummy-benchmark",
-        description="Decisions per second of random masked play on one core: the engine alone, "
-        "the raw AEC env, env() and the batched vector_env, per preset.",
-    )
+    ap = argparse.ArgumentParser(prog="rummy-benchmark", description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="basic", help="preset name, or 'all' for every preset")
     ap.add_argument("--players", type=int, default=2, help="players at the table (default: 2)")
     ap.add_argument(
