@@ -148,9 +148,16 @@ def test_seeded_deal_is_the_shuffled_pack(preset):
             assert s.hands[p] == face_counts(dealt[len(dealt) - 1 - p :: -2]), (preset, seed)
 
 
-def test_rummy_v0_alias():
-    from rummy_env import rummy_v0
+def test_rummy_v1_alias():
+    from rummy_env import rummy_v1
 
+    assert rummy_v1.env is rummy_env.env and rummy_v1.raw_env is rummy_env.raw_env
+    assert rummy_v1.env("basic").metadata["name"] == "rummy_v1"
+
+
+def test_rummy_v0_is_a_deprecated_alias():
+    with pytest.warns(DeprecationWarning, match="rummy_v1"):
+        rummy_v0 = importlib.reload(importlib.import_module("rummy_env.rummy_v0"))
     assert rummy_v0.env is rummy_env.env and rummy_v0.raw_env is rummy_env.raw_env
 
 
@@ -740,8 +747,8 @@ README = Path(rummy_env.__file__).resolve().parent.parent / "README.md"
     [
         ("env.py", r"Action Shape\s*\|[^|\n]*basic 2p: (\d+)", "actions"),
         ("env.py", r"Observation Shape\s*\|[^|\n]*basic 2p: (\d+)", "obs"),
-        ("README.md", r"Basic, one deck, no jokers: (\d+) actions", "actions"),
-        ("README.md", r"Basic, 2 players, one deck: (\d+) values", "obs"),
+        ("README.md", r"\| `basic` \|[^\n]*\| (\d+) \| \d+ \|\n", "actions"),
+        ("README.md", r"\| `basic` \|[^\n]*\| \d+ \| (\d+) \|\n", "obs"),
     ],
 )
 def test_docs_state_the_sizes(source, pattern, what):

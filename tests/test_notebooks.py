@@ -17,6 +17,10 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.i
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for module in ("pandas", "matplotlib", "sb3_contrib", "openskill", "tqdm"):
+        pytest.importorskip(
+            module, reason="needs the notebooks extra (pip install -e '.[notebooks]')"
+        )
     monkeypatch.setenv("RUMMY_NOTEBOOK_SMOKE", "1")
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(path, as_version=4)

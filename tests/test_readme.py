@@ -1,31 +1,41 @@
-"""The README's Python snippets run as pasted, in order, in one interpreter; the
-tables of the README and of docs/ state what the code does.
+"""The README's Python snippets run as pasted, in order, in one interpreter; the outputs
+they show are what they print; the tables and figures of the README and of docs/ state
+what the code does.
 
 Every ```python block of README.md is executed in turn in one shared namespace
 (a later block may use what an earlier one made, as in a REPL session), in a
 temporary working directory. A failure names the block, its first line in
-README.md and the error, so a snippet cannot drift from the library.
+README.md and the error, so a snippet cannot drift from the library. A line
+``print(...)  # -> TEXT`` shows what it prints: the test checks the printed line is
+TEXT (``...`` in TEXT stands for any text).
 
 A block that imports torch, stable-baselines3 or sb3-contrib is skipped (with
 the blocks after it) only where those are not installed; CI installs them.
 
-The observation tables (README.md, docs/design.md), the action sizes of
-docs/design.md and the preset x field table of docs/rules.md are compared with
-``ObsLayout``, ``Layout`` and ``make_rules``.
+Pinned against the code: the README's preset table (action count, observation size),
+the observation table and the action-block table of every preset in docs/design.md,
+the shapes in ``rummy_env.env``'s docstring, the preset x field table of docs/rules.md,
+and the README's speed table (made from docs/speed.json by experiments/speed_table.py).
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import importlib
 import importlib.util
+import json
 import re
+import sys
 import traceback
 from pathlib import Path
 
 import pytest
 
 import rummy_env
+from experiments import speed_table
 from rummy_env.engine import Layout
+from rummy_env.moves import ActionCodec
 from rummy_env.observation import ObsLayout
 from rummy_env.rules import RULE_FIELDS
 
@@ -33,6 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 RULES_DOC = ROOT / "docs" / "rules.md"
 DESIGN_DOC = ROOT / "docs" / "design.md"
+SPEED_DOC = ROOT / "docs" / "speed.md"
+SPEED_JSON = ROOT / "docs" / "speed.json"
 
 # modules of the `train` extra: a block importing one runs only where it is installed
 OPTIONAL = ("torch", "stable_baselines3", "sb3_contrib")
@@ -43,6 +55,42 @@ _BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
 def python_blocks(text: str) -> list[tuple[int, str]]:
     """``(first code line in the file, code)`` of every ```python block, in order."""
     return [(text.count("\n", 0, m.start(1)) + 1, m.group(1)) for m in _BLOCK.finditer(text)]
+
+
+_SHOWN = re.compile(r"^\s*print\(.*\)\s*# -> (.*)$")
+
+
+def shown_outputs(code: str) -> dict[int, str]:
+    """``{line in the block: the output its comment shows}`` of ``print(...)  # -> TEXT``."""
+    shown = {}
+    for i, line in enumerate(code.splitlines(), 1):
+        m = _SHOWN.match(line)
+        if m:
+            shown[i] = m.group(1).strip()
+        elif "# -> " in line:
+            raise AssertionError(
+                f"block line {i}: '# -> ' shows an output but is not a print: {line}"
+            )
+    return shown
+
+
+def output_matches(printed: str, shown: str) -> bool:
+    pattern = ".*".join(re.escape(part) for part in shown.split("..."))
+    return re.fullmatch(pattern, printed, re.S) is not None
+
+
+class CheckedPrint:
+    """``print`` for the snippets: prints, and keeps what each line of a block printed."""
+
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.printed: dict[int, str] = {}
+
+    def __call__(self, *args, sep=" ", end="\n", **kw):
+        frame = sys._getframe(1)
+        if frame.f_code.co_filename == self.filename:
+            self.printed[frame.f_lineno] = sep.join(map(str, args))
+        builtins.print(*args, sep=sep, end=end, **kw)
 
 
 def missing_optional(code: str) -> list[str]:
@@ -75,20 +123,37 @@ def test_readme_python_blocks_run_in_order(blocks, tmp_path, monkeypatch):
                 f"not installed (pip install -e '.[train]'); blocks 1-{i - 1} ran"
             )
         error = None
+        filename = f"README.md block {i} (line {line})"
+        shown = shown_outputs(code)
+        namespace["print"] = checked = CheckedPrint(filename)
         try:
-            exec(compile(code, f"README.md block {i} (line {line})", "exec"), namespace)  # noqa: S102
+            exec(compile(code, filename, "exec"), namespace)  # noqa: S102
         except Exception as e:  # noqa: BLE001 (any error of a snippet is the failure)
             error = f"{type(e).__name__}: {e}\n\n{code}\n{traceback.format_exc()}"
         if error:
             pytest.fail(
                 f"README python block {i} (README.md line {line}) raised {error}", pytrace=False
             )
+        for n, text in shown.items():
+            printed = checked.printed.get(n)
+            assert printed is not None, (
+                f"README.md line {line + n - 1} shows an output but printed nothing"
+            )
+            assert output_matches(printed, text), (
+                f"README.md line {line + n - 1} shows\n  {text}\nbut printed\n  {printed}"
+            )
+    namespace.pop("print", None)
 
 
 def test_python_blocks_extraction():
     text = "x\n```python\na = 1\n```\n```bash\nls\n```\n\n```python\nb = a\n```\n"
     assert python_blocks(text) == [(3, "a = 1\n"), (10, "b = a\n")]
     assert missing_optional("import numpy\nx = 1") == []
+    assert shown_outputs("x = 1\nprint(x)  # -> 1\n") == {2: "1"}
+    with pytest.raises(AssertionError, match="not a print"):
+        shown_outputs("x  # -> 1\n")
+    assert output_matches("{'a': 1, 'b': 2}", "{'a': 1, ...}")
+    assert not output_matches("[1, 2]", "[1, 3]")
 
 
 # ------------------------------------------------------------------ tables
@@ -108,7 +173,6 @@ def md_table(path: Path, first: str, has: str = "") -> list[list[str]]:
     raise AssertionError(f"{path.name} has no table with header {first!r} ... {has!r}")
 
 
-@pytest.mark.parametrize("path", [README, DESIGN_DOC], ids=["README", "design"])
 @pytest.mark.parametrize(
     "preset, n, kw",
     [
@@ -122,7 +186,7 @@ def md_table(path: Path, first: str, has: str = "") -> list[list[str]]:
         ("rummikub", 3, {}),
     ],
 )
-def test_observation_tables_match_the_layout(path, preset, n, kw):
+def test_observation_table_matches_the_layout(preset, n, kw):
     rules = rummy_env.make_rules(preset, n, **kw)
     symbols = {
         "P": rules.num_players,
@@ -134,7 +198,7 @@ def test_observation_tables_match_the_layout(path, preset, n, kw):
         "C": 1 if rules.contract else 0,
         "R": 1 if rules.scoring == "rummikub" else 0,
     }
-    rows = md_table(path, "slice")[1:]
+    rows = md_table(DESIGN_DOC, "slice")[1:]
     documented = [
         (r[0].strip("`"), eval(r[1].replace("x", "*"), {}, dict(symbols)))  # noqa: S307
         for r in rows
@@ -143,26 +207,112 @@ def test_observation_tables_match_the_layout(path, preset, n, kw):
     assert documented == [(name, sl.stop - sl.start) for name, sl in layout.slices.items()]
 
 
+# the design doc's action-block columns and the Layout attribute where each block starts
+BLOCKS = {
+    "DrawStock": "DRAW_STOCK",
+    "DrawDiscard": "DRAW_DISCARD",
+    "Meld": "MELD",
+    "LayOff": "LAYOFF",
+    "SwapJoker": "SWAP",
+    "Discard": "DISCARD",
+    "Knock": "KNOCK",
+    "Pass": "PASS",
+    "EndRound": "END_ROUND",
+    "Declare": "DECLARE",
+    "Drop": "DROP",
+    "Buy": "BUY",
+    "PlayTile": "PLAY_TILE",
+    "Commit": "COMMIT",
+}
+
+
+def _preset_cell(cell: str) -> tuple[str, dict]:
+    """``"`basic`, `jokers=2`"`` -> ``("basic", {"jokers": 2})``."""
+    preset, *overrides = [c.strip("`") for c in cell.split(", ")]
+    return preset, {k: ast.literal_eval(v) for k, v in (o.split("=") for o in overrides)}
+
+
 def test_design_action_sizes_match_the_layout():
     head, *rows = md_table(DESIGN_DOC, "preset", "DrawStock")
+    assert head[1:] == [*BLOCKS, "total"], head
+    seen = set()
     for row in rows:
-        preset, *overrides = [c.strip("`") for c in row[0].split(", ")]
-        kw = {k: ast.literal_eval(v) for k, v in (o.split("=") for o in overrides)}
+        preset, kw = _preset_cell(row[0])
+        seen.add(preset)
         L = Layout(rummy_env.make_rules(preset, 2, **kw))
-        starts = [
-            L.DRAW_STOCK,
-            L.DRAW_DISCARD,
-            L.MELD,
-            L.LAYOFF,
-            L.SWAP,
-            L.DISCARD,
-            L.KNOCK,
-            L.PASS,
-            L.END_ROUND,
-            L.size,
-        ]
+        starts = [getattr(L, attr) for attr in BLOCKS.values()] + [L.size]
         sizes = [b - a for a, b in zip(starts, starts[1:])]
         assert [int(c or 0) for c in row[1:]] == sizes + [L.size], row[0]
+        assert L.size == ActionCodec(rummy_env.make_rules(preset, 2, **kw)).num_actions
+    assert seen == set(rummy_env.PRESETS), "the action table leaves out a preset"
+
+
+def _player_range(text: str) -> tuple[int, int]:
+    lo, _, hi = text.partition("-")
+    return int(lo), int(hi or lo)
+
+
+def test_readme_preset_table_matches_the_code():
+    head, *rows = md_table(README, "preset", "actions (2 players)")
+    assert head == ["preset", "game", "players", "actions (2 players)", "observation (2 players)"]
+    assert sorted(r[0].strip("`") for r in rows) == sorted(rummy_env.PRESETS)
+    for name, _, players, actions, obs in rows:
+        preset = name.strip("`")
+        rules = rummy_env.make_rules(preset, 2)
+        assert int(actions) == ActionCodec(rules).num_actions, preset
+        assert int(obs) == ObsLayout(rules).size, preset
+        lo, hi = _player_range(players)
+        for n in (lo, hi):
+            rummy_env.make_rules(preset, n)
+        for n in (lo - 1, hi + 1):
+            with pytest.raises(ValueError):
+                rummy_env.make_rules(preset, n)
+
+
+@pytest.mark.parametrize(
+    "first, size_of",
+    [
+        ("actions", lambda r: ActionCodec(r).num_actions),
+        ("observation", lambda r: ObsLayout(r).size),
+    ],
+    ids=["actions", "observation"],
+)
+def test_design_sizes_by_player_count_match_the_code(first, size_of):
+    head, *rows = md_table(DESIGN_DOC, first, "8")
+    counts = [int(c) for c in head[1:]]
+    assert sorted(r[0].strip("`") for r in rows) == sorted(rummy_env.PRESETS)
+    for row in rows:
+        preset = row[0].strip("`")
+        for n, cell in zip(counts, row[1:]):
+            try:
+                size = size_of(rummy_env.make_rules(preset, n))
+            except ValueError:
+                size = None
+            assert (None if cell in ("", "-") else int(cell)) == size, (preset, n, cell)
+
+
+def test_env_docstring_shapes_match_the_code():
+    doc = importlib.import_module("rummy_env.env").__doc__
+    for label, size_of in (
+        ("Action Shape", lambda r: ActionCodec(r).num_actions),
+        ("Observation Shape", lambda r: ObsLayout(r).size),
+    ):
+        line = next(ln for ln in doc.splitlines() if ln.startswith(f"| {label}"))
+        pairs = re.findall(r"(\w+) (\d)p: (\d+)", line)
+        assert len(pairs) >= 4, line
+        for preset, n, size in pairs:
+            assert int(size) == size_of(rummy_env.make_rules(preset, int(n))), (label, preset, n)
+
+
+def test_readme_speed_table_is_made_from_the_benchmark_file():
+    if not SPEED_JSON.exists():
+        pytest.skip("no docs/speed.json next to the package (installed from a wheel)")
+    want = speed_table.table(json.loads(SPEED_JSON.read_text(encoding="utf-8")))
+    for path in (README, SPEED_DOC):
+        assert speed_table.marked_table(path) == want, (
+            f"{path.name}'s speed table is not the one docs/speed.json gives: run "
+            "python -m experiments.speed_table docs/speed.json --write README.md docs/speed.md"
+        )
 
 
 def test_rules_preset_table_matches_the_presets():
