@@ -267,12 +267,14 @@ def test_determinization_never_contradicts_the_observation(cfg):
             template, hidden, need = observed(o, rules, q, mask)
             d = _fill(template, hidden, need, slow_rng, s.turn_played if q == seat else False, None)
             # (an opponent mid-way through his opening holds dealt cards, which may not
-            # complete it: from_dict refuses such a saved state, the sample skips that check)
+            # complete it, nor may a Rummikub rack dealt to an opponent who has played tiles
+            # this turn hold a commit of them: from_dict refuses such a saved state, the
+            # sample skips that check)
             mid_opening = (
                 s.phase == engine.Phase.PLAY
                 and not s.opened[s.current]
                 and any(m.owner == s.current for m in s.table)
-            )
+            ) or any(s.played_tiles)
             slow = engine.from_dict(d, rules, check=not (mid_opening and q != s.current))
             _fix_table(slow, d)
             assert t.to_dict() == slow.to_dict() and slow_rng.getstate() == rng.getstate()
