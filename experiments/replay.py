@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import rummy_env
-from experiments.tournament import UsageError, open_db, unpack_moves
+from experiments.tournament import UsageError, open_db, rule_overrides, unpack_moves
 from rummy_env.engine import GameState
 from rummy_env.rules import RuleSet
 
@@ -51,6 +51,12 @@ class StoredGame:
     @property
     def preset(self) -> str:
         return self.rules.name
+
+    @property
+    def title(self) -> str:
+        """The preset and the rules that differ from it: ``basic (jokers=2)``."""
+        extra = ", ".join(f"{k}={v}" for k, v in _overrides(self.rules).items())
+        return f"{self.preset} ({extra})" if extra else self.preset
 
 
 @dataclass
@@ -214,12 +220,7 @@ def _pad(img, height: int):
 
 def _overrides(r: RuleSet) -> dict[str, Any]:
     """The fields of ``r`` that differ from its preset's defaults (for display)."""
-    base = rummy_env.make_rules(r.name, r.num_players)
-    return {
-        k: getattr(r, k)
-        for k in r.__dataclass_fields__
-        if k not in ("name", "num_players") and getattr(r, k) != getattr(base, k)
-    }
+    return rule_overrides(r)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -249,7 +250,7 @@ def main(argv: list[str] | None = None) -> None:
     if a.list or a.game is None:
         for g in list_games(con, a.preset, a.agent, limit=10**9):
             print(
-                f"{g.id:6d}  {g.preset:9s} deal {g.seed:6d}  {' vs '.join(g.agents)}  "
+                f"{g.id:6d}  {g.title:9s} deal {g.seed:6d}  {' vs '.join(g.agents)}  "
                 f"rewards {g.rewards}" + ("" if g.moves is not None else "  (no moves stored)")
             )
         return
@@ -263,7 +264,7 @@ def main(argv: list[str] | None = None) -> None:
     from rummy_env.engine import from_dict
     from rummy_env.render import render_text
 
-    print(f"game {game.id}: {game.preset}, deal {game.seed}, {' vs '.join(game.agents)}")
+    print(f"game {game.id}: {game.title}, deal {game.seed}, {' vs '.join(game.agents)}")
     for s in steps:
         print(f"{s.index:4d}  player_{s.seat} ({s.agent}): {s.move}")
         if a.show:  # the mover's view, then every hand (a replay hides nothing)

@@ -32,9 +32,18 @@
   the round's reward, higher is better; intervals over deals), win rate with
   a Wilson interval, OpenSkill (Plackett-Luce) ``mu`` +- 1.96 sigma, and for
   two players Bradley-Terry/Elo +- 1.96 SE; a crosstable of head-to-head mean
-  score differences per round (row minus column). Printed, and written to
-  ``--out`` as ``<name>.md``, ``<name>_summary.csv``, ``<name>_crosstable.csv``,
-  ``<name>_ratings.png`` and ``<name>_crosstable.png``.
+  score differences per round (row minus column). The agents are ranked by
+  :data:`ORDER_RULE` (mean score per round first; the ratings stand beside it)
+  and named as ``--agents`` gives them. Printed, and written to ``--out`` as
+  ``<name>.md``, ``<name>_summary.csv``, ``<name>_crosstable.csv`` (a row per
+  ordered pair, with the number of deals they shared), ``<name>_ratings.png``
+  and ``<name>_crosstable.png``.
+* **Result files per configuration.** ``<name>`` is made of the configuration:
+  ``<preset>_<players>p``, then ``_match`` and every rule that differs from the
+  preset's (``basic_2p_jokers=2``), so tournaments under other rules write other
+  files. A ``--name`` whose files hold the results of another configuration is
+  refused unless ``--force`` is given. A rerun of a finished tournament plays
+  nothing, says so, and writes the results again.
 
 Agent specs are registry names (``agents.available()``), optionally with
 options: ``search:simulations=16:candidates=3``. ``variant`` names the preset's
@@ -101,7 +110,11 @@ class Args:
     set: tuple[str, ...] = ()
     """RuleSet overrides, field=value (e.g. jokers=2 scoring=winner_takes_all)."""
     name: str = ""
-    """Prefix of the output files (default: <preset>_<players>p[_match])."""
+    """Prefix of the output files (default: named after the configuration,
+    <preset>_<players>p[_match][_<field>=<value>...] with the rules that differ from the preset's)."""
+    force: bool = False
+    """Overwrite result files of the same --name that hold another configuration's results
+    (without it such a run is refused before any game)."""
     plots: bool = True
     """Write the PNG plots."""
     quiet: bool = False
@@ -128,10 +141,17 @@ class AgentSpec:
     name: str  # concrete registry name
     options: tuple[tuple[str, Any], ...] = ()
     content: str = ""  # hash of the agent's file (a trained model), "" for agents without one
+    text: str = dataclasses.field(default="", compare=False)  # the spec as the user wrote it
 
     @property
     def label(self) -> str:
+        """The canonical spec: registry name and every option by name (the store's name)."""
         return ":".join([self.name] + [f"{k}={v}" for k, v in self.options])
+
+    @property
+    def shown(self) -> str:
+        """The name printed in the results: the spec as written, else the label."""
+        return self.text or self.label
 
     @property
     def key(self) -> str:
@@ -171,7 +191,7 @@ def parse_agent(item: str, rules: RuleSet) -> AgentSpec:
             model = open_model(path)
             content = model.digest
             MODELS[content] = model
-        spec = AgentSpec(name, tuple(sorted(options.items())), content)
+        spec = AgentSpec(name, tuple(sorted(options.items())), content, item.strip())
         spec.make(rules, 0)  # validates the options (and loads models) now, not in a worker
         return spec
     except (ValueError, TypeError) as e:
@@ -249,6 +269,60 @@ def config_of(rules: RuleSet) -> tuple[str, str]:
             del d[k]
     rj = json.dumps(d, sort_keys=True)
     return hashlib.sha1(rj.encode()).hexdigest()[:16], rj
+
+
+def rule_overrides(rules: RuleSet) -> dict[str, Any]:
+    """The fields of ``rules`` that differ from its preset's at its player count."""
+    base = make_rules(rules.name, rules.num_players)
+    return {
+        k: getattr(rules, k)
+        for k in rules.__dataclass_fields__
+        if k not in ("name", "num_players") and getattr(rules, k) != getattr(base, k)
+    }
+
+
+def _file_part(value: Any) -> str:
+    """``value`` as a piece of a file name: letters, digits and ``._-`` kept, runs of
+    anything else one ``-``."""
+    text = str(value)
+    out = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else " " for c in text)
+    return "-".join(out.split()) or "-"
+
+
+def result_name(rules: RuleSet) -> str:
+    """The result files' name for ``rules``: ``<preset>_<players>p``, ``_match`` for whole
+    matches, then ``_<field>=<value>`` for every other rule that differs from the preset's."""
+    extra = {k: v for k, v in rule_overrides(rules).items() if k != "match"}
+    return (
+        f"{rules.name}_{rules.num_players}p"
+        + ("_match" if rules.match else "")
+        + "".join(f"_{k}={_file_part(v)}" for k, v in sorted(extra.items()))
+    )
+
+
+#: the configuration line of a report (``<name>.md``): whose results its files hold
+_CONFIG_LINE = "Configuration (store key): "
+
+
+def check_overwrite(out: Path, name: str, config: str, force: bool) -> None:
+    """Refuse to write over result files that hold another configuration's results.
+
+    Raises:
+        UsageError: ``<out>/<name>.md`` names another configuration, and not ``force``.
+    """
+    report_file = out / f"{name}.md"
+    if force or not report_file.is_file():
+        return
+    try:
+        lines = report_file.read_text(errors="replace").splitlines()
+    except OSError:
+        return
+    found = [ln[len(_CONFIG_LINE) :].strip(" `.") for ln in lines if ln.startswith(_CONFIG_LINE)]
+    if found and found[0] != config:
+        raise UsageError(
+            f"{report_file} holds the results of another configuration ({found[0]}, this one "
+            f"is {config}): give another --name, or --force to overwrite them"
+        )
 
 
 # ------------------------------------------------------------------ games
@@ -648,6 +722,8 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
         raise UsageError(_too_many(args.deals, len(seats)))
     config, rules_json = config_of(rules)
     out = check_out(args.out)
+    name = args.name or result_name(rules)
+    check_overwrite(out, name, config, args.force)
     con = open_db(args.db, args.db_timeout)
     try:
         con.execute(
@@ -664,6 +740,12 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
     workers = args.workers or os.cpu_count() or 1
     if stop_after is not None:
         todo = todo[:stop_after]
+    if not todo and stop_after is None:
+        print(
+            f"All {total} games of this tournament ({args.deals} deals x {len(seats)} seatings) "
+            f"are already in {args.db}: nothing to play. The results below are read from "
+            f"the store and written again to {out / name}.*"
+        )
     if todo:
         try:
             _play_all(todo, total, args, workers, con, config, rules_json, overrides, rules)
@@ -675,10 +757,10 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
     keys = {seating_key(s) for s in seats}
     results = load_results(con, config, keys, args.deals, args.first_deal)
     con.close()
-    names = [s.label for s in specs]
-    summary = summarize(results, names, args.players)
-    name = args.name or f"{rules.name}_{args.players}p" + ("_match" if rules.match else "")
-    text = report(summary, rules, args, len(results), overrides, specs)
+    shown = {s.label: s.shown for s in specs}
+    results = [dataclasses.replace(g, seats=tuple(shown[a] for a in g.seats)) for g in results]
+    summary = summarize(results, [s.shown for s in specs], args.players)
+    text = report(summary, rules, args, len(results), overrides, specs, config)
     print(text)
     written = write_outputs(summary, out, name, text, args.plots)
     print("\nWrote: " + ", ".join(str(p) for p in [*written, Path(args.db)]))
@@ -784,8 +866,28 @@ def summary_rows(s: Summary) -> list[dict[str, Any]]:
         if s.elo:
             row["elo"], row["elo_se"] = s.elo[n]
         rows.append(row)
-    order = (lambda r: -r["elo"]) if s.elo else (lambda r: -r["openskill_mu"])
-    return sorted(rows, key=order)
+    return rank_rows(rows)
+
+
+#: the order of the results, as the report states it under the table
+ORDER_RULE = (
+    "Ranked by mean score per round, highest first; ties by the higher lower end of its "
+    "95% interval, then the higher win rate, then the agent's name (A to Z); an agent "
+    "without a number ranks after those with one. The ratings (OpenSkill, and Elo for two "
+    "players) stand beside it: they count wins and places only, not by how much."
+)
+
+
+def rank_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` (of :func:`summary_rows`) in :data:`ORDER_RULE`'s order."""
+
+    def down(x: Any) -> float:
+        return -x if isinstance(x, (int, float)) and math.isfinite(x) else math.inf
+
+    return sorted(
+        rows,
+        key=lambda r: (down(r["score_mean"]), down(r["score_lo"]), down(r["win_rate"]), r["agent"]),
+    )
 
 
 def report(
@@ -795,12 +897,16 @@ def report(
     n_games: int,
     overrides: dict[str, Any],
     specs: list[AgentSpec] | tuple[AgentSpec, ...] = (),
+    config: str = "",
 ) -> str:
+    """The Markdown report: the ranked table (:data:`ORDER_RULE` under it), then the
+    crosstable; ``config``, the store's key of the configuration, on a line of its own."""
     rows = summary_rows(s)
     head = [
+        "rank",
         "agent",
-        "games",
         "score/round [95% CI]",
+        "games",
         "win rate [95% CI]",
         "OpenSkill mu +- 1.96 sd",
     ]
@@ -817,25 +923,35 @@ def report(
         + f", {n_games} games",
         "",
         f"Rule overrides: {json.dumps(overrides) if overrides else 'none'}; scoring "
-        f"{rules.scoring!r}. Score = the agent's reward per round (higher is better). "
-        f"Sorted by {'Elo' if s.elo else 'OpenSkill mu'}, strongest first.",
+        f"{rules.scoring!r}. Score = the agent's reward per round (higher is better).",
         "",
     ]
+    if config:
+        lines += [f"{_CONFIG_LINE}`{config}`.", ""]
     files = [sp for sp in specs if sp.content]
     if files:
         lines += [
             "Agents read from files are keyed in the store by the file's content, so games of "
             "another file at the same path are not reused: "
-            + "; ".join(f"{sp.label} = {sp.content}" for sp in files)
+            + "; ".join(f"{sp.shown} = {sp.content}" for sp in files)
+            + ".",
+            "",
+        ]
+    renamed = [sp for sp in specs if sp.shown != sp.label]
+    if renamed:
+        lines += [
+            "Agents as the store (rummy-replay, rummy-web) names them: "
+            + "; ".join(f"{sp.shown} = {sp.label}" for sp in renamed)
             + ".",
             "",
         ]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
+    for k, r in enumerate(rows, 1):
         cells = [
+            str(k),
             r["agent"],
-            str(r["games"]),
             f"{_fmt(r['score_mean'])} [{_fmt(r['score_lo'])}, {_fmt(r['score_hi'])}]",
+            str(r["games"]),
             f"{_fmt(r['win_rate'], 3)} [{_fmt(r['win_lo'], 3)}, {_fmt(r['win_hi'], 3)}]",
             f"{_fmt(r['openskill_mu'])} +- {_fmt(1.96 * r['openskill_sigma'])}",
         ]
@@ -844,6 +960,8 @@ def report(
         lines.append("| " + " | ".join(cells) + " |")
     order = [r["agent"] for r in rows]
     lines += [
+        "",
+        ORDER_RULE,
         "",
         "Head to head: mean score difference per round, row minus column [95% CI]:",
         "",
@@ -874,7 +992,7 @@ def write_outputs(s: Summary, out: Path, name: str, text: str, plots: bool = Tru
             w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
     with open(out / f"{name}_crosstable.csv", "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["row", "column", "games", "mean_diff", "lo", "hi"])
+        w.writerow(["row", "column", "deals", "mean_diff", "lo", "hi"])
         for (a, b), (m, lo, hi) in sorted(s.cross.items()):
             w.writerow([a, b, s.cross_games[a, b], f"{m:.6g}", f"{lo:.6g}", f"{hi:.6g}"])
     written = [out / f"{name}.md", out / f"{name}_summary.csv", out / f"{name}_crosstable.csv"]

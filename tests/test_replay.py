@@ -129,3 +129,17 @@ def test_a_replay_writes_a_gif_with_a_frame_per_move(tmp_path):
     path = R.write_gif(g, tmp_path / "g.gif", seconds_per_move=0.1)
     with Image.open(path) as im:
         assert im.n_frames == len(g.moves) + 1  # the deal, then one frame per move
+
+
+def test_a_replay_names_the_rules_its_game_overrides(tmp_path, capsys):
+    db = _tournament(tmp_path, "basic", 2, "random,greedy", deals=1, set=("jokers=2",))
+    _tournament(tmp_path, "basic", 2, "random,greedy", deals=1)
+    con = T.open_db(db)
+    titles = [g.title for g in R.list_games(con)]
+    assert titles == ["basic (jokers=2)"] * 2 + ["basic"] * 2
+    capsys.readouterr()
+    R.main(["--db", str(db), "--list"])
+    listed = capsys.readouterr().out.splitlines()
+    assert [" basic (jokers=2) " in ln for ln in listed] == [True, True, False, False]
+    R.main(["--db", str(db), "--game", "1"])
+    assert capsys.readouterr().out.startswith("game 1: basic (jokers=2), deal 0, random vs greedy")

@@ -491,7 +491,7 @@ def test_outputs_say_where_they_went(tmp_path, capsys):
         "w.sqlite",
     }
     assert all(Path(p).exists() for p in wrote)
-    assert "Sorted by Elo" in out and "row minus column" in out
+    assert T.ORDER_RULE in out and "row minus column" in out
 
 
 def test_a_replaced_model_file_is_played_again(tmp_path, capsys):
@@ -727,3 +727,122 @@ def test_plots_leave_the_callers_matplotlib_backend_alone(tmp_path):
         assert matplotlib.get_backend() == "pdf"
     finally:
         matplotlib.use(before)
+
+
+# ------------------------------------------------------------------ what the outputs say
+def _table(text: str) -> list[list[str]]:
+    """The cells of the report's ranked table (the first Markdown table)."""
+    rows = []
+    for line in text.split("| rank |", 1)[1].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip("|").split("|")])
+    return rows
+
+
+def test_agents_rank_by_mean_score_with_the_ratings_beside_and_the_rule_under_the_table():
+    # greedy wins more often (higher Elo and OpenSkill) but loses more points a round
+    s = _fake_summary({"greedy": -1.70, "basic-expert": -1.08, "random": -40.0})
+    s.elo["greedy"], s.openskill["greedy"] = (1600.0, 20.0), (30.0, 0.8)
+    rules = rummy_env.make_rules("basic", 2)
+    text = T.report(s, rules, T.Args(), 300, {})
+    rows = _table(text)
+    assert [r[:3] for r in rows] == [
+        ["1", "basic-expert", "-1.08 [-2.08, -0.08]"],
+        ["2", "greedy", "-1.70 [-2.70, -0.70]"],
+        ["3", "random", "-40.00 [-41.00, -39.00]"],
+    ]
+    assert rows[1][-1] == "1600 +- 39" and rows[1][-2] == "30.00 +- 1.57"  # ratings beside it
+    after = text.split(rows[-1][1], 1)[1].split("Head to head", 1)[0]
+    assert T.ORDER_RULE in after  # the order's rule is stated under the table
+    assert "Sorted by Elo" not in text
+
+
+def test_ties_in_mean_score_are_broken_by_the_stated_rule():
+    s = _fake_summary({"d": 1.0, "c": 1.0, "b": 1.0, "a": 1.0, "e": 1.0, "none": 0.0})
+    s.score["e"] = (1.0, 0.5, 1.5)  # the higher lower end first
+    s.win["d"] = (0.6, 0.5, 0.7)  # then the higher win rate
+    s.score["none"] = (math.nan, math.nan, math.nan)  # no number: last
+    assert [r["agent"] for r in T.summary_rows(s)] == ["e", "d", "a", "b", "c", "none"]
+    assert "lower end" in T.ORDER_RULE and "win rate" in T.ORDER_RULE and "name" in T.ORDER_RULE
+
+
+def test_agents_are_printed_as_the_user_wrote_them(tmp_path, capsys):
+    args = dataclasses.replace(_args(tmp_path, "as", deals=1), agents="random,es:basic-2p,variant")
+    summary = T.run(args)
+    out = capsys.readouterr().out
+    assert sorted(summary.names) == ["es:basic-2p", "random", "variant"]
+    assert sorted(r[1] for r in _table(out)) == ["es:basic-2p", "random", "variant"]
+    assert "| es:basic-2p | - |" in out  # the crosstable too
+    # the store keeps the full specs, and the report says which is which
+    assert "es:basic-2p = es:model=basic-2p; variant = basic-expert" in out
+    seatings = {seating for _, seating, *_ in _rows(tmp_path / "as.sqlite")}
+    assert any("es:model=basic-2p" in k and "basic-expert" in k for k in seatings)
+    csv_agents = (tmp_path / "as" / "basic_2p_summary.csv").read_text().splitlines()[1:]
+    assert sorted(ln.split(",")[0] for ln in csv_agents) == ["es:basic-2p", "random", "variant"]
+    # the spec in full names the same agent: its games are not played again
+    full = dataclasses.replace(args, agents="random,es:model=basic-2p,basic-expert")
+    assert T.run(full).games == {"random": 4, "es:model=basic-2p": 4, "basic-expert": 4}
+    assert len(_rows(tmp_path / "as.sqlite")) == 6
+
+
+def test_result_files_are_named_after_the_configuration(tmp_path, capsys):
+    T.run(_args(tmp_path, "cfg", deals=1))
+    first = (tmp_path / "cfg" / "basic_2p.md").read_text()
+    jokers = dataclasses.replace(_args(tmp_path, "cfg", deals=1), set=("jokers=2",))
+    T.run(jokers)
+    T.run(dataclasses.replace(jokers, set=("jokers=2", "scoring=winner_takes_all")))
+    assert (tmp_path / "cfg" / "basic_2p.md").read_text() == first  # not overwritten
+    names = sorted(p.name for p in (tmp_path / "cfg").iterdir())
+    assert names == sorted(
+        f"{n}{suffix}"
+        for n in ("basic_2p", "basic_2p_jokers=2", "basic_2p_jokers=2_scoring=winner_takes_all")
+        for suffix in (".md", "_summary.csv", "_crosstable.csv")
+    )
+    assert '"jokers": 2' in (tmp_path / "cfg" / "basic_2p_jokers=2.md").read_text()
+    # an override at the preset's own value is the preset's configuration
+    assert T.result_name(rummy_env.make_rules("basic", 2, jokers=0)) == "basic_2p"
+    assert T.result_name(rummy_env.make_rules("basic", 3, match=True)) == "basic_3p_match"
+    indian = rummy_env.make_rules("indian", 2, drop_penalties=(10, 20))
+    assert T.result_name(indian) == "indian_2p_drop_penalties=10-20"
+    # one --name for two configurations: refused before any game, unless --force
+    named = dataclasses.replace(_args(tmp_path, "cfg", deals=2), name="mine")
+    T.run(named)
+    games = len(_rows(tmp_path / "cfg.sqlite"))
+    other = dataclasses.replace(named, set=("jokers=2",))
+    with pytest.raises(T.UsageError, match="another configuration .* --force"):
+        T.run(other)
+    assert len(_rows(tmp_path / "cfg.sqlite")) == games
+    T.run(dataclasses.replace(other, force=True))
+    assert '"jokers": 2' in (tmp_path / "cfg" / "mine.md").read_text()
+    # the same configuration with other agents or deals writes over its own files
+    T.run(dataclasses.replace(other, deals=1, agents="random,greedy"))
+    capsys.readouterr()
+
+
+def test_the_crosstable_csv_counts_deals_and_says_so(tmp_path):
+    s = summarize(
+        [
+            GameResult(0, ("A", "B"), (0, -10), 1, 0),
+            GameResult(0, ("B", "A"), (-4, 0), 1, 1),
+            GameResult(1, ("A", "B"), (-6, 0), 1, 1),
+            GameResult(1, ("B", "A"), (-2, 0), 1, 1),
+        ],
+        ["A", "B"],
+        2,
+    )
+    T.write_outputs(s, tmp_path, "t", "report", plots=False)
+    head, *rows = (tmp_path / "t_crosstable.csv").read_text().splitlines()
+    assert head.split(",")[:3] == ["row", "column", "deals"]
+    assert [r.split(",")[:3] for r in rows] == [["A", "B", "2"], ["B", "A", "2"]]  # 4 games
+
+
+def test_a_finished_tournament_says_everything_was_already_played(tmp_path, capsys):
+    T.run(_args(tmp_path, "done", deals=2))
+    assert "already" not in capsys.readouterr().out
+    T.run(_args(tmp_path, "done", deals=2))
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert first.startswith("All 12 games of this tournament (2 deals x 6 seatings) are already in")
+    assert str(tmp_path / "done.sqlite") in first and str(tmp_path / "done" / "basic_2p") in first
+    assert "| basic-expert |" in out
