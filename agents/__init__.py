@@ -26,6 +26,7 @@ Registry names:
 | `rummikub-expert` | Rummikub agent: plans the whole turn, weighs what the table gives away, and in the 2-player endgame plays out its choices in deals that fit what the opponent's play revealed (`rummikub`) |
 | `search`       | determinized Monte Carlo search with fast rollouts             |
 | `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.npz`, or a `.npz`/`.zip` path; loading runs no code) |
+| `neural:<model>` | a network trained by self-play (`rummy-selfplay`), played in numpy (`agents/trained/neural/<model>.npz`, or a `.npz` path) |
 | `rllib:<path>` | a self-play PPO policy trained on RLlib (`experiments/train_rllib.py`), played in numpy |
 | `es:<model>`   | a variant agent with constants learned by evolution strategies (`agents/trained/es/<model>.npz`, `agents/tuned.py`) |
 | `variant`      | the rule-based agent of the preset (`VARIANT_AGENTS[rules.name]`) |
@@ -70,6 +71,7 @@ _AGENTS: dict[str, tuple[str, str, str]] = {
     "search": ("agents.search", "SearchAgent", "determinized Monte Carlo search"),
     "ppo": ("agents.ppo_agent", "PPOAgent", "a trained MaskablePPO policy (ppo:<model>)"),
     "rllib": ("agents.rllib_agent", "RLlibAgent", "a policy exported by rummy-train-rllib"),
+    "neural": ("agents.neural", "NeuralAgent", "a self-play network (neural:<model>)"),
     "es": (
         "agents.tuned",
         "TunedAgent",

@@ -242,6 +242,32 @@ def float_option(name: str, value: Any) -> float:
     return x
 
 
+class LogitsAgent(Agent):
+    """An agent that plays from a policy network's logits (:meth:`logits`, read from its
+    model file ``path``): the most probable legal move, or with ``deterministic`` False a
+    sample of the policy over the legal moves."""
+
+    deterministic: bool = True
+    path: Any = None
+
+    @abstractmethod
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """The policy's logits over every action (before the mask)."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
+        observation, action_mask = split_obs(observation, action_mask)
+        legal = np.flatnonzero(action_mask)
+        if not len(legal):
+            raise ValueError("act() called with an empty action mask (this seat is not to act)")
+        z = self.logits(observation)[legal]
+        if not np.all(np.isfinite(z)):
+            raise ValueError(f"{self.path}: the policy's outputs are not finite (NaN or inf)")
+        if self.deterministic:
+            return int(legal[int(np.argmax(z))])
+        p = np.exp(z - z.max())
+        return int(self.rng.choices(list(legal), weights=list(p / p.sum()))[0])
+
+
 def check_flag(name: str, value: Any) -> bool:
     """An agent's on/off option: True/False (or 1/0), else a ValueError naming the allowed."""
     if isinstance(value, (bool, np.bool_)) or value in (0, 1):

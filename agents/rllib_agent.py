@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, check_flag, obs_size, split_obs
+from agents.base import LogitsAgent, check_flag, obs_size
 from agents.model_io import ModelFile, check_weights, open_model, read_npz
 from rummy_env.rules import RuleSet
 
 
-class RLlibAgent(Agent):
+class RLlibAgent(LogitsAgent):
     """A policy exported by ``experiments/train_rllib.py`` (see the module docs).
 
     Args:
@@ -99,16 +99,3 @@ class RLlibAgent(Agent):
             if i < len(self.layers) - 1:
                 x = np.tanh(x)
         return x
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
-        observation, action_mask = split_obs(observation, action_mask)
-        legal = np.flatnonzero(action_mask)
-        if not len(legal):
-            raise ValueError("act() called with an empty action mask (this seat is not to act)")
-        z = self.logits(observation)[legal]
-        if not np.all(np.isfinite(z)):
-            raise ValueError(f"{self.path}: the policy's outputs are not finite (NaN or inf)")
-        if self.deterministic:
-            return int(legal[int(np.argmax(z))])
-        p = np.exp(z - z.max())
-        return int(self.rng.choices(list(legal), weights=list(p / p.sum()))[0])

@@ -55,7 +55,7 @@ import torch
 from torch import nn
 
 import rummy_env
-from rummy_env.observation import COUNT_SCALES, ObsLayout
+from agents.neural import Compress
 from rummy_env.rules import parse_overrides
 from rummy_env.vector_env import VectorEnv
 
@@ -94,31 +94,6 @@ class Config:
 
 
 # ------------------------------------------------------------------ network
-class Compress:
-    """The network's input from an observation batch: every slice but the discard pile,
-    count fields scaled, the pile's top rows and its per-face counts."""
-
-    def __init__(self, rules: rummy_env.RuleSet, pile_rows: int):
-        L = ObsLayout(rules)
-        d = L.slices["discard"]
-        F = 53
-        self.d0, self.D, self.rows = d.start, L.D, min(pile_rows, L.D)
-        keep = np.r_[0 : d.start, d.start : d.start + self.rows * F, d.stop : L.size]
-        self.keep = keep.astype(np.intp)
-        scale = np.ones(L.size, np.float32)
-        for k, v in COUNT_SCALES.items():
-            scale[L.slices[k]] = 1.0 / v
-        self.scale = scale[self.keep]
-        self.size = len(self.keep) + (F if self.D else 0)
-
-    def __call__(self, obs: np.ndarray) -> np.ndarray:
-        x = obs[:, self.keep] * self.scale
-        if not self.D:
-            return x
-        pile = obs[:, self.d0 : self.d0 + self.D * 53].reshape(len(obs), self.D, 53).sum(1)
-        return np.concatenate([x, pile], axis=1)
-
-
 class Net(nn.Module):
     def __init__(self, n_in: int, n_actions: int, hidden: int):
         super().__init__()
@@ -523,6 +498,34 @@ def _plot(csv_path: Path, png: Path) -> None:
     plt.close(fig)
 
 
+def export(checkpoint: Path, out: Path) -> Path:
+    """Write a checkpoint's policy as a numpy model file for ``neural:<path>``
+    (:mod:`agents.neural`): the MLP's and the policy head's arrays and a ``meta`` JSON."""
+    ck = _load(checkpoint)
+    cfg = json.loads(ck["config"])
+    sd = ck["model"]
+    names = {
+        "w0": "body.0.weight",
+        "b0": "body.0.bias",
+        "w1": "body.2.weight",
+        "b1": "body.2.bias",
+        "w_pi": "pi.weight",
+        "b_pi": "pi.bias",
+    }
+    arrays = {k: sd[v].numpy().astype(np.float32) for k, v in names.items()}
+    meta = {
+        "kind": "rummy-selfplay",
+        "preset": cfg["preset"],
+        "num_players": cfg["num_players"],
+        "overrides": list(cfg["overrides"]),
+        "pile_rows": cfg["pile_rows"],
+        "steps": json.loads(ck["counters"])["steps"],
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(out, meta=np.array(json.dumps(meta)), **arrays)
+    return out
+
+
 # -------------------------------------------------------------------- speed
 def bench(preset: str, seconds: float, threads: int) -> Iterator[dict[str, Any]]:
     """Decisions a second with learning, counted at the env over the whole run's wall clock,
@@ -627,6 +630,9 @@ def main(argv: list[str] | None = None) -> None:
     ev.add_argument(
         "--every", type=int, default=1, help="evaluate every k-th checkpoint (the newest always)"
     )
+    ex = sub.add_parser("export", help="write a checkpoint as a numpy model (neural:<path>)")
+    ex.add_argument("--checkpoint", required=True, help="a checkpoint (.pt) of a run")
+    ex.add_argument("--out", required=True, help="the .npz to write")
     be = sub.add_parser("bench", help="decisions a second with learning, beside MaskablePPO's")
     be.add_argument("--preset", default="gin", help="the game")
     be.add_argument("--seconds", type=float, default=60.0, help="wall time of each trainer")
@@ -653,6 +659,8 @@ def main(argv: list[str] | None = None) -> None:
                     )
             res = train(cfg, Path(args.out), max_seconds=args.max_seconds)
             print(json.dumps(res))
+        elif args.cmd == "export":
+            print(export(Path(args.checkpoint), Path(args.out)))
         elif args.cmd == "bench":
             if args.seconds <= 0 or args.threads < 1:
                 raise ValueError("--seconds must be > 0 and --threads >= 1")

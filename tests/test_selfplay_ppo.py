@@ -123,3 +123,54 @@ def test_a_run_stops_after_max_seconds_with_a_checkpoint(tmp_path):
     res = sp.train(_cfg(total_steps=10**9, checkpoint_every=10**6), out, max_seconds=0.01)
     assert res["steps"] == 32  # one update, then out of time
     assert json.loads(torch.load(out / "model.pt", weights_only=True)["counters"])["steps"] == 32
+
+
+def test_exported_networks_play_as_in_training(tmp_path):
+    """neural:<file> (numpy) picks the move the trained torch network picks."""
+    agents = pytest.importorskip("agents")
+    import rummy_env
+
+    out = tmp_path / "run"
+    sp.train(_cfg(preset="basic"), out)
+    ck = sorted((out / "checkpoints").glob("*.pt"))[-1]
+    path = sp.export(ck, tmp_path / "net.npz")
+    torch_agent, _ = sp.load_agent(ck)
+    env = rummy_env.raw_env("basic", 2)
+    bots = [agents.make(f"neural:{path}", env.rules, q) for q in range(2)]
+    env.reset(seed=3)
+    moves = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        q = env.agent_name_mapping[name]
+        a = bots[q].act(obs["observation"], obs["action_mask"])
+        assert a == torch_agent.act(obs["observation"], obs["action_mask"])
+        env.step(a)
+        moves += 1
+    assert moves > 10
+    with pytest.raises(ValueError, match="plays basic with 2 players, not gin"):
+        agents.make(f"neural:{path}", rummy_env.make_rules("gin", 2))
+
+
+def test_broken_network_files_are_refused(tmp_path):
+    agents = pytest.importorskip("agents")
+    import rummy_env
+
+    out = tmp_path / "run"
+    sp.train(_cfg(), out)
+    path = sp.export(sorted((out / "checkpoints").glob("*.pt"))[-1], tmp_path / "net.npz")
+    rules = rummy_env.make_rules("gin", 2)
+    z = dict(np.load(path))
+    z["w1"][0, 0] = np.nan
+    np.savez(tmp_path / "nan.npz", **z)
+    with pytest.raises(ValueError, match="NaN"):
+        agents.make(f"neural:{tmp_path / 'nan.npz'}", rules)
+    z = dict(np.load(path))
+    z["w1"] = z["w1"][:, :3]
+    np.savez(tmp_path / "shape.npz", **z)
+    with pytest.raises(ValueError, match="layer 1"):
+        agents.make(f"neural:{tmp_path / 'shape.npz'}", rules)
+    with pytest.raises(ValueError, match="does not exist"):
+        agents.make("neural:no-such-model", rules)

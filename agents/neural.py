@@ -1,0 +1,145 @@
+"""Networks trained by self-play (``rummy-selfplay``), played in numpy: ``neural:<model>``.
+
+```python
+import agents, rummy_env
+rules = rummy_env.make_rules("gin", num_players=2)
+bot = agents.make("neural:gin-2p", rules, seat=0)      # agents/trained/neural/gin-2p.npz
+```
+
+A model file is a ``.npz`` of plain arrays (no pickles; read through
+:mod:`agents.model_io`, which checks every array's declared size before reading it and
+that the weights are finite): the MLP's layers ``w0, b0, w1, b1`` (ReLU) and the policy
+head ``w_pi, b_pi``, and a ``meta`` JSON string naming the game (``preset``,
+``num_players``, ``overrides``) and the input (``pile_rows``). ``rummy-selfplay export``
+writes it from a training checkpoint. The agent plays the most probable legal move
+(``deterministic=False``: samples the masked policy). No torch is needed to play.
+
+:class:`Compress` is the network's view of an observation, shared with the trainer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import LogitsAgent, check_flag
+from agents.model_io import ModelFile, check_weights, open_model, read_npz
+from rummy_env.cards import NUM_FACES
+from rummy_env.observation import COUNT_SCALES, ObsLayout
+from rummy_env.rules import RuleSet
+
+#: where ``neural:<name>`` finds its file
+NEURAL_DIR = Path(__file__).resolve().parent / "trained" / "neural"
+
+
+class Compress:
+    """The network's input from a batch of observations ``(B, size)``: every slice but the
+    discard pile, count fields divided by :data:`rummy_env.observation.COUNT_SCALES`, the
+    pile's top ``pile_rows`` rows one by one and its per-face counts (the pile is most of
+    the observation, and below its top only which cards are gone matters)."""
+
+    def __init__(self, rules: RuleSet, pile_rows: int):
+        L = ObsLayout(rules)
+        d = L.slices["discard"]
+        F = NUM_FACES
+        self.d0, self.D, self.rows = d.start, L.D, min(pile_rows, L.D)
+        keep = np.r_[0 : d.start, d.start : d.start + self.rows * F, d.stop : L.size]
+        self.keep = keep.astype(np.intp)
+        scale = np.ones(L.size, np.float32)
+        for k, v in COUNT_SCALES.items():
+            scale[L.slices[k]] = 1.0 / v
+        self.scale = scale[self.keep]
+        self.size = len(self.keep) + (F if self.D else 0)
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        x = obs[:, self.keep] * self.scale
+        if not self.D:
+            return x
+        F = NUM_FACES
+        pile = obs[:, self.d0 : self.d0 + self.D * F].reshape(len(obs), self.D, F).sum(1)
+        return np.concatenate([x, pile], axis=1)
+
+
+def model_path(model: str | Path) -> Path:
+    """The file of a model name (``"gin-2p"`` -> ``agents/trained/neural/gin-2p.npz``) or path."""
+    p = Path(model)
+    if p.suffix == ".npz" or len(p.parts) > 1:
+        return p
+    return NEURAL_DIR / f"{model}.npz"
+
+
+class NeuralAgent(LogitsAgent):
+    """A self-play network (module docs).
+
+    Args:
+        rules: the rule set; its preset, players and overrides must be the model's.
+        seat: the seat it plays.
+        model: a shipped model's name or a ``.npz`` path.
+        deterministic: play the most probable legal move (else sample).
+    """
+
+    name = "neural"
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        seat: int = 0,
+        model: str | Path | ModelFile = "",
+        deterministic: bool = True,
+    ):
+        super().__init__(rules, seat)
+        self.deterministic = check_flag("deterministic", deterministic)
+        if not model:
+            raise ValueError("neural needs a model (neural:<name> or neural:<path>.npz)")
+        path = model.path if isinstance(model, ModelFile) else model_path(model)
+        self.path = path
+        z = read_npz(open_model(model if isinstance(model, ModelFile) else path))
+        try:
+            self.meta = json.loads(str(z["meta"]))
+            names = ("w0", "b0", "w1", "b1", "w_pi", "b_pi")
+            self.w = [np.asarray(z[k], np.float32) for k in names]
+            pile_rows = int(self.meta["pile_rows"])
+        except (KeyError, ValueError, TypeError) as e:
+            raise ValueError(f"{path}: not a rummy-selfplay network ({e})") from None
+        want = (rules.name, rules.num_players)
+        if (self.meta.get("preset"), self.meta.get("num_players")) != want:
+            raise ValueError(
+                f"{path} plays {self.meta.get('preset')} with {self.meta.get('num_players')} "
+                f"players, not {rules.name} with {rules.num_players}"
+            )
+        self.compress = Compress(rules, pile_rows)
+        n_in = self.compress.size
+        for i in range(0, 6, 2):
+            w, b = self.w[i], self.w[i + 1]
+            if w.ndim != 2 or w.shape[1] != n_in or b.shape != (w.shape[0],):
+                raise ValueError(
+                    f"{path}: layer {i // 2} has weights {w.shape} and bias {b.shape}, which do "
+                    f"not take an input of {n_in} (what {rules.name!r} with {rules.num_players} "
+                    "players gives the network, then the layer before)"
+                )
+            n_in = w.shape[0]
+        if n_in != self.moves.num_actions:
+            raise ValueError(
+                f"{path}: the policy gives {n_in} outputs, but {rules.name!r} with "
+                f"{rules.num_players} players has {self.moves.num_actions} actions"
+            )
+        check_weights(dict(zip(names, self.w)), path)
+
+    @classmethod
+    def options(cls) -> tuple[str, ...]:
+        return ("model", "deterministic")
+
+    @classmethod
+    def model_file(cls, **options: Any) -> Path | None:
+        return model_path(options["model"]) if options.get("model") else None
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """The policy's logits over every action (before the mask)."""
+        w0, b0, w1, b1, wp, bp = self.w
+        x = self.compress(np.asarray(observation, np.float32)[None])[0]
+        h = np.maximum(w0 @ x + b0, 0.0)
+        h = np.maximum(w1 @ h + b1, 0.0)
+        return wp @ h + bp
