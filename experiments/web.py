@@ -73,7 +73,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from flask import Blueprint, Flask, Response, abort, current_app, g, redirect, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    abort,
+    current_app,
+    g,
+    jsonify,
+    redirect,
+    request,
+    url_for,
+)
 from flask import render_template as _render
 from jinja2 import DictLoader
 from werkzeug.exceptions import HTTPException, TooManyRequests
@@ -99,9 +110,15 @@ from experiments.tournament import (
     summary_rows,
     write_outputs,
 )
-from rummy_env.engine import GameState, Phase
+from rummy_env import cover, engine
+from rummy_env import moves as M
+from rummy_env.cards import card_str, counts_str
+from rummy_env.engine import GameState, Phase, acting_seat, deal_number
+from rummy_env.observation import _layout as obs_layout
+from rummy_env.observation import encode
 from rummy_env.picture import draw_table
-from rummy_env.render import describe_result
+from rummy_env.render import REASONS, SCORE_MEANING, describe_result, plural, round_outcome
+from rummy_env.rules import CONTRACTS
 
 #: games listed per page of the game browser
 PAGE_SIZE = 50
@@ -142,6 +159,16 @@ UNREADABLE = (TypeError, ValueError, KeyError, IndexError, zlib.error, sqlite3.E
 MAX_REPLAYS = 32
 #: the most seats the play form offers
 MAX_SEATS = 8
+#: the card table's scripts and styles (served as /static/...)
+STATIC = Path(__file__).resolve().parent / "web_static"
+#: the replay's speeds offered (moves per second at 1x: :data:`REPLAY_RATE`)
+SPEEDS = (0.5, 1, 2, 4, 8)
+#: moves per second of a replay at 1x
+REPLAY_RATE = 2.0
+#: frames one request for a replay's frames may ask for
+MAX_FRAMES = 200
+#: the agent's alternatives shown at each decision of a replay
+TOP_ALTERNATIVES = 5
 #: moves the agents may make in a row before the server gives up on a game (a safety net)
 MAX_AGENT_MOVES = 100_000
 
@@ -160,6 +187,195 @@ def _png_response(data: bytes, cache: bool) -> Response:
     r = Response(data, mimetype="image/png")
     r.headers["Cache-Control"] = "private, max-age=3600" if cache else "no-store"
     return r
+
+
+# ------------------------------------------------------------------ the table as data
+#: the moves' kinds in words (the play page's buttons and groups)
+_KIND_WORDS = {
+    "DrawStock": "draw",
+    "DrawDiscard": "draw",
+    "Meld": "meld",
+    "LayOff": "lay off",
+    "SwapJoker": "swap a joker",
+    "Discard": "discard",
+    "Knock": "knock",
+    "Pass": "pass",
+    "EndRound": "end the round",
+    "Declare": "declare",
+    "Drop": "drop",
+    "Buy": "buy",
+    "PlayTile": "play a tile",
+    "Commit": "end the turn",
+}
+
+
+def move_words(move: Any) -> str:
+    """A move in words, as its button reads: ``"discard 9D"``, ``"play tile 7H"``."""
+    if isinstance(move, M.PlayTile):
+        return f"play tile {move.tile}"
+    if isinstance(move, M.Commit):
+        return "end the turn (commit the tiles played)"
+    if isinstance(move, M.DrawStock):
+        return "draw from the stock"
+    if isinstance(move, M.DrawDiscard):
+        return (
+            "take the discard"
+            if move.depth == 0
+            else f"take the discard pile {move.depth + 1} deep"
+        )
+    if isinstance(move, M.Buy):
+        return "buy the discard"
+    if isinstance(move, M.Pass):
+        return "pass"
+    return str(move)
+
+
+def move_cards(move: Any) -> list[str]:
+    """The cards of the mover's hand a move uses (``JK``: a wild card), none for a draw."""
+    if isinstance(move, M.Meld):
+        return list(move.cards)
+    if isinstance(move, M.PlayTile):
+        return [move.tile]
+    card = getattr(move, "card", None)
+    return [card] if card else []
+
+
+def legal_view(env: Any) -> list[dict[str, Any]]:
+    """The legal moves of the seat to act, from the env's mask: each with its action id,
+    kind, words, the hand cards it uses, and its target (a table meld, a discard depth)."""
+    s = env.state
+    mask = env.observe(env.agent_selection)["action_mask"]
+    out = []
+    for a in np.flatnonzero(mask):
+        move = env.codec.decode(int(a), s)
+        kind = type(move).__name__
+        out.append(
+            {
+                "id": int(a),
+                "kind": kind,
+                "group": _KIND_WORDS.get(kind, kind.lower()),
+                "words": move_words(move),
+                "cards": move_cards(move),
+                "meld": getattr(move, "meld", None),
+                "depth": getattr(move, "depth", None),
+                "end": getattr(move, "end", None),
+            }
+        )
+    return out
+
+
+def contract_words(state: GameState) -> str | None:
+    """The round's contract in words (Contract rummy), else None."""
+    rules = state.rules
+    if not rules.contract:
+        return None
+    deal = deal_number(state)
+    sets, runs = CONTRACTS[deal]
+    need = [plural(sets, "set") + " of 3+"] if sets else []
+    need += [plural(runs, "run") + f" of {rules.min_run}+"] if runs else []
+    return f"deal {deal} of 7: {' and '.join(need)}"
+
+
+def _cards(faces: Any) -> list[str]:
+    return [card_str(int(f)) for f in faces]
+
+
+def _melds(state: GameState) -> list[dict[str, Any]]:
+    if state.rules.scoring == "rummikub":  # one pool of tiles: one valid split of it
+        return [
+            {"index": None, "owner": None, "kind": "", "cards": _cards(m), "wild": []}
+            for m in cover.split(state.tiles) or []
+        ]
+    out = []
+    for i, m in enumerate(state.table):
+        if m.is_run:
+            wild = [k for k, pos in enumerate(range(m.lo, m.hi + 1)) if m.wild >> pos & 1]
+        else:
+            wild = list(range(len(m.cards) - m.n_wild, len(m.cards)))
+        out.append(
+            {
+                "index": i,
+                "owner": int(m.owner),
+                "kind": "run" if m.is_run else "set",
+                "cards": _cards(m.cards),
+                "wild": wild,
+            }
+        )
+    return out
+
+
+def table_view(
+    state: GameState, names: list[str], viewer: int | None = None, omniscient: bool = False
+) -> dict[str, Any]:
+    """The table as data for the page's card table, holding what ``viewer``'s seat sees and
+    nothing more (the others' hands as counts and the cards known to be held), as
+    :func:`rummy_env.picture.draw_table` draws it; ``omniscient`` (replays) and a game
+    over show every hand."""
+    rules = state.rules
+    over = state.phase == Phase.GAME_OVER
+    every = omniscient or over
+    actor = -1 if over else acting_seat(state)
+    tiles = rules.scoring == "rummikub"
+    seats = []
+    for p in range(rules.num_players):
+        seen = every or p == viewer
+        seats.append(
+            {
+                "seat": p,
+                "name": names[p] if p < len(names) else f"player_{p}",
+                "you": p == viewer and not omniscient,
+                "count": int(state.nhand[p]),
+                "hand": _cards(state.hand_cards(p)) if seen else None,
+                "known": [] if seen else counts_str(state.known[p]),
+                "total": int(state.totals[p]),
+                "opened": bool(state.opened[p]),
+                "active": bool(state.active[p]),
+                "turn": p == actor,
+            }
+        )
+    pile = list(state.discard)
+    shown = pile if rules.discard_pickup == "any" else pile[-1:]
+    return {
+        "preset": rules.name,
+        "players": rules.num_players,
+        "round": state.round + 1,
+        "phase": "over" if over else state.phase.name.lower(),
+        "actor": actor,
+        "tiles": tiles,
+        "contract": contract_words(state),
+        "seats": seats,
+        "melds": _melds(state),
+        "played": counts_str(state.played_tiles) if tiles else [],
+        "stock": len(state.stock),
+        "discard": {"count": len(pile), "cards": _cards(shown), "spread": len(shown) > 1},
+        "forbidden": card_str(state.forbidden)
+        if state.forbidden >= 0 and state.phase == Phase.PLAY
+        else None,
+        "wild": ["JK", *_cards(state.wild_faces)] if rules.wilds else [],
+    }
+
+
+def round_summary(
+    result: dict[str, Any], rules: rummy_env.RuleSet, laid: list[tuple[int, list[str]]]
+) -> dict[str, Any]:
+    """One finished round for the end-of-round summary: why it ended, each seat's score,
+    reward and total, and the melds each seat laid."""
+    n = len(result["round_scores"])
+    rewards = result.get("rewards")
+    name = SCORE_MEANING.get(rules.scoring, ("scores",))[0]
+    return {
+        "round": result["round"] + 1,
+        "outcome": round_outcome(result),
+        "reason": REASONS.get(result["reason"], result["reason"]),
+        "score_name": name,
+        "winner": result["winner"],
+        "scores": list(map(int, result["round_scores"])),
+        "rewards": [int(r) for r in rewards] if rewards is not None else None,
+        "totals": list(map(int, result["totals"])),
+        "laid": [[cards for owner, cards in laid if owner == p] for p in range(n)],
+        "match_over": bool(result.get("match_over", True)),
+        "text": describe_result(result, rules),
+    }
 
 
 # ------------------------------------------------------------------ leaderboard
@@ -304,6 +520,8 @@ class PlayGame:
     form: dict[str, str]  # the settings, to play again
     log: list[tuple[int, str]] = field(default_factory=list)  # (seat, move), public moves only
     results: list[str] = field(default_factory=list)  # every finished round, in words
+    summaries: list[dict[str, Any]] = field(default_factory=list)  # every finished round
+    shown: int = 0  # the rounds whose summary the person has seen
     lock: threading.Lock = field(default_factory=threading.Lock)
     client: str = ""  # the address of the client that started it
     touched: float = 0.0  # when a request last asked for it (PlayGames.clock)
@@ -331,13 +549,21 @@ class PlayGame:
         ]
 
     def _step(self, seat: int, a: int) -> None:
-        text = str(self.env.codec.decode(a, self.state))
+        move = self.env.codec.decode(a, self.state)
         before = self.state.last_result
+        laid = [(int(m.owner), _cards(m.cards)) for m in self.state.table]
         self.env.step(a)
-        self.log.append((seat, text))
+        self.log.append((seat, str(move)))
         res = self.state.last_result
         if res is not None and res is not before:
             self.results.append(describe_result(res, self.env.rules))
+            if self.over:  # the final table
+                laid = [(int(m.owner), _cards(m.cards)) for m in self.state.table]
+            elif isinstance(move, M.Meld):  # the next round is dealt: the table as it was
+                laid.append((seat, list(move.cards)))
+            elif isinstance(move, M.LayOff) and move.meld < len(laid):
+                laid[move.meld][1].append(move.card)
+            self.summaries.append(round_summary(res, self.env.rules, laid))
 
     def advance(self) -> None:
         """Let the agents play until it is the person's turn or the game is over."""
@@ -732,6 +958,7 @@ class Web:
         self._computing: set[str | None] = set()  # leaderboards being computed in the background
         self._computing_lock: dict[str, threading.Lock] = {}  # one computation of each at a time
         self._labels: tuple[tuple[int, int], list[str]] | None = None
+        self._deciders: dict[tuple[str, str, int], tuple[agents.Agent, Any] | None] = {}
         self._lock = threading.Lock()
 
     def private(self) -> tuple[str, ...]:
@@ -852,6 +1079,28 @@ class Web:
         got = _agent_labels(con)
         with self._lock:
             self._labels = (key, got)
+        return got
+
+    def decider(self, game: StoredGame, seat: int) -> tuple[agents.Agent, Any] | None:
+        """The agent behind a stored game's decisions at ``seat``, with its rules' action
+        codec, where it gives its move probabilities (its own ``action_probs``: the random
+        agent, the networks); None for any other, and for any label the play form would not
+        offer for these rules (a store names no file to read)."""
+        label = game.agents[seat] if 0 <= seat < len(game.agents) else ""
+        key = (label, repr(game.rules), seat)
+        with self._lock:
+            if key in self._deciders:
+                return self._deciders[key]
+        got = None
+        try:
+            if label in offered(game.rules.name, game.rules.num_players):
+                agent = agents.make(label, game.rules, seat)
+                if type(agent).action_probs is not agents.Agent.action_probs:
+                    got = (agent, M.ActionCodec(game.rules))
+        except Exception:  # noqa: BLE001 - rules or an agent this version cannot make
+            got = None
+        with self._lock:
+            self._deciders[key] = got
         return got
 
     def replay(self, game: StoredGame) -> tuple[list[GameState], list[Step]]:
@@ -1130,6 +1379,15 @@ def _stored(con: sqlite3.Connection, game_id: int) -> StoredGame:
         )
 
 
+def _rounds(states: list[GameState]) -> list[tuple[int, int]]:
+    """Each round of a replay (numbered from 1) and the step its deal is shown at."""
+    out: list[tuple[int, int]] = []
+    for k, st in enumerate(states[:-1]):
+        if not out or st.round + 1 != out[-1][0]:
+            out.append((st.round + 1, k))
+    return out
+
+
 @bp.get("/games/<int:game_id>")
 def game(game_id: int) -> tuple[str, int]:
     web = _web()
@@ -1151,7 +1409,88 @@ def game(game_id: int) -> tuple[str, int]:
         n=n,
         current=steps[step - 1] if step else None,
         scoring=describe_result(final, stored.rules) if final is not None and step == n else None,
+        speeds=SPEEDS,
+        rounds=_rounds(states),
+        replay={
+            "frames": url_for("rummy.game_frames", game_id=game_id),
+            "n": n,
+            "step": step,
+            "chunk": 50,
+            "rate": REPLAY_RATE,
+        },
     )
+
+
+def _frame(web: Web, stored: StoredGame, states: list[GameState], steps: list[Step], k: int):
+    """Frame ``k`` of a replay as data: the table after move ``k`` with every hand shown (as
+    the replay's pictures show it), the move, and the decision behind it: the legal moves'
+    number and, where the agent gives them, its most likely moves with their probabilities."""
+    st = states[k]
+    frame: dict[str, Any] = {
+        "k": k,
+        "view": table_view(st, stored.agents, omniscient=True),
+        "round": st.round + 1,
+        "result": None,
+        "decision": None,
+    }
+    if k == 0:
+        return frame
+    step, before = steps[k - 1], states[k - 1]
+    frame["round"] = before.round + 1
+    if st.last_result is not None and st.last_result != before.last_result:
+        frame["result"] = describe_result(st.last_result, stored.rules)
+    legal = engine.legal_actions(before)
+    decision: dict[str, Any] = {
+        "seat": step.seat,
+        "agent": step.agent,
+        "move": step.move,
+        "legal": len(legal),
+        "probs": None,
+    }
+    got = web.decider(stored, step.seat)
+    if got is not None and len(legal) > 1:
+        agent, codec = got
+        mask = np.zeros(codec.num_actions, dtype=np.int8)
+        mask[legal] = 1
+        try:
+            p = agent.action_probs(encode(before, step.seat, obs_layout(stored.rules)), mask)
+        except Exception:  # noqa: BLE001 - an agent that cannot say: the move alone is shown
+            p = None
+        if p is not None:
+            top = sorted(legal, key=lambda a: (-p[a], a))[:TOP_ALTERNATIVES]
+            if step.action not in top:
+                top.append(step.action)
+            decision["probs"] = [
+                {
+                    "words": move_words(codec.decode(a, before)),
+                    "p": round(float(p[a]), 4),
+                    "chosen": a == step.action,
+                }
+                for a in top
+            ]
+    frame["decision"] = decision
+    return frame
+
+
+@bp.get("/games/<int:game_id>/frames.json")
+def game_frames(game_id: int) -> Response:
+    """Frames ``start`` .. ``start + count - 1`` of a stored game's replay as JSON
+    (:func:`_frame`; at most :data:`MAX_FRAMES`), for the replay page's player."""
+    web = _web()
+    stored = _stored(web.store(), game_id)
+    try:
+        states, steps = web.replay(stored)
+    except (ValueError, ReplayMismatch) as e:
+        abort(404, description=scrub(str(e), web.private()))
+    n = len(steps)
+    start = _int(request.args.get("start", "0"), "start", 0, n)
+    count = _int(request.args.get("count", "50"), "count", 1, MAX_FRAMES)
+    frames = [
+        _frame(web, stored, states, steps, k) for k in range(start, min(n, start + count - 1) + 1)
+    ]
+    r = jsonify({"game": game_id, "n": n, "frames": frames})
+    r.headers["Cache-Control"] = "private, max-age=3600"
+    return r
 
 
 @bp.get("/games/<int:game_id>/frame/<int:k>.png")
@@ -1228,20 +1567,10 @@ def _play(token: str) -> PlayGame:
     return game
 
 
-#: the play page's groups of moves, by the move's class
-_KINDS = {
-    "DrawStock": "draw",
-    "DrawDiscard": "draw",
-    "Meld": "meld",
-    "LayOff": "lay off",
-    "SwapJoker": "swap a joker",
-    "Discard": "discard",
-    "Knock": "knock",
-    "Pass": "pass",
-    "EndRound": "end the round",
-    "Declare": "declare",
-    "Drop": "drop",
-    "Buy": "buy",
+#: what the person does in each phase, in words (the play page's status line)
+_HINTS = {
+    "draw": "draw by clicking the stock or the discard pile",
+    "play": "select cards in your hand, then pick a move below (only the legal ones are offered)",
 }
 
 
@@ -1249,17 +1578,25 @@ _KINDS = {
 def play_game(token: str) -> tuple[str, int]:
     game = _play(token)
     with game.lock:
-        legal = game.legal()
+        legal = legal_view(game.env) if game.my_turn else []
         groups: OrderedDict[str, list[tuple[int, str]]] = OrderedDict()
-        for a, text in legal:
-            kind = type(game.env.codec.decode(a, game.state)).__name__
-            groups.setdefault(_KINDS.get(kind, kind), []).append((a, text))
+        for m in legal:
+            groups.setdefault(m["group"], []).append((m["id"], m["words"]))
+        summary = None
+        if game.summaries and (game.over or game.shown < len(game.summaries)):
+            summary = game.summaries[-1]  # a round that ended since the person last looked
+        game.shown = len(game.summaries)
+        phase = game.state.phase.name.lower()
         return render(
             "play.html",
             game=game,
             groups=groups,
+            legal=legal,
+            view=table_view(game.state, game.names, viewer=game.seat),
+            summary=summary,
             frame=len(game.log),
-            phase=game.state.phase.name.lower(),
+            phase=phase,
+            hint=_HINTS.get(phase, "pick a move below"),
         )
 
 
@@ -1330,7 +1667,7 @@ pre.scoring { background: #fff; border: 1px solid #ccc; padding: .8rem 1rem; whi
 label { margin-right: .8rem; }
 """
     + _HEAT_CSS
-    + """</style></head>
+    + """</style>{% block head %}{% endblock %}</head>
 <body>
 <header><span class="brand">rummy-web</span>
 <a href="{{ url_for('rummy.leaderboard') }}" {% if nav == 'board' %}class="here"{% endif %}>Leaderboard</a>
@@ -1449,6 +1786,7 @@ _GAMES = """{% extends "base.html" %}{% set nav = 'games' %}
 
 _GAME = """{% extends "base.html" %}{% set nav = 'games' %}
 {% block title %}Game {{ game.id }}{% endblock %}
+{% block head %}<link rel="stylesheet" nonce="{{ csp_nonce() }}" href="{{ url_for('static', filename='table.css') }}">{% endblock %}
 {% block main %}
 <h1>Game {{ game.id }}: {{ game.preset }}, {{ game.agents|length }} players, deal {{ game.seed }}</h1>
 <p>{% for a in game.agents %}player_{{ loop.index0 }}: <b>{{ a }}</b>{{ ' · ' if not loop.last }}{% endfor %}
@@ -1456,33 +1794,37 @@ _GAME = """{% extends "base.html" %}{% set nav = 'games' %}
 {% if problem %}
 <p class="error" id="problem">This game cannot be replayed: {{ problem }}</p>
 {% else %}
-<p class="nav" id="nav">
-<a class="button {{ 'disabled' if step == 0 }}" id="first" href="?step=0">&laquo; deal</a>
-<a class="button {{ 'disabled' if step == 0 }}" id="prev" href="?step={{ [step - 1, 0]|max }}">&larr; back</a>
-<a class="button {{ 'disabled' if step == n }}" id="next" href="?step={{ [step + 1, n]|min }}">forward &rarr;</a>
-<a class="button {{ 'disabled' if step == n }}" id="last" href="?step={{ n }}">end &raquo;</a>
-<span id="where">{% if step == 0 %}the deal (before move 1 of {{ n }}){% else %}move {{ step }} of {{ n }}:
-player_{{ current.seat }} ({{ current.agent }}) <b id="move">{{ current.move }}</b>{% endif %}</span>
-<span class="muted">(arrow keys step)</span></p>
-<img class="table" id="frame" alt="the table after move {{ step }}, every hand shown"
- src="{{ url_for('rummy.game_frame', game_id=game.id, k=step) }}">
-{% if scoring %}<pre class="scoring" id="scoring">{{ scoring }}</pre>{% endif %}
+<div class="controls" id="controls">
+<a class="button {{ 'disabled' if step == 0 }}" id="first" href="?step=0" title="the deal (Home)">&laquo; deal</a>
+<a class="button {{ 'disabled' if step == 0 }}" id="prev" href="?step={{ [step - 1, 0]|max }}" title="one move back (left arrow)">&larr; back</a>
+<button type="button" id="play" class="js-only" title="play or pause (space)">&#9654; play</button>
+<a class="button {{ 'disabled' if step == n }}" id="next" href="?step={{ [step + 1, n]|min }}" title="one move forward (right arrow)">forward &rarr;</a>
+<a class="button {{ 'disabled' if step == n }}" id="last" href="?step={{ n }}" title="the end (End)">end &raquo;</a>
+<label class="js-only">speed <select id="speed">{% for s in speeds %}<option value="{{ s }}" {% if s == 1 %}selected{% endif %}>{{ s }}&times;</option>{% endfor %}</select></label>
+<label class="js-only">jump to <select id="round"><option value="">a round&hellip;</option>{% for r, k in rounds %}<option value="{{ k }}">round {{ r }} (move {{ k + 1 }})</option>{% endfor %}</select></label>
+<input type="range" id="slider" class="js-only" min="0" max="{{ n }}" value="{{ step }}" aria-label="move">
+</div>
+<p id="where">{% if step == 0 %}the deal (before move 1 of {{ n }}){% else %}move {{ step }} of {{ n }}:
+player_{{ current.seat }} ({{ current.agent }}) <b id="move">{{ current.move }}</b>{% endif %}</p>
+<div class="replay">
+<div class="felt" id="board" aria-live="polite"></div>
+<aside class="alts" id="alts"><h3>The decision</h3><p class="muted" id="alts-body">the deal: no decision yet</p></aside>
+</div>
+<noscript><img class="table" id="frame" alt="the table after move {{ step }}, every hand shown"
+ src="{{ url_for('rummy.game_frame', game_id=game.id, k=step) }}"></noscript>
+<pre class="scoring" id="scoring" {% if step != n %}hidden{% endif %}>{{ scoring or '' }}</pre>
 <h3>Moves</h3>
 <ol class="log" id="log" start="0">
 <li class="{{ 'here' if step == 0 }}"><a href="?step=0">the deal</a></li>
 {% for s in steps %}<li class="{{ 'here' if step == loop.index }}" value="{{ loop.index }}"><a href="?step={{ loop.index }}">player_{{ s.seat }} ({{ s.agent }}): {{ s.move }}</a></li>
 {% endfor %}</ol>
+<script type="application/json" id="replay">{{ replay|tojson }}</script>
 {% endif %}
 {% endblock %}
-{% block script %}{% if not problem %}<script nonce="{{ csp_nonce() }}">
-document.addEventListener("keydown", function (e) {
-  var id = {ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last"}[e.key];
-  if (id && !e.ctrlKey && !e.altKey && !e.metaKey) { document.getElementById(id).click(); }
-});
-var log = document.getElementById("log"), here = log.querySelector("li.here");  // the log only
-log.scrollTop = here.offsetTop - log.clientHeight / 2;
-{% if step < n %}(new Image()).src = "{{ url_for('rummy.game_frame', game_id=game.id, k=step + 1) }}";{% endif %}
-</script>{% endif %}{% endblock %}
+{% block script %}{% if not problem %}
+<script nonce="{{ csp_nonce() }}" src="{{ url_for('static', filename='table.js') }}"></script>
+<script nonce="{{ csp_nonce() }}" src="{{ url_for('static', filename='replay.js') }}"></script>
+{% endif %}{% endblock %}
 """
 
 _PLAY_FORM = """{% extends "base.html" %}{% set nav = 'play' %}
@@ -1538,23 +1880,52 @@ seats();
 
 _PLAY = """{% extends "base.html" %}{% set nav = 'play' %}
 {% block title %}Play {{ game.env.rules.name }}{% endblock %}
+{% block head %}<link rel="stylesheet" nonce="{{ csp_nonce() }}" href="{{ url_for('static', filename='table.css') }}">{% endblock %}
 {% block main %}
 <h1>{{ game.env.rules.name }}, {{ game.names|length }} players</h1>
 <p>{% for a in game.names %}player_{{ loop.index0 }}: <b>{{ a }}</b>{{ ' · ' if not loop.last }}{% endfor %}</p>
 {% if game.over %}
 <p class="note" id="over"><b>The game is over.</b> Every hand is shown; the deal was seed {{ game.seed }}.</p>
 {% elif game.my_turn %}
-<p id="status"><b>Your turn</b> ({{ phase }}): pick a move.</p>
+<p id="status"><b>Your turn</b> ({{ phase }}): {{ hint }}</p>
 {% else %}
 <p id="status">Waiting for the agents.</p>
 {% endif %}
-<img class="table" id="table" alt="the table seen from player_{{ game.seat }}"
- src="{{ url_for('rummy.play_frame', token=game.token, n=frame) }}">
+{% if summary %}
+<section class="summary" id="summary" aria-label="the end of round {{ summary.round }}">
+<h2>Round {{ summary.round }} is over: {{ summary.outcome }}</h2>
+<table class="summary-table"><tr><th>seat</th><th>laid</th><th>{{ summary.score_name }}</th>
+{% if summary.rewards is not none %}<th>reward</th>{% endif %}<th>total</th></tr>
+{% for p in range(summary.scores|length) %}
+<tr class="{{ 'winner' if p == summary.winner }}"><td>player_{{ p }} ({{ game.names[p] }}){{ ' · winner' if p == summary.winner }}</td>
+<td><span class="laid">{% for m in summary.laid[p] %}<span class="meld-text">{{ m|join(' ') }}</span>{% else %}<span class="muted">nothing</span>{% endfor %}</span></td>
+<td class="num">{{ summary.scores[p] }}</td>{% if summary.rewards is not none %}<td class="num">{{ '%+d'|format(summary.rewards[p]) }}</td>{% endif %}
+<td class="num">{{ summary.totals[p] }}</td></tr>{% endfor %}
+</table>
+{% if not game.over %}<p><button type="button" id="next-round">Next round &rarr;</button>
+<span class="muted">round {{ summary.round + 1 }} is dealt</span></p>{% endif %}
+</section>
+{% endif %}
+{% if not game.over %}
+<div class="hand-tools" id="tools">
+<span class="muted">sort your hand</span>
+<button type="button" id="sort-suit" class="toggle">by suit</button>
+<button type="button" id="sort-rank" class="toggle">by rank</button>
+<span id="selected" class="muted"></span>
+</div>
+{% endif %}
+<div class="felt" id="table" aria-live="polite"></div>
+<div class="actions" id="actions" aria-label="your moves with the cards selected"></div>
+<noscript><img class="table" alt="the table seen from player_{{ game.seat }}"
+ src="{{ url_for('rummy.play_frame', token=game.token, n=frame) }}"></noscript>
 {% if groups %}
+<form method="post" action="{{ url_for('rummy.play_move', token=game.token) }}" id="move-form">
+<input type="hidden" name="action" id="move-action" value=""></form>
+<details class="all-moves" id="all-moves"><summary>every legal move as a list</summary>
 <form method="post" action="{{ url_for('rummy.play_move', token=game.token) }}" class="moves" id="moves">
 {% for kind, moves in groups.items() %}<div class="group"><span class="muted">{{ kind }}:</span>
 {% for a, text in moves %}<button type="submit" name="action" value="{{ a }}">{{ text }}</button>{% endfor %}</div>
-{% endfor %}</form>
+{% endfor %}</form></details>
 {% endif %}
 {% for r in game.results %}<pre class="scoring" {% if loop.last and game.over %}id="scoring"{% endif %}>{{ r }}</pre>{% endfor %}
 {% if game.over %}
@@ -1565,18 +1936,13 @@ _PLAY = """{% extends "base.html" %}{% set nav = 'play' %}
 {% endif %}
 <h3>Moves so far</h3>
 <ol class="log" id="log">{% for seat, text in game.log %}<li>player_{{ seat }}{{ ' (you)' if seat == game.seat }}: {{ text }}</li>{% endfor %}</ol>
+<script type="application/json" id="view">{{ view|tojson }}</script>
+<script type="application/json" id="legal">{{ legal|tojson }}</script>
 {% endblock %}
-{% block script %}<script nonce="{{ csp_nonce() }}">
-var log = document.getElementById("log"); log.scrollTop = log.scrollHeight;
-var moves = document.getElementById("moves");
-if (moves) {  // one move per page: the buttons go grey once one is sent (after the form is read)
-  moves.addEventListener("submit", function () {
-    setTimeout(function () {
-      moves.querySelectorAll("button").forEach(function (x) { x.disabled = true; });
-    }, 0);
-  });
-}
-</script>{% endblock %}
+{% block script %}
+<script nonce="{{ csp_nonce() }}" src="{{ url_for('static', filename='table.js') }}"></script>
+<script nonce="{{ csp_nonce() }}" src="{{ url_for('static', filename='play.js') }}"></script>
+{% endblock %}
 """
 
 TEMPLATES = {
@@ -1602,7 +1968,7 @@ def create_app(
     created); the leaderboard's files are written under ``cache_dir`` (default: a temporary
     folder). Clients may pick model files inside ``model_dirs`` only; at most ``max_games``
     games are in play at once, ``max_client_games`` from one client address."""
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
     app.config.update(
         MAX_CONTENT_LENGTH=MAX_BODY,  # a larger body: 413
         MAX_FORM_MEMORY_SIZE=MAX_BODY,

@@ -11,6 +11,7 @@ given the chromedriver on PATH, so Selenium Manager never downloads anything.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -70,6 +71,7 @@ def browser():
         "--window-size=1280,1000",
     ):
         opts.add_argument(arg)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for its errors
     driver = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=DRIVER))
     driver.set_page_load_timeout(30)
     yield driver
@@ -107,62 +109,206 @@ def click_and_wait(driver, element) -> None:
     WebDriverWait(driver, 20).until(EC.staleness_of(element))
 
 
-def test_play_a_round_of_basic_against_random(server, browser, artifacts):
-    browser.get(f"{server}/play")
-    Select(browser.find_element(By.ID, "preset")).select_by_visible_text("basic")
-    Select(browser.find_element(By.ID, "players")).select_by_visible_text("2")
-    Select(browser.find_element(By.ID, "seat")).select_by_value("0")
-    assert not browser.find_element(By.ID, "opp0").is_displayed()  # your own seat
-    Select(browser.find_element(By.ID, "opp1")).select_by_visible_text("random")
-    click_and_wait(browser, browser.find_element(By.ID, "start"))
-    assert "/play/" in browser.current_url
-    assert image_loaded(browser, "#table")
+def console_errors(driver, allow: tuple[str, ...] = ()) -> list[str]:
+    """The browser console's errors since the last call (CSP violations among them), less
+    the messages that contain one of ``allow``."""
+    return [
+        e["message"]
+        for e in driver.get_log("browser")
+        if e["level"] == "SEVERE" and not any(a in e["message"] for a in allow)
+    ]
+
+
+def legal_ids(driver) -> set[int]:
+    return {
+        m["id"]
+        for m in json.loads(driver.find_element(By.ID, "legal").get_attribute("textContent"))
+    }
+
+
+def start_game(driver, server: str, preset: str, opponent: str) -> None:
+    driver.get(f"{server}/play?preset={preset}")
+    Select(driver.find_element(By.ID, "players")).select_by_visible_text("2")
+    Select(driver.find_element(By.ID, "seat")).select_by_value("0")
+    assert not driver.find_element(By.ID, "opp0").is_displayed()  # your own seat
+    Select(driver.find_element(By.ID, "opp1")).select_by_visible_text(opponent)
+    click_and_wait(driver, driver.find_element(By.ID, "start"))
+    assert "/play/" in driver.current_url
+
+
+#: the moves a card selection may offer, in the order the test takes them (ends a round soon)
+PREFER = ("Knock", "Meld", "LayOff", "Discard")
+
+
+def play_round_by_clicking(driver, artifacts: Path, name: str) -> int:
+    """Play the round on the page to its end by clicking: the stock or the discard pile to
+    draw, a card of the hand, then a move its selection offers. Returns the clicks."""
     clicks = 0
-    for _ in range(1000):  # one click per turn phase: always the first legal move
-        if browser.find_elements(By.ID, "scoring"):
+    for turn in range(400):
+        if driver.find_elements(By.ID, "scoring"):
             break
-        assert "Your turn" in browser.find_element(By.ID, "status").text
-        buttons = browser.find_elements(By.CSS_SELECTOR, "#moves button")
-        assert buttons, "no legal move to click before the round is over"
-        if clicks == 12:
-            screenshot(browser, artifacts / "web_play.png")
-        click_and_wait(browser, buttons[0])
+        assert "Your turn" in driver.find_element(By.ID, "status").text
+        legal = legal_ids(driver)
+        stock = driver.find_elements(By.CSS_SELECTOR, "#stock.live")
+        pile = driver.find_elements(By.CSS_SELECTOR, ".discard button.live")
+        if stock or pile:  # draw: the stock (the discard pile now and then)
+            target = pile[0] if pile and (turn % 3 == 1 or not stock) else stock[0]
+            click_and_wait(driver, target)
+            clicks += 1
+            continue
+        hand = driver.find_elements(By.CSS_SELECTOR, ".seat.hand button.card")
+        usable = [b for b in hand if b.is_enabled()]
+        if not usable:  # a move without cards (pass, commit)
+            click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "#actions button.move"))
+            clicks += 1
+            continue
+        for k in range(len(usable)):  # a card whose selection alone makes a move
+            card = usable[(turn + k) % len(usable)]
+            card.click()
+            assert "selected" in card.get_attribute("class")
+            moves = driver.find_elements(By.CSS_SELECTOR, "#actions button.move")
+            offered = {int(b.get_attribute("data-action")) for b in moves}
+            assert offered <= legal  # only legal moves are enabled
+            if offered:
+                break
+            card.click()  # (a card drawn from the pile that only a meld may use)
+            assert "selected" not in card.get_attribute("class")
+        assert moves, "no card of the hand makes a move on its own"
+        if clicks >= 3 and not (artifacts / f"{name}.png").exists():
+            screenshot(driver, artifacts / f"{name}.png")
+        kinds = [b.get_attribute("data-kind") for b in moves]
+        pick = next((k for k in PREFER if k in kinds), kinds[0])
+        click_and_wait(driver, moves[kinds.index(pick)])
         clicks += 1
-    scoring = browser.find_element(By.ID, "scoring").text
+    scoring = driver.find_element(By.ID, "scoring").text
     assert scoring.startswith("round 1 over") and "player_0" in scoring and "player_1" in scoring
-    assert not browser.find_elements(By.CSS_SELECTOR, "#moves button")
-    assert "The game is over" in browser.find_element(By.ID, "over").text
-    assert image_loaded(browser, "#table")
-    assert clicks > 5
-    screenshot(browser, artifacts / "web_play_over.png")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#actions button")
+    assert "The game is over" in driver.find_element(By.ID, "over").text
+    summary = driver.find_element(By.ID, "summary").text
+    assert "Round 1 is over" in summary and "player_1" in summary
+    screenshot(driver, artifacts / f"{name}_over.png")
+    return clicks
 
 
-def test_step_through_a_stored_replay(server, browser, artifacts):
+def test_play_a_round_of_basic_by_clicking_cards(server, browser, artifacts):
+    console_errors(browser)
+    start_game(browser, server, "basic", "greedy")
+    hand = browser.find_elements(By.CSS_SELECTOR, ".seat.hand button.card")
+    assert len(hand) == 10 and not any(b.is_enabled() for b in hand)  # the draw comes first
+    others = browser.find_elements(By.CSS_SELECTOR, ".seat:not(.hand) .card")
+    assert len(others) == 10 and all("back" in c.get_attribute("class") for c in others)
+    # the hand sorted by rank, and the choice remembered on the next page
+    click = browser.find_element(By.ID, "sort-rank")
+    click.click()
+    ranks = lambda: [  # noqa: E731
+        "A23456789TJQK".index(b.get_attribute("data-card")[0])
+        for b in browser.find_elements(By.CSS_SELECTOR, ".seat.hand button.card")
+    ]
+    assert ranks() == sorted(ranks())
+    browser.refresh()
+    assert ranks() == sorted(ranks())
+    browser.find_element(By.ID, "sort-suit").click()
+    suits = [
+        "SHDC".index(b.get_attribute("data-card")[1])
+        for b in browser.find_elements(By.CSS_SELECTOR, ".seat.hand button.card")
+    ]
+    assert suits == sorted(suits)
+    assert play_round_by_clicking(browser, artifacts, "web_play_basic") > 3
+    assert console_errors(browser) == []
+
+
+def test_play_a_round_of_gin_by_clicking_cards(server, browser, artifacts):
+    console_errors(browser)
+    start_game(browser, server, "gin", "gin-simple")
+    assert play_round_by_clicking(browser, artifacts, "web_play_gin") > 3
+    assert console_errors(browser) == []
+
+
+def test_big_tables_wrap_on_a_narrow_window(server, browser, artifacts):
+    """A Rummikub rack of 60 tiles and Contract's six melds with the contract shown, in a
+    window 420 px wide: nothing wider than the window, the stock and discard in view."""
+    start_game(browser, server, "basic", "random")
+    rack = [r + s for s in "SHDC" for r in "A23456789TJQK"][:52] + ["JK"] * 2 + ["5H"] * 6
+    view = json.loads(browser.find_element(By.ID, "view").get_attribute("textContent"))
+    view["seats"][0]["hand"], view["seats"][0]["count"] = rack, len(rack)
+    view["contract"] = "deal 7 of 7: 3 runs of 4+"
+    view["melds"] = [
+        {
+            "index": i,
+            "owner": i % 2,
+            "kind": "run",
+            "cards": ["3S", "4S", "5S", "6S", "7S", "8S", "9S"],
+            "wild": [1],
+        }
+        for i in range(6)
+    ]
+    browser.set_window_size(420, 900)
+    try:
+        browser.execute_script(
+            "RummyTable.render(document.getElementById('table'), arguments[0], {me: 0})", view
+        )
+        width = browser.execute_script("return document.documentElement.clientWidth")
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+        for css in (".seat.hand .card", ".meld", "#stock", "#discard", ".contract"):
+            for e in browser.find_elements(By.CSS_SELECTOR, css):
+                left, right = browser.execute_script(
+                    "var r = arguments[0].getBoundingClientRect(); return [r.left, r.right]", e
+                )
+                assert 0 <= left and right <= width, css
+        assert len(browser.find_elements(By.CSS_SELECTOR, ".seat.hand .card")) == 60
+        assert "3 runs of 4+" in browser.find_element(By.CSS_SELECTOR, ".contract").text
+        browser.save_screenshot(str(artifacts / "web_narrow.png"))
+    finally:
+        browser.set_window_size(1280, 1000)
+    assert console_errors(browser) == []
+
+
+def test_a_stored_replay_plays_itself(server, browser, artifacts):
+    console_errors(browser)
     browser.get(f"{server}/games")
     links = browser.find_elements(By.CSS_SELECTOR, "#games a[href^='/games/']")
     assert len(links) == 4
     click_and_wait(browser, links[0])
     where = lambda: browser.find_element(By.ID, "where").text  # noqa: E731
+    WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#board .seat"))
     assert where().startswith("the deal")
     n = int(re.search(r"of (\d+)", where()).group(1))
+    browser.execute_script("window.stillHere = true")  # gone if the page were loaded again
     for k in (1, 2, 3):
-        click_and_wait(browser, browser.find_element(By.ID, "next"))
-        assert where().startswith(f"move {k} of {n}:")
-    click_and_wait(browser, browser.find_element(By.ID, "prev"))  # and back
-    assert where().startswith(f"move 2 of {n}:")
-    assert image_loaded(browser, "#frame")
+        browser.find_element(By.ID, "next").click()
+        WebDriverWait(browser, 20).until(lambda d, k=k: where().startswith(f"move {k} of {n}:"))
+    browser.find_element(By.ID, "prev").click()  # and back
+    WebDriverWait(browser, 20).until(lambda d: where().startswith(f"move 2 of {n}:"))
     body = browser.find_element(By.TAG_NAME, "body")
     body.send_keys(Keys.ARROW_RIGHT)  # the arrow keys step too
     WebDriverWait(browser, 20).until(lambda d: where().startswith(f"move 3 of {n}:"))
-    body = browser.find_element(By.TAG_NAME, "body")
-    body.send_keys(Keys.ARROW_LEFT)
-    WebDriverWait(browser, 20).until(lambda d: where().startswith(f"move 2 of {n}:"))
-    browser.get(browser.current_url.split("?")[0] + f"?step={min(n, 24)}")
-    assert image_loaded(browser, "#frame")
-    screenshot(browser, artifacts / "web_game.png")
-    click_and_wait(browser, browser.find_element(By.ID, "last"))
-    assert where().startswith(f"move {n} of {n}:")
+    # at each decision the agent's alternatives: the random agent's probabilities beside the
+    # move it chose; greedy gives none, and the page says so
+    seen = set()
+    for k in range(4, min(n, 30)):
+        body.send_keys(Keys.ARROW_RIGHT)
+        WebDriverWait(browser, 20).until(lambda d, k=k: where().startswith(f"move {k} of {n}:"))
+        alts = browser.find_element(By.ID, "alts").text
+        probs = browser.find_elements(By.CSS_SELECTOR, "#probs li")
+        if "(random)" in where() and "among 1 legal move" not in alts:
+            assert probs and sum("(chosen)" in li.text for li in probs) == 1
+            assert all(re.search(r": \d+\.\d%", li.text) for li in probs)
+            seen.add("random")
+        elif "(greedy)" in where() and "among 1 legal move" not in alts:
+            assert not probs and "gives no probabilities" in alts
+            seen.add("greedy")
+    assert seen == {"random", "greedy"}
+    Select(browser.find_element(By.ID, "speed")).select_by_value("8")
+    browser.find_element(By.ID, "play").click()  # autoplay to the end
+    WebDriverWait(browser, 60).until(lambda d: where().startswith(f"move {n} of {n}:"))
+    WebDriverWait(browser, 10).until(lambda d: "play" in d.find_element(By.ID, "play").text)
     assert browser.find_element(By.ID, "scoring").text.startswith("round 1 over")
+    assert browser.current_url.endswith(f"?step={n}")
+    screenshot(browser, artifacts / "web_game.png")
+    Select(browser.find_element(By.ID, "round")).select_by_value("0")  # jump to round 1's deal
+    WebDriverWait(browser, 20).until(lambda d: where().startswith("the deal"))
+    assert browser.execute_script("return window.stillHere") is True
+    assert console_errors(browser) == []
 
 
 def test_leaderboard(server, browser, artifacts):
@@ -176,7 +322,9 @@ def test_leaderboard(server, browser, artifacts):
         assert image_loaded(browser, f"img[src='{img.get_attribute('src').split(server)[1]}']")
     screenshot(browser, artifacts / "web_leaderboard.png")
     # bad input: a clear message, and the server keeps serving
+    assert console_errors(browser) == []
     browser.get(f"{server}/games/9999")
     assert "no game 9999 in the store" in browser.find_element(By.ID, "error").text
     browser.get(server + "/")
     assert browser.find_elements(By.CSS_SELECTOR, "table.ratings")
+    assert console_errors(browser, allow=("/games/9999",)) == []  # the 404 asked for
