@@ -849,3 +849,164 @@ def test_tournaments_under_other_overrides_are_kept_apart(store, tmp_path):
     assert "<h2>basic, 2 players, rounds, jokers=2</h2>" in html
     games = text(c.get("/games"))
     assert ">basic, 2 players, rounds, jokers=2</option>" in games
+
+
+# ------------------------------------------------------------------ the card table
+def page_json(html: str, element: str):
+    m = re.search(rf'<script type="application/json" id="{element}">(.*?)</script>', html, re.S)
+    return json.loads(m.group(1))
+
+
+def test_legal_moves_map_to_the_cards_they_use():
+    """Every legal action of the mask, as the table offers it: its words, and the cards of
+    the mover's hand it uses (a wild card where it reads JK), for every kind of move."""
+    from collections import Counter
+
+    import rummy_env
+
+    kinds = set()
+    for preset, players in [("basic", 2), ("gin", 2), ("rummikub", 2), ("contract", 3)]:
+        env = rummy_env.raw_env(preset, num_players=players)
+        env.reset(seed=5)
+        rng = np.random.default_rng(0)
+        for _ in range(400):
+            if env.state.phase.name == "GAME_OVER":
+                break
+            seat = env.agent_name_mapping[env.agent_selection]
+            hand = Counter(card_str(f) for f in env.state.hand_cards(seat))
+            wild = W.table_view(env.state, [], viewer=seat)["wild"]
+            got = W.legal_view(env)
+            mask = env.observe(env.agent_selection)["action_mask"]
+            assert [m["id"] for m in got] == list(np.flatnonzero(mask))
+            for m in got:
+                kinds.add(m["kind"])
+                assert ":" not in m["words"] and m["words"][0].islower()
+                need = Counter(c for c in m["cards"] if c != "JK")
+                assert not need - hand, (m, hand)  # only cards of the hand
+                jokers = m["cards"].count("JK")
+                assert sum(hand[c] for c in wild) >= jokers
+                if m["kind"] == "PlayTile":
+                    assert m["words"] == f"play tile {m['cards'][0]}"
+                if m["kind"] in ("LayOff", "SwapJoker"):
+                    assert m["meld"] is not None and len(m["cards"]) == 1
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+    assert {"DrawStock", "DrawDiscard", "Meld", "LayOff", "Discard", "PlayTile", "Commit"} <= kinds
+
+
+def test_play_page_holds_the_seats_view_only(client):
+    url = start(client, preset="contract", players=3, seat=1, opp0="random", opp2="random")
+    game = play_game(client, url)
+    for _ in range(60):
+        html = text(client.get(url))
+        if game.over:
+            break
+        view = page_json(html, "view")
+        assert view["contract"] == "deal 1 of 7: 2 sets of 3+"
+        me, *others = [view["seats"][1]] + [s for s in view["seats"] if s["seat"] != 1]
+        assert me["you"] and me["hand"] == [card_str(f) for f in game.state.hand_cards(1)]
+        for s in others:  # only counts and the cards known to be held
+            assert s["hand"] is None and s["count"] == game.state.nhand[s["seat"]]
+            assert s["known"] == list(W.counts_str(game.state.known[s["seat"]]))
+        legal = page_json(html, "legal")
+        assert {m["id"] for m in legal} == {a for a, _ in game.legal()}
+        assert 'id="sort-suit"' in html and 'id="sort-rank"' in html
+        client.post(f"{url}/move", data={"action": first_move(html)})
+
+
+def test_the_end_of_a_round_is_summed_up_and_a_match_goes_on(client):
+    url = start(client, preset="basic", players=2, seat=0, opp1="greedy", match=1)
+    game = play_game(client, url)
+    while not game.results:
+        client.post(f"{url}/move", data={"action": first_move(text(client.get(url)))})
+    html = text(client.get(url))
+    summary = game.summaries[0]
+    res = summary["text"]
+    assert 'id="summary"' in html and "Round 1 is over: " + summary["outcome"] in html
+    assert summary["outcome"] in res
+    assert summary["scores"] == [int(x) for x in re.findall(r"player_\d+: +(-?\d+)", res)]
+    assert summary["reason"] and len(summary["laid"]) == 2
+    winner = summary["winner"]
+    if winner is not None:  # the winner laid his cards down (or went out by discarding)
+        assert f"player_{winner} ({game.names[winner]}) · winner" in html
+    for melds in summary["laid"]:
+        for m in melds:
+            assert " ".join(m) in html
+    if not game.over:  # the next round: the button, and the summary shown once
+        assert 'id="next-round"' in html and "round 2 is dealt" in html
+        assert 'id="summary"' not in text(client.get(url))
+
+
+def test_replay_frames_as_json(client, store):
+    con = T.open_db(store[0])
+    game = R.load_game(con, 1)
+    con.close()
+    states, steps = R.replay_states(game)
+    n = len(steps)
+    r = client.get("/games/1/frames.json?start=0&count=200")
+    assert r.status_code == 200 and r.mimetype == "application/json"
+    security_headers_ok(r)
+    data = r.get_json()
+    assert data["n"] == n and [f["k"] for f in data["frames"]] == list(range(n + 1))
+    for f in data["frames"]:
+        st = states[f["k"]]
+        for s in f["view"]["seats"]:  # every hand, as the replay's pictures show them
+            assert s["hand"] == [card_str(x) for x in st.hand_cards(s["seat"])]
+        if f["k"] == 0:
+            assert f["decision"] is None
+            continue
+        d, step = f["decision"], steps[f["k"] - 1]
+        assert (d["seat"], d["agent"], d["move"]) == (step.seat, step.agent, step.move)
+        assert d["legal"] >= 1
+        if d["agent"] == "random" and d["legal"] > 1:  # the random agent's probabilities
+            assert [p["chosen"] for p in d["probs"]].count(True) == 1
+            assert all(p["p"] == pytest.approx(1 / d["legal"], abs=1e-4) for p in d["probs"])
+            assert len(d["probs"]) <= W.TOP_ALTERNATIVES + 1
+        else:
+            assert d["probs"] is None  # greedy gives none
+    assert data["frames"][-1]["result"].startswith("round 1 over")
+    chunk = client.get("/games/1/frames.json?start=10&count=5").get_json()["frames"]
+    assert [f["k"] for f in chunk] == [10, 11, 12, 13, 14]
+    for url, code in [
+        ("/games/1/frames.json?start=-1", 400),
+        (f"/games/1/frames.json?start={n + 1}", 400),
+        ("/games/1/frames.json?count=100000", 400),
+        ("/games/999/frames.json", 404),
+        ("/games/99999999999999999999999/frames.json", 404),
+    ]:
+        assert client.get(url).status_code == code, url
+    html = text(client.get("/games/1?step=5"))
+    assert page_json(html, "replay")["step"] == 5 and 'id="play"' in html and 'id="speed"' in html
+    assert '<option value="0">round 1 (move 1)</option>' in html
+
+
+def test_replay_alternatives_only_from_agents_the_form_offers(store, tmp_path):
+    db = tmp_path / "labels.sqlite"
+    shutil.copy(store[0], db)
+    with sqlite3.connect(db) as con:  # a store that names a file: never read
+        con.execute("""UPDATE games SET agents = '["ppo:/etc/passwd", "random"]' WHERE rowid = 1""")
+    con.close()
+    c = W.create_app(db, tmp_path / "cache").test_client()
+    frames = c.get("/games/1/frames.json?count=40").get_json()["frames"][1:]
+    by = {f["decision"]["agent"]: f["decision"] for f in frames if f["decision"]["legal"] > 1}
+    assert by["ppo:/etc/passwd"]["probs"] is None and by["random"]["probs"]
+
+
+def test_the_table_scripts_and_styles_are_the_apps_own(client):
+    html = text(client.get("/play?preset=basic"))
+    url = start(client, preset="basic", opp1="random")
+    page = client.get(url)
+    nonce = re.search(r"'nonce-([\w-]+)'", page.headers["Content-Security-Policy"]).group(1)
+    srcs = re.findall(
+        r'<script nonce="([^"]+)" src="(/static/[\w.]+)"', page.get_data(as_text=True)
+    )
+    assert {s for _, s in srcs} == {"/static/table.js", "/static/play.js"} and html
+    assert all(n == nonce for n, _ in srcs)
+    for name in ("table.js", "play.js", "replay.js", "table.css"):
+        r = client.get(f"/static/{name}")
+        assert r.status_code == 200 and r.headers["X-Content-Type-Options"] == "nosniff"
+        assert (W.STATIC / name).is_file()
+    assert client.get("/static/../web.py").status_code == 404
+    package_data = (ROOT / "pyproject.toml").read_text().split("[tool.setuptools.package-data]")[1]
+    assert 'experiments = ["web_static/*.js", "web_static/*.css"]' in package_data  # installed too
+    css = (W.STATIC / "table.css").read_text()
+    assert "flex-wrap: wrap" in css and not re.search(r"(?<![-\w])width:\s*\d+px", css)
