@@ -391,16 +391,40 @@ def _rllib_file(tmp_path, preset: str = "basic") -> str:
     return f"rllib:{path}"
 
 
+def _neural_file(tmp_path, preset: str = "basic") -> str:
+    """A small random self-play network of ``preset`` (2 players), as rummy-selfplay exports."""
+    from agents.neural import Compress
+
+    rules = rummy_env.make_rules(preset, 2)
+    n_in, n_act = Compress(rules, 3).size, agents.base.MoveTable.of(rules).num_actions
+    rng = np.random.default_rng(0)
+    path = tmp_path / "neural.npz"
+    meta = {"preset": preset, "num_players": 2, "overrides": [], "pile_rows": 3}
+    np.savez(
+        path,
+        meta=np.array(json.dumps(meta)),
+        w0=rng.normal(0, 0.1, (16, n_in)).astype(np.float32),
+        b0=np.zeros(16, np.float32),
+        w1=rng.normal(0, 0.1, (16, 16)).astype(np.float32),
+        b1=np.zeros(16, np.float32),
+        w_pi=rng.normal(0, 0.1, (n_act, 16)).astype(np.float32),
+        b_pi=np.zeros(n_act, np.float32),
+    )
+    return f"neural:{path}"
+
+
 def _every_kind() -> list[str]:
-    names = [a for a in agents.available() if a not in ("ppo", "es", "rllib", "variant")]
+    names = [a for a in agents.available() if a not in ("ppo", "es", "rllib", "neural", "variant")]
     return [("search:simulations=2:candidates=2" if a == "search" else a) for a in names] + [
-        "RLLIB"
+        "RLLIB",
+        "NEURAL",
     ]
 
 
 @pytest.mark.parametrize("spec", _every_kind())
 def test_every_agent_kind_plays_only_legal_moves_and_checks_its_input(spec, tmp_path):
-    spec = _rllib_file(tmp_path) if spec == "RLLIB" else spec
+    files = {"RLLIB": _rllib_file, "NEURAL": _neural_file}
+    spec = files[spec](tmp_path) if spec in files else spec
     preset = _kind_preset(spec)
     over = {"max_turns": 30} if preset == "indian" else {}
     assert play(preset, 2, [spec, "random"], 0, **over) > 0  # asserts every move is legal
