@@ -13,15 +13,26 @@ rummy-web --db results/tournament.sqlite --port 8000      # then open http://127
   Rows are in :data:`ORDER_RULE`'s order (mean score first).
 * ``/games``: the stored games with their player count and winner, filtered by tournament,
   preset, player count, agent, winner and deal seed (:data:`GAME_FILTERS`); ``/games/<id>``
-  steps through one game move by move, forwards and back (links, or the arrow keys), with
-  every hand visible (:func:`experiments.replay.replay`).
+  replays one game in the page, every hand visible (:func:`experiments.replay.replay`):
+  play/pause, speed, a move back or forward (buttons, the arrow keys, the slider, the move
+  list), a jump to any round, and at each decision the move chosen among how many legal
+  ones, with the agent's most likely moves and their probabilities where the agent gives
+  them (its own ``action_probs``: the random agent, the trained networks). The page's
+  script fetches the frames as JSON (``/games/<id>/frames.json?start=&count=``,
+  :func:`_frame`); without scripts, links step a page per move with the table's picture.
 * ``/play``: pick a preset, the number of players, your seat and an agent for every other
-  seat, then play one round (or a match): the table is drawn from your seat
-  (:func:`rummy_env.picture.draw_table` with ``viewer=`` your seat), only your legal moves
-  are buttons, the agents answer in turn, and the round's scoring and every hand are shown
-  at the end. Nothing the seat's observation does not hold reaches the browser before then:
-  the deal seed and the other hands stay on the server. Games in play live in the server's
-  memory, each under a random token.
+  seat, then play one round (or a match) at a card table drawn in the page from your seat
+  (:func:`table_view`: your hand; of the others only their counts and the cards known to
+  be held). Your hand sorts by suit or by rank (remembered by the browser); select cards
+  and the legal moves they make are offered as buttons in words (:func:`legal_view`, from
+  the env's mask); draw by clicking the stock or the discard pile, lay off by clicking a
+  meld. The agents answer in turn; at the end of a round a summary says why it ended,
+  each seat's score and what each laid, and a match goes on to the next round. Nothing
+  the seat's observation does not hold reaches the browser before the game is over: the
+  deal seed and the other hands stay on the server. Games in play live in the server's
+  memory, each under a random token. The table's scripts and styles are in
+  ``experiments/web_static/`` (cards as HTML, laid out with flex-wrap: a 60-tile rack or
+  six melds wrap on a narrow window).
 
 The server listens on 127.0.0.1 unless ``--host`` says otherwise. Pages, styles and scripts
 are served by the app itself (nothing is fetched from elsewhere); the pictures are drawn by
@@ -1567,11 +1578,25 @@ def _play(token: str) -> PlayGame:
     return game
 
 
-#: what the person does in each phase, in words (the play page's status line)
-_HINTS = {
-    "draw": "draw by clicking the stock or the discard pile",
-    "play": "select cards in your hand, then pick a move below (only the legal ones are offered)",
-}
+def play_hint(legal: list[dict[str, Any]], tiles: bool = False) -> str:
+    """What the person may do now, in words, from the legal moves' kinds (``tiles``:
+    Rummikub's rack and pool)."""
+    kinds = {m["kind"] for m in legal}
+    if tiles and kinds == {"DrawStock"}:
+        return "no tile can be played now: draw from the pool by clicking it"
+    if kinds & {"PlayTile", "Commit"}:
+        return (
+            "select a tile of your rack to play it, end the turn with the tiles played, or "
+            "draw from the pool by clicking it"
+        )
+    if "Buy" in kinds:
+        return "buy the discard (a penalty card from the stock comes with it), or pass"
+    if kinds and kinds <= {"DrawStock", "DrawDiscard", "Pass", "Drop"}:
+        extra = [w for k, w in (("Pass", "pass"), ("Drop", "drop out")) if k in kinds]
+        return "draw by clicking the stock or the discard pile" + (
+            f" (or {' or '.join(extra)})" if extra else ""
+        )
+    return "select cards of your hand, then pick one of the moves they make (only legal moves are offered)"
 
 
 @bp.get("/play/<token>")
@@ -1596,7 +1621,7 @@ def play_game(token: str) -> tuple[str, int]:
             summary=summary,
             frame=len(game.log),
             phase=phase,
-            hint=_HINTS.get(phase, "pick a move below"),
+            hint=play_hint(legal, game.env.rules.scoring == "rummikub"),
         )
 
 

@@ -1010,3 +1010,15 @@ def test_the_table_scripts_and_styles_are_the_apps_own(client):
     assert 'experiments = ["web_static/*.js", "web_static/*.css"]' in package_data  # installed too
     css = (W.STATIC / "table.css").read_text()
     assert "flex-wrap: wrap" in css and not re.search(r"(?<![-\w])width:\s*\d+px", css)
+
+
+def test_the_status_line_says_what_may_be_done(client):
+    url = start(client, preset="rummikub", players=2, seat=0, opp1="random")
+    tiles = {m["kind"] for m in W.legal_view(play_game(client, url).env)} != {"DrawStock"}
+    want = "select a tile of your rack to play it" if tiles else "draw from the pool"
+    assert want in text(client.get(url))
+    legal = lambda *kinds: [{"kind": k} for k in kinds]  # noqa: E731
+    assert W.play_hint(legal("DrawStock", "DrawDiscard")).startswith("draw by clicking the stock")
+    assert W.play_hint(legal("DrawDiscard", "Pass")).endswith("(or pass)")
+    assert W.play_hint(legal("Buy", "Pass")).startswith("buy the discard")
+    assert W.play_hint(legal("Discard", "Meld")).startswith("select cards of your hand")

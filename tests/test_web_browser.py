@@ -1,8 +1,9 @@
-"""The web app in a real browser (issue 14): headless Chromium, driven through Selenium with
-the system's chromedriver, plays a full round of basic against random by clicks, steps a
-stored replay forwards and back, and loads the leaderboard. A screenshot of every page goes
-to ``$RUMMY_TEST_ARTIFACTS`` (default ``test-artifacts/``); the README's pictures
-(docs/img/web_*.png) are these, scaled down.
+"""The web app in a real browser: headless Chromium, driven through Selenium with the
+system's chromedriver, plays a whole round of basic and of gin by clicking cards (the
+stock or the discard pile to draw, cards of the hand, then a move their selection offers),
+lays out a 60-tile rack and six melds on a narrow window, lets a stored replay play itself,
+and loads the leaderboard; no console error (CSP violations among them) may appear. A
+screenshot of every page goes to ``$RUMMY_TEST_ARTIFACTS`` (default ``test-artifacts/``).
 
 Skipped where Chromium, chromedriver or selenium is missing (``apt-get install chromium
 chromium-driver``; ``pip install -e '.[web]'``); CI (.ci/run) installs them. Selenium is

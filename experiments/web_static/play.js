@@ -72,7 +72,8 @@
     if (!fit.length && legal.length) {
       var hint = document.createElement("span");
       hint.className = "hint";
-      hint.textContent = draws.length ? "draw: click the stock or the discard pile" :
+      hint.textContent = view.tiles && sel.length === 0 ? "select a tile to play it, or click the pool to draw" :
+        draws.length && !sel.length ? "draw: click the stock or the discard pile" :
         sel.length ? "no legal move with " + sel.join(" ") : "select cards of your hand to see their moves";
       actions.appendChild(hint);
     }
