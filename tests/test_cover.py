@@ -86,6 +86,7 @@ def test_a_stale_build_is_ignored_with_a_warning():
     assert got.startswith("True") and "pip install -e ." in got, got
 
 
+@pytest.mark.slow  # about 30 s of CPU
 def test_the_compiled_copies_of_the_tables_may_be_dropped_between_searches(
     inner_search, monkeypatch
 ):
