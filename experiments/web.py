@@ -1657,7 +1657,7 @@ def play_frame(token: str) -> Response:
 # ------------------------------------------------------------------ templates
 _BASE = (
     """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="en" class="no-js"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{% block title %}rummy-env{% endblock %} · rummy-web</title>
 <link rel="icon" href="data:,">

@@ -1022,3 +1022,10 @@ def test_the_status_line_says_what_may_be_done(client):
     assert W.play_hint(legal("DrawDiscard", "Pass")).endswith("(or pass)")
     assert W.play_hint(legal("Buy", "Pass")).startswith("buy the discard")
     assert W.play_hint(legal("Discard", "Meld")).startswith("select cards of your hand")
+
+
+def test_a_replay_jumps_to_each_round():
+    from types import SimpleNamespace
+
+    states = [SimpleNamespace(round=r) for r in (0, 0, 0, 1, 1, 2, 2)]  # the last: game over
+    assert W._rounds(states) == [(1, 0), (2, 3), (3, 5)]

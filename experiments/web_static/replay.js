@@ -171,7 +171,7 @@
     if (e.ctrlKey || e.altKey || e.metaKey || /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName)) { return; }
     var to = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: n }[e.key];
     if (to !== undefined) { e.preventDefault(); pause(); go(to); }
-    if (e.key === " ") { e.preventDefault(); toggle(); }
+    if (e.key === " " && !/^(BUTTON|A)$/.test(e.target.tagName)) { e.preventDefault(); toggle(); }
   });
   go(step);
 })();

@@ -3,6 +3,7 @@
    the seat's hand cards, the stock, the discard pile and the table melds. */
 (function () {
   "use strict";
+  document.documentElement.classList.remove("no-js");  // the controls that need scripts show
   var PIPS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   var NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   var RANKS = "A23456789TJQK";
