@@ -984,11 +984,22 @@ def test_replay_alternatives_only_from_agents_the_form_offers(store, tmp_path):
     shutil.copy(store[0], db)
     with sqlite3.connect(db) as con:  # a store that names a file: never read
         con.execute("""UPDATE games SET agents = '["ppo:/etc/passwd", "random"]' WHERE rowid = 1""")
+        con.execute("""UPDATE games SET agents = '["ppo:basic-2p", "greedy"]' WHERE rowid = 2""")
     con.close()
     c = W.create_app(db, tmp_path / "cache").test_client()
     frames = c.get("/games/1/frames.json?count=40").get_json()["frames"][1:]
     by = {f["decision"]["agent"]: f["decision"] for f in frames if f["decision"]["legal"] > 1}
     assert by["ppo:/etc/passwd"]["probs"] is None and by["random"]["probs"]
+    # a shipped network: its probabilities of its most likely moves, the move played among them
+    frames = c.get("/games/2/frames.json?count=60").get_json()["frames"][1:]
+    net = [f["decision"] for f in frames if f["decision"]["agent"] == "ppo:basic-2p"]
+    net = [d for d in net if d["legal"] > 1]
+    assert net
+    for d in net:
+        ps = [p["p"] for p in d["probs"]]
+        assert 0 < sum(ps) <= 1 + 1e-3 and [p["chosen"] for p in d["probs"]].count(True) == 1
+        top = ps[: W.TOP_ALTERNATIVES] if len(ps) > W.TOP_ALTERNATIVES else ps
+        assert top == sorted(top, reverse=True)
 
 
 def test_the_table_scripts_and_styles_are_the_apps_own(client):
