@@ -327,3 +327,29 @@ def test_rules_preset_table_matches_the_presets():
                 continue
             want = getattr(rummy_env.make_rules(preset, 2), field)
             assert ast.literal_eval(cell.split(" (")[0].strip("`")) == want, (field, preset, cell)
+
+
+def test_speed_table_script(tmp_path, capsys):
+    runs = [
+        {"preset": "gin", "players": 2, "mode": "raw", "decisions_per_s": 43631.7},
+        {"preset": "gin", "players": 2, "mode": "vector", "decisions_per_s": 49427.1},
+        {"preset": "gin", "state_bytes": 1778, "copy_us": 7.2},
+        {"preset": "rummikub", "players": 2, "mode": "raw", "decisions_per_s": 6623.4},
+    ]
+    want = (
+        "| preset | raw AEC env | `vector_env` |\n|---|---|---|\n"
+        "| `gin` | 43,600 | 49,400 |\n| `rummikub` | 6,620 |  |"
+    )
+    assert speed_table.table(runs) == want
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"a\n{speed_table.BEGIN}\nold\n{speed_table.END}\nb\n", encoding="utf-8")
+    speed_table.write_into(doc, want)
+    assert speed_table.marked_table(doc) == want
+    assert doc.read_text(encoding="utf-8").startswith("a\n") and doc.read_text().endswith("b\n")
+    with pytest.raises(ValueError, match="no benchmark runs"):
+        speed_table.table([{"preset": "gin", "state_bytes": 1}])
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        speed_table.main([str(bad)])
+    assert exit_.value.code == 2 and "speed_table: error" in capsys.readouterr().err
