@@ -353,3 +353,33 @@ def test_speed_table_script(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         speed_table.main([str(bad)])
     assert exit_.value.code == 2 and "speed_table: error" in capsys.readouterr().err
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_relative_links_resolve():
+    """Every relative link of the README, CHANGELOG and docs/ names a file that exists, and
+    its #anchor a heading of that file."""
+    docs = [README, ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md"))]
+    if not all(p.exists() for p in docs[:1]):
+        pytest.skip("no README next to the package (installed from a wheel)")
+    broken = []
+    for doc in docs:
+        text = doc.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue  # a URL
+            path, _, anchor = target.partition("#")
+            file = (doc.parent / path).resolve() if path else doc
+            if not file.exists():
+                broken.append(f"{doc.name}: {target} (no such file)")
+                continue
+            if anchor and file.suffix == ".md":
+                headings = re.findall(r"^#+ (.*)$", file.read_text(encoding="utf-8"), re.M)
+                if anchor not in {_slug(h) for h in headings}:
+                    broken.append(f"{doc.name}: {target} (no such heading)")
+    assert not broken, broken
