@@ -1128,13 +1128,49 @@ def _opening_with_deuces(
     """:func:`_opening_ok`'s search with wild 2s (D-13), ``rest`` the hand less the meld's
     naturals: the meld's ``wu`` wild cards are taken from it as :func:`_apply_meld` takes
     them; then each 2 left plays as a natural 2 or as a wild card. The search counts wild
-    cards as jokers, so it is asked of every split of the 2s held. A taken 2 that may not be
-    discarded plays wild with all its copies or none; wild, no wild card left counts as a
-    discard (the engine may leave that very 2)."""
-    rules = s.rules
+    cards as jokers, so it is asked of every split of the 2s held, with no wild card in a
+    set of 2s (a 2 there is natural: :func:`opening_possible`'s ``plain_rank``); the sets of
+    2s that hold jokers are laid first (:func:`_deuce_sets_first`). A taken 2 that may not
+    be discarded plays wild with all its copies or none; wild, no wild card left counts as
+    a discard (the engine may leave that very 2)."""
     for f in _wild_fill(s, rest, wu):
         rest[f] -= 1
+    return _deuce_sets_first(s, rest, need, need_pure, forb)
+
+
+def _deuce_sets_first(s: GameState, rest: list[int], need: int, need_pure: bool, forb: int) -> bool:
+    """:func:`_opening_with_deuces` after its meld: with no set of 2s holding a joker laid
+    first, or with one (then again)."""
+    if _deuce_splits(s, rest, need, need_pure, forb):
+        return True
+    cat, rules = s.cat, s.rules
+    jokers = rest[JOKER]
+    two = s.rules.fixed_wild_rank
+    if not jokers:
+        return False
+    for k, wu in cat.sets_for(cat.held_code(rest, two), jokers):
+        if not wu:
+            continue  # (a set of natural 2s: the search lays those itself)
+        nat = code_faces(cat.set_shapes[k][0], two)
+        value = set_value(two, len(nat), wu, rules.ace_meld_value, rules.joker_meld_value)
+        for f in nat:
+            rest[f] -= 1
+        rest[JOKER] -= wu
+        ok = _deuce_sets_first(s, rest, need - value, need_pure, forb)
+        for f in nat:
+            rest[f] += 1
+        rest[JOKER] += wu
+        if ok:
+            return True
+    return False
+
+
+def _deuce_splits(s: GameState, rest: list[int], need: int, need_pure: bool, forb: int) -> bool:
+    """:func:`_opening_with_deuces`'s search over the splits of the 2s held into natural 2s
+    and wild cards."""
+    rules = s.rules
     args = (rules.ace_meld_value, rules.joker_meld_value, not rules.go_out_requires_discard)
+    two = rules.fixed_wild_rank
     deuces = [f for f in s.wild_faces if rest[f]]
     for split in product(*(range(rest[f] + 1) for f in deuces)):
         counts = list(rest)
@@ -1147,7 +1183,7 @@ def _opening_with_deuces(
             if f == forb and k:
                 fb = JOKER
         else:
-            if opening_possible(s.cat, tuple(counts), need, need_pure, fb, *args):
+            if opening_possible(s.cat, tuple(counts), need, need_pure, fb, *args, two):
                 return True
     return False
 
@@ -2877,16 +2913,21 @@ def _check_state(s: GameState) -> None:
         fail("round_scores", f"={s.round_scores} while the round is in play", "zeros until it ends")
     _check_indian(s, fail)
     _check_standing(s, fail)
-    if not rules.meld_during_play and rules.scoring != "rummikub":
-        size = round_hand_size(rules, s.round)  # (gin, Indian rummy: draw one, discard one)
+    if rules.discard_pickup == "top" and not rules.contract and rules.scoring != "rummikub":
+        # a turn draws one card and ends with a discard (rummy500's digging and contract
+        # rummy's buys take more): no hand holds more than the deal, the player to act one
+        # more between his draw and his discard; exactly that where nobody melds (gin, Indian)
+        size = round_hand_size(rules, s.round)
+        exact = not rules.meld_during_play
         for p in range(n):
             want = size + (p == s.current and s.phase == Phase.PLAY)
-            if s.active[p] and s.nhand[p] != want:
+            if s.active[p] and (s.nhand[p] > want or exact and s.nhand[p] < want):
                 fail(
                     f"hands[{p}]",
                     f"holds {s.nhand[p]} cards in phase {phase!r}",
-                    f"{want}: {size} dealt, one more for the player to act between his draw and "
-                    "his discard (nobody melds during play)",
+                    f"{'' if exact else 'at most '}{want}: {size} dealt, one more for the player "
+                    "to act between his draw and his discard"
+                    + (" (nobody melds during play)" if exact else ""),
                 )
     if rules.open_points and rules.scoring != "rummikub":
         owners = {m.owner for m in s.table}

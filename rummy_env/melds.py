@@ -601,8 +601,9 @@ class _MeldPieces:
     whether a meld takes a wild card, ``pure`` whether one is a pure run; ``shapes``
     the melds as :func:`hand_melds` gives them, less ``b`` on every face."""
 
-    def __init__(self, cat: Catalogue, ace_value: int, joker_value: int):
+    def __init__(self, cat: Catalogue, ace_value: int, joker_value: int, plain_rank: int = -1):
         self.cat, self.ace_value, self.joker_value = cat, ace_value, joker_value
+        self.plain_rank = plain_rank  # sets of this rank take no wild card (-1: none)
         # no meld takes more wild cards than this (a run spans at most 13 positions)
         self.wild_cap = cat.max_wilds or NUM_RANKS
         self.sets: dict[int, tuple] = {}
@@ -616,7 +617,8 @@ class _MeldPieces:
         cat, jv = self.cat, self.joker_value
         v = self.ace_value if r == 0 else min(r + 1, 10)
         shapes = []
-        for k, wu in cat.sets_for(SPREAD[rm], w):  # sets of distinct suits (D-2)
+        # sets of distinct suits (D-2)
+        for k, wu in cat.sets_for(SPREAD[rm], 0 if r == self.plain_rank else w):
             nat = tuple(code_faces(cat.set_shapes[k][0], r))
             shapes.append((nat, wu, len(nat) * v + wu * (jv or v), False))
         moves, faces, wild, pure = _moves_of(shapes)
@@ -670,8 +672,10 @@ def _moves_of(shapes: list[tuple]) -> tuple:
 
 
 @cache
-def _meld_pieces(cat: Catalogue, ace_value: int, joker_value: int) -> _MeldPieces:
-    return _MeldPieces(cat, ace_value, joker_value)
+def _meld_pieces(
+    cat: Catalogue, ace_value: int, joker_value: int, plain_rank: int = -1
+) -> _MeldPieces:
+    return _MeldPieces(cat, ace_value, joker_value, plain_rank)
 
 
 _SUIT_BITS = (1 << NUM_RANKS) - 1
@@ -761,9 +765,15 @@ class _Opening:
     """What an opening search needs beside the hand: the meld pieces and the rules."""
 
     def __init__(
-        self, cat: Catalogue, ace_value: int, joker_value: int, forb: int, allow_empty: bool
+        self,
+        cat: Catalogue,
+        ace_value: int,
+        joker_value: int,
+        forb: int,
+        allow_empty: bool,
+        plain_rank: int = -1,
     ):
-        self.pieces = _meld_pieces(cat, ace_value, joker_value)
+        self.pieces = _meld_pieces(cat, ace_value, joker_value, plain_rank)
         self.forb = forb
         self.allow_empty = allow_empty
         self.values = _rank_values(ace_value)
@@ -774,9 +784,14 @@ class _Opening:
 
 @cache
 def _opening(
-    cat: Catalogue, ace_value: int, joker_value: int, forb: int, allow_empty: bool
+    cat: Catalogue,
+    ace_value: int,
+    joker_value: int,
+    forb: int,
+    allow_empty: bool,
+    plain_rank: int = -1,
 ) -> _Opening:
-    return _Opening(cat, ace_value, joker_value, forb, allow_empty)
+    return _Opening(cat, ace_value, joker_value, forb, allow_empty, plain_rank)
 
 
 @lru_cache(maxsize=1 << 15)
@@ -802,14 +817,17 @@ def opening_possible(
     ace_value: int,
     joker_value: int,
     allow_empty: bool,
+    plain_rank: int = -1,
 ) -> bool:
     """Whether disjoint melds from ``counts`` can add ``need`` points (and a pure run when
     ``need_pure``) while leaving a card that may be discarded (not face ``forb``), or
     nothing when ``allow_empty``. Exhaustive over the melds formable at each step, with
     a bound (the value of every card that is in some meld) and memoised: hands repeat
-    within a turn. ``counts`` holds at most two of a natural face (two decks)."""
+    within a turn. ``counts`` holds at most two of a natural face (two decks). Sets of
+    ``plain_rank`` (-1: none) are made of naturals only (wild 2s: a 2 in a set of 2s is
+    natural, so the wild cards the search counts cannot stand there)."""
     once, twice = _held(counts)
-    o = _opening(cat, ace_value, joker_value, forb, allow_empty)
+    o = _opening(cat, ace_value, joker_value, forb, allow_empty, plain_rank)
     memo = o.memo
     w = counts[JOKER]
     key = (once, twice, w, need, need_pure)

@@ -959,6 +959,23 @@ def test_a_wild_2_counts_towards_one_wild_card_a_meld():
             env.encode(Meld(spelled))
 
 
+def test_a_wild_2_is_no_wild_card_in_a_set_of_2s_of_the_opening():
+    # wild_deuces=True.  P0 [AS 5S 8S 2H 7H 7H 8H 9H TH KH 5D 2C 2C JK] draws QD.
+    # 5S 5D JK (15) would need 36 more with a pure run: 7H 8H 9H TH (34) and 2 more, which
+    # only 2H 2C + the other 2C as a wild card would give; but in a set of 2s a 2 is
+    # natural, and 2H 2C 2C repeats a suit: no meld (the opening search counted the second
+    # 2C as a joker there). 2H 2C JK (6) + 7H 8H 9H TH (34) + 5S 5D 2C (the other 2C wild:
+    # 15) = 55 opens: the 2C split between natural and wild.
+    env = make_env(wild_deuces=True)
+    p0 = ["AS", "5S", "8S", "2H", "7H", "7H", "8H", "9H", "TH", "KH", "5D", "2C", "2C", "JK"]
+    p1 = ["3S", "4S", "6S", "9S", "JS", "3H", "4H", "5H", "6H", "3D", "4D", "6D", "9D", "JD"]
+    deal(env, [p0, p1], stock_top=["QD"])
+    play(env, DrawStock())
+    got = set(meld_moves(env))
+    assert "meld 5S 5D JK" not in got
+    assert got == oracle_deuce_opening_melds([*p0, "QD"], 0, False)
+
+
 @pytest.mark.parametrize("n", [2, 3])
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=helpers.SEEDS)
