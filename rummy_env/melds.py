@@ -782,16 +782,8 @@ class _Opening:
         self.memo: dict[tuple, bool] = {}  # (once, twice, wilds, need, need_pure) -> found
 
 
-@cache
-def _opening(
-    cat: Catalogue,
-    ace_value: int,
-    joker_value: int,
-    forb: int,
-    allow_empty: bool,
-    plain_rank: int = -1,
-) -> _Opening:
-    return _Opening(cat, ace_value, joker_value, forb, allow_empty, plain_rank)
+#: the shared :class:`_Opening` of these arguments (its memo kept between searches)
+_opening = cache(_Opening)
 
 
 @lru_cache(maxsize=1 << 15)
