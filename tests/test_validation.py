@@ -102,6 +102,7 @@ def check_obs_in_space(env: rummy_env.raw_env, legal: list[int]) -> None:
         ("contract", 4, {"match": True, "contract_deal": 6}),
         ("rummikub", 2, {}),
         ("rummikub", 3, {"match": True}),
+        ("rummy51", 3, {"wild_deuces": True}),
     ],
 )
 def test_every_reachable_state_restores(preset, n, over):
@@ -848,3 +849,15 @@ def test_rules_that_cannot_deal_or_end_are_refused(preset, n, over, most, names)
     for name in names:
         assert name in str(err.value), (name, str(err.value))
     rummy_env.env(preset, num_players=n, **{**over, "hand_size": most}).reset(seed=0)
+
+
+@pytest.mark.parametrize("preset", ["basic", "rummy51", "deuces"])
+def test_a_hand_larger_than_the_deal_is_refused_where_a_turn_draws_one(preset):
+    """A turn draws one card and ends with a discard: before his draw no player holds more
+    than the deal (an 11-card hand of a 10-card deal in phase 'draw' was accepted)."""
+    s = mid_game(preset, 2, 3, 0)
+    d = s.to_dict()
+    assert d["phase"] == "draw"
+    size = len(d["hands"][0])
+    d["hands"][0].append(d["stock"].pop())
+    refused(preset, 2, d, "hands[0]", f"{size + 1} cards", f"at most {size}")
