@@ -1237,9 +1237,9 @@ def _contract_search(
     cat: Catalogue, counts: tuple, sets: int, runs: int, forb: int, accepts: frozenset | None
 ) -> bool:
     """Whether ``sets`` sets and ``runs`` runs can be laid from ``counts`` (as meld moves lay
-    them: sets of 3-4 cards, runs with the naturals held and wild cards for the rest), one
-    after another, leaving nothing, or something other than the forbidden face ``forb`` to
-    discard; with ``accepts`` (the seventh deal: the faces the table's melds take) a single
+    them: sets of the catalogue's shapes, runs with the naturals held and wild cards for the
+    rest), one after another, leaving nothing, or something other than the forbidden face
+    ``forb`` to discard; with ``accepts`` (the seventh deal: the faces the table's melds take) a single
     card left must be one the table or a meld laid here takes."""
     return _contract_dfs(cat, list(counts), sets, runs, forb, accepts, [], 0)
 
