@@ -1,4 +1,4 @@
-"""Self-play PPO on the batched env, in one file (CleanRL's manner): ``rummy-selfplay``.
+"""Self-play PPO on the batched env: one network learns every seat of many games at once.
 
 ```bash
 rummy-selfplay train --preset gin --total-steps 2000000 --out runs/selfplay-gin   # resumes if the run exists
@@ -91,6 +91,31 @@ class Config:
     """torch threads"""
     checkpoint_every: int = 20
     """updates between checkpoints"""
+
+
+#: the help of each Config field on the command line
+FIELD_HELP = {
+    "preset": "the game (a preset of rummy_env.PRESETS)",
+    "num_players": "players a game",
+    "num_envs": "games stepped together",
+    "num_steps": "batch steps a rollout (decisions an update: num-envs x num-steps)",
+    "total_steps": "decisions to train for, counted at the env",
+    "lr": "Adam's learning rate",
+    "gamma": "discount along a seat's own decisions",
+    "gae_lambda": "GAE's lambda",
+    "update_epochs": "passes over a rollout an update",
+    "minibatch_size": "decisions a gradient step",
+    "clip": "PPO's clip range of the probability ratio",
+    "ent_coef": "weight of the policy's entropy in the loss",
+    "vf_coef": "weight of the value loss",
+    "max_grad_norm": "gradients clipped to this norm",
+    "hidden": "units of each of the two hidden layers",
+    "pile_rows": "top rows of the discard pile the network reads one by one (the rest as counts)",
+    "reward_scale": "game points are divided by this to make the reward",
+    "seed": "seeds the deals and the network",
+    "threads": "torch threads",
+    "checkpoint_every": "updates between checkpoints",
+}
 
 
 # ------------------------------------------------------------------ network
@@ -609,7 +634,7 @@ def main(argv: list[str] | None = None) -> None:
                 "--" + f.name.replace("_", "-"),
                 type=kind,
                 default=f.default,
-                help=f"(default {f.default})",
+                help=f"{FIELD_HELP[f.name]} (default {f.default})",
             )
     tr.add_argument("--out", required=True, help="the run folder (resumed when it holds model.pt)")
     tr.add_argument(

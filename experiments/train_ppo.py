@@ -108,7 +108,7 @@ class Args:
     shaping: float = 0.0
     """weight of the potential-based shaping on own deadwood (0 = off)"""
     features: str | None = None
-    """hand-evaluation features appended to the observation (agents.features): None or hand"""
+    """what agents.features appends to the observation: None, hand, variant or hand+variant"""
 
     # ---- opponents and league
     opponents: list[str] = field(default_factory=lambda: ["random=1"])

@@ -2027,7 +2027,9 @@ def _port(text: str) -> int | None:
 def main(argv: list[str] | None = None) -> None:
     from werkzeug.serving import make_server
 
-    p = argparse.ArgumentParser(prog="rummy-web", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="rummy-web", description=" ".join(__doc__.split("\n\n")[0].replace("``", "").split())
+    )
     p.add_argument("--db", default="results/tournament.sqlite", help="the tournament store")
     p.add_argument("--port", default="8000", help="port to listen on, 1-65535 (0: any free one)")
     p.add_argument(
