@@ -465,6 +465,12 @@ def main(argv: list[str] | None = None) -> None:
     ):
         if not ok:
             ap.exit(2, f"rummy-benchmark: error: {flag} must be {need}, got {value:g}\n")
+    if args.preset != "all" and args.preset not in rummy_env.PRESETS:
+        ap.exit(
+            2,
+            f"rummy-benchmark: error: --preset {args.preset!r} is not a preset "
+            f"(allowed: all, {', '.join(rummy_env.PRESETS)})\n",
+        )
     if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})
     try:

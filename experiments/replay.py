@@ -241,6 +241,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--show", action="store_true", help="print the table after every move")
     p.add_argument("--gif", help="also write an animated GIF of the game to this file")
     a = p.parse_args(argv)
+    if a.game is not None and not 1 <= a.game < 2**63:
+        p.exit(2, f"rummy-replay: --game {a.game} is not a game id (allowed: 1..2**63-1)\n")
+    if a.gif and not Path(a.gif).resolve().parent.is_dir():
+        p.exit(2, f"rummy-replay: --gif {a.gif!r}: its folder does not exist\n")
     if not Path(a.db).exists():
         p.exit(2, f"rummy-replay: --db {a.db!r} does not exist\n")
     try:
@@ -273,7 +277,10 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"      player_{seat} holds {' '.join(hand)}")
     print(f"round scores {game.round_scores} (as stored), rewards {game.rewards}")
     if a.gif:
-        print(f"wrote {write_gif(game, a.gif)}")
+        try:
+            print(f"wrote {write_gif(game, a.gif)}")
+        except OSError as e:
+            p.exit(2, f"rummy-replay: --gif {a.gif!r} cannot be written ({e.strerror or e})\n")
     sys.stdout.flush()
 
 

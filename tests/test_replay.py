@@ -120,6 +120,18 @@ def test_replay_cli(tmp_path):
     assert out.returncode == 2 and "does not exist" in out.stderr
 
 
+def test_bad_game_ids_and_gif_paths_exit_2_with_one_line(tmp_path, capsys):
+    from tests.cli_errors import usage_error
+
+    db = _tournament(tmp_path, "basic", 2, "random,greedy", deals=1)
+    err = usage_error(R.main, ["--db", str(db), "--game", str(2**70)], capsys)
+    assert "is not a game id" in err
+    err = usage_error(
+        R.main, ["--db", str(db), "--game", "1", "--gif", "/no/such/dir/g.gif"], capsys
+    )
+    assert "its folder does not exist" in err
+
+
 def test_a_replay_writes_a_gif_with_a_frame_per_move(tmp_path):
     from PIL import Image
 
