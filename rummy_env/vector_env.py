@@ -90,7 +90,8 @@ class VectorEnv:
         self._obs = np.zeros((N, size), np.float32)
         self._live = [LiveObservation(self.layout, self._obs[i]) for i in range(N)]
         self._mask = np.zeros((N, na), np.int8)
-        self._mflat = memoryview(self._mask.reshape(-1))
+        self._mrows = [memoryview(row) for row in self._mask]
+        self._zero_row = memoryview(bytes(na)).cast("b")
         self._legal: list[list[int]] = [[] for _ in range(N)]
         self._actor = np.zeros(N, np.int64)
         self._states: list[engine.GameState] = []
@@ -176,12 +177,16 @@ class VectorEnv:
         p = engine.acting_seat(s)
         self._actor[i] = p
         self._live[i].update(s, p)
-        m, base = self._mflat, i * self.num_actions
-        for a in self._legal[i]:
-            m[base + a] = 0
+        m = self._mrows[i]
+        old = self._legal[i]
+        if len(old) > 8:  # many to clear: the whole row at once
+            m[:] = self._zero_row
+        else:
+            for a in old:
+                m[a] = 0
         legal = engine.legal_actions(s)
         for a in legal:
-            m[base + a] = 1
+            m[a] = 1
         self._legal[i] = legal
 
     def _game(self, i: Any, what: str) -> int:
@@ -246,14 +251,17 @@ def _read_only(a: np.ndarray) -> np.ndarray:
 
 
 def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row of ``mask`` (``(N, n_actions)``, every row
-    with at least one legal action), in one pass over the batch."""
-    rows, cols = np.nonzero(mask)
-    counts = np.bincount(rows, minlength=len(mask))
+    """A uniformly random legal action per row of ``mask`` (``(N, n_actions)`` of 0/1, int8
+    or bool, every row with at least one legal action), in one pass over the batch."""
+    mask = np.asarray(mask)
+    N, na = mask.shape
+    legal = mask.view(np.bool_) if mask.dtype.itemsize == 1 else mask.astype(bool)
+    flat = np.flatnonzero(legal)
+    counts = np.count_nonzero(legal, axis=1)
     if (counts == 0).any():
         raise ValueError(f"mask row {int(np.flatnonzero(counts == 0)[0])} has no legal action")
     starts = np.cumsum(counts) - counts
-    return cols[starts + (rng.random(len(mask)) * counts).astype(np.intp)]
+    return flat[starts + (rng.random(N) * counts).astype(np.intp)] - np.arange(N) * na
 
 
 def vector_env(

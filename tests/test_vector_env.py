@@ -190,3 +190,18 @@ def test_observe_any_seat():
             np.testing.assert_array_equal(venv.observe(i, seat), want)
     with pytest.raises(ValueError, match="seat 3 is not allowed"):
         venv.observe(0, 3)
+
+
+def test_random_actions_are_uniform_over_the_legal_moves():
+    mask = np.zeros((3000, 10), np.int8)
+    mask[:, [2, 5, 9]] = 1
+    mask[0] = 0
+    mask[0, 7] = 1
+    a = random_actions(mask, np.random.default_rng(0))
+    assert a[0] == 7 and set(a[1:].tolist()) == {2, 5, 9}
+    counts = np.bincount(a[1:], minlength=10)[[2, 5, 9]]
+    assert (abs(counts - 1000) < 120).all(), counts
+    np.testing.assert_array_equal(a, random_actions(mask.astype(bool), np.random.default_rng(0)))
+    mask[4] = 0
+    with pytest.raises(ValueError, match="mask row 4 has no legal action"):
+        random_actions(mask, np.random.default_rng(0))
