@@ -120,9 +120,10 @@ def test_bad_command_lines_exit_2(capsys):
 
 def test_a_run_stops_after_max_seconds_with_a_checkpoint(tmp_path):
     out = tmp_path / "run"
-    res = sp.train(_cfg(total_steps=10**9, checkpoint_every=10**6), out, max_seconds=0.01)
-    assert res["steps"] == 32  # one update, then out of time
-    assert json.loads(torch.load(out / "model.pt", weights_only=True)["counters"])["steps"] == 32
+    res = sp.train(_cfg(total_steps=10**9, checkpoint_every=10**6), out, max_seconds=0.05)
+    assert 32 <= res["steps"] < 10**6 and res["steps"] % 32 == 0  # whole updates, stopped early
+    saved = json.loads(torch.load(out / "model.pt", weights_only=True)["counters"])
+    assert saved["steps"] == res["steps"]  # the checkpoint written when time ran out
 
 
 def test_exported_networks_play_as_in_training(tmp_path):
