@@ -689,6 +689,8 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
         overrides["match"] = True
     if args.deals < 1:
         raise UsageError(f"--deals must be 1 or more, got {args.deals}")
+    if not args.db_timeout >= 0:  # (NaN too)
+        raise UsageError(f"--db-timeout must be 0 or more seconds, got {args.db_timeout}")
     if args.first_deal < 0:
         raise UsageError(f"--first-deal must be 0 or more, got {args.first_deal}")
     if args.first_deal + args.deals - 1 > MAX_SEED:

@@ -235,7 +235,9 @@ class raw_env(AECEnv, EzPickle):
         s = self.state
         if s is None:
             self._need_reset("observe")
-        i = self.agent_name_mapping[agent]
+        i = self.agent_name_mapping.get(agent)
+        if i is None:
+            raise ValueError(f"agent {agent!r} is not allowed (allowed: {self.possible_agents})")
         obs = self._live.update(s, i).copy()
         m = array("b", self._zero_mask_bytes)
         if agent == self.agent_selection and s.phase != _GAME_OVER and not self._illegal_end:

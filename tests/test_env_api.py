@@ -1022,3 +1022,12 @@ def test_match_winner_only_in_matches(match):
             continue
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert last_info and ("match_winner" in last_info) == match
+
+
+def test_observing_an_unknown_agent_names_the_agents():
+    env = rummy_env.raw_env("basic", num_players=2)
+    env.reset(seed=0)
+    with pytest.raises(
+        ValueError, match=r"agent 'bob' is not allowed \(allowed: \['player_0', 'player_1'\]\)"
+    ):
+        env.observe("bob")

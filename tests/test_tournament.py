@@ -353,6 +353,7 @@ def test_killed_subprocess_resumes_to_identical_results(tmp_path):
         (["--set", "jokers"], "field=value"),
         (["--set", "colour=red"], "unknown rule option"),
         (["--deals", "0"], "--deals"),
+        (["--db-timeout", "-5"], "--db-timeout must be 0 or more seconds, got -5"),
         (["--set", "num_players=3"], "num_players is set by --players"),
         (["--set", "name=gin"], "name is set by --preset"),
         (["--set", "jokers=1", "jokers=2"], "'jokers' given twice"),
