@@ -247,8 +247,15 @@ class LogitsAgent(Agent):
     model file ``path``): the most probable legal move, or with ``deterministic`` False a
     sample of the policy over the legal moves."""
 
-    deterministic: bool = True
     path: Any = None
+    #: what a model spec looks like, for the error when none is given
+    model_hint: str = "<path>.npz"
+
+    def __init__(self, rules: RuleSet, seat: int = 0, model: Any = "", deterministic: bool = True):
+        super().__init__(rules, seat)
+        self.deterministic = check_flag("deterministic", deterministic)
+        if not model:
+            raise ValueError(f"{self.name} needs a model file ({self.name}:{self.model_hint})")
 
     @abstractmethod
     def logits(self, observation: np.ndarray) -> np.ndarray:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import LogitsAgent, check_flag
+from agents.base import LogitsAgent
 from agents.model_io import ModelFile, check_weights, open_model, read_npz
 from rummy_env.cards import NUM_FACES
 from rummy_env.observation import COUNT_SCALES, ObsLayout
@@ -82,6 +82,7 @@ class NeuralAgent(LogitsAgent):
     """
 
     name = "neural"
+    model_hint = "<name> or neural:<path>.npz"
 
     def __init__(
         self,
@@ -90,10 +91,7 @@ class NeuralAgent(LogitsAgent):
         model: str | Path | ModelFile = "",
         deterministic: bool = True,
     ):
-        super().__init__(rules, seat)
-        self.deterministic = check_flag("deterministic", deterministic)
-        if not model:
-            raise ValueError("neural needs a model (neural:<name> or neural:<path>.npz)")
+        super().__init__(rules, seat, model, deterministic)
         path = model.path if isinstance(model, ModelFile) else model_path(model)
         self.path = path
         z = read_npz(open_model(model if isinstance(model, ModelFile) else path))

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import LogitsAgent, check_flag, obs_size
+from agents.base import LogitsAgent, obs_size
 from agents.model_io import ModelFile, check_weights, open_model, read_npz
 from rummy_env.rules import RuleSet
 
@@ -43,10 +43,7 @@ class RLlibAgent(LogitsAgent):
         model: str | Path | ModelFile = "",
         deterministic: bool = True,
     ):
-        super().__init__(rules, seat)
-        self.deterministic = check_flag("deterministic", deterministic)
-        if not model:
-            raise ValueError("rllib needs an exported policy file (rllib:<path>.npz)")
+        super().__init__(rules, seat, model, deterministic)
         self.path = model.path if isinstance(model, ModelFile) else Path(model)
         data = open_model(model, "exported policy file")
         try:
