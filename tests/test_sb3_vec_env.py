@@ -52,14 +52,19 @@ def test_the_learner_sees_only_its_own_turns(preset, n, opponents, seat):
     assert done_games >= 1
 
 
-def test_maskable_ppo_learns_on_it():
+def test_maskable_ppo_trains_on_it():
+    """MaskablePPO runs rollouts and updates on it, and its weights change (an update
+    happened on the masks the env gave)."""
     sb3_contrib = pytest.importorskip("sb3_contrib")
     venv = RummyVecEnv("gin", num_envs=8, seed=0)
     model = sb3_contrib.MaskablePPO(
         "MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0, verbose=0
     )
+    before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(256)
     assert model.num_timesteps >= 256
+    after = list(model.policy.parameters())
+    assert any(not (a == b).all() for a, b in zip(after, before))
 
 
 def test_bad_arguments():
