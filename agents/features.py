@@ -131,7 +131,7 @@ class VariantFeatures:
 
     def __init__(self, rules: RuleSet, hand: bool):
         from agents import make
-        from rummy_env.engine import Layout
+        from rummy_env.moves import Layout
 
         self.rules = rules
         self.hand = HandFeatures(rules) if hand else None

@@ -38,7 +38,7 @@ import numpy as np
 from agents.base import Agent, check_flag, split_obs
 from agents.features import make_features
 from agents.model_io import ModelFile
-from rummy_env.engine import Layout
+from rummy_env.moves import Layout
 from rummy_env.observation import ObsLayout
 from rummy_env.rules import RuleSet
 

@@ -37,7 +37,7 @@ import torch as th
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from rummy_env.engine import Layout
+from rummy_env.moves import Layout
 from rummy_env.observation import COUNT_SCALES as SCALES
 from rummy_env.observation import ObsLayout
 from rummy_env.rules import RuleSet

@@ -10,7 +10,7 @@ moves next on the table it leaves.
 * **Plan the whole turn.** At the turn's first decision the agent searches the commits
   its rack allows, depth first over the tiles in a fixed order (greedy's path first, so
   its commit is always among them), each step asking the engine's own mask question
-  which tiles stay playable (:func:`rummy_env.engine.tile_choices`, the exact-cover
+  which tiles stay playable (:func:`rummy_env.variants.rummikub.tile_choices`, the exact-cover
   search; before opening with the 30 points of D-19), with a bound on what the tiles left can add, and at most ``node_cap``
   searches a turn. A commit scores ``tile_weight`` (100) a tile plus the rack value
   it lays down (a joker 30): the most tiles first, then the most points.
@@ -121,8 +121,9 @@ from agents.base import (
 from rummy_env import cover, engine
 from rummy_env.cards import NUM_FACES
 from rummy_env.determinize import Determinizer
-from rummy_env.engine import tile_choices
+from rummy_env.moves import Layout
 from rummy_env.rules import RuleSet
+from rummy_env.variants.rummikub import tile_choices
 
 _TOP = (10**9, 10**9)  # a key above every tile's
 
@@ -182,7 +183,7 @@ class RummikubExpertAgent(Agent):
         self._was_open = False  # whether he had opened at our last turn's start
         self._opened_now = False  # whether he opened (his initial meld) since
         self._obs: tuple[np.ndarray, np.ndarray] | None = None  # the turn's first observation
-        self.L = engine.Layout(rules)
+        self.L = Layout(rules)
         self.searched = 0  # turns searched (for reports)
 
     @classmethod
@@ -362,7 +363,7 @@ class RummikubExpertAgent(Agent):
         rack, less the tile he drew if he drew, is one no tile of which the table (as he
         left it) can take; before his opening, one with no initial meld; after the turn of
         his initial meld (D-19: his own melds only), one with no meld of its own: the
-        engine's own mask question (:func:`rummy_env.engine.tile_choices`) offers none of
+        engine's own mask question (:func:`rummy_env.variants.rummikub.tile_choices`) offers none of
         its tiles. Each deal tries ``redeal_tries`` racks (else keeps the try with the
         fewest such tiles). The rest of the hidden tiles are the pool, shuffled. What the
         turn fixes (his rack's size, the tiles he may hold) is worked out once here."""
@@ -499,7 +500,7 @@ def _with(table: list[int], tiles: Iterable[int]) -> list[int]:
     return out
 
 
-def greedy_move(s: engine.GameState, L: engine.Layout) -> int:
+def greedy_move(s: engine.GameState, L: Layout) -> int:
     """`greedy`'s Rummikub move on an engine state (:meth:`agents.greedy.GreedyAgent.tile_move`
     on the observation): the highest playable tile (the highest id on ties), else commit,
     else draw or pass. The play-outs of this agent and of `search` use it."""

@@ -66,6 +66,7 @@ from rummy_env import engine
 from rummy_env.cards import JOKER, NUM_RANKS
 from rummy_env.determinize import Determinizer
 from rummy_env.engine import Phase
+from rummy_env.moves import Layout
 from rummy_env.rules import RuleSet
 
 _PLAY = Phase.PLAY  # a global: reading Phase.X is slow in the rollout loop
@@ -98,7 +99,7 @@ class FastPolicy:
     """The rollout policy: cheap heuristics on an engine state (see the module docstring)."""
 
     def __init__(self, rules: RuleSet):
-        L = engine.Layout(rules)
+        L = Layout(rules)
         self.L = L
         self.rules = rules
         self.meld_lo, self.meld_hi = L.MELD, L.LAYOFF

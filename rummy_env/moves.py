@@ -32,11 +32,14 @@ human readable (``"meld 5H 6H 7H"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, card_str, parse_card
-from rummy_env.engine import GameState, Layout
+from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, card_str, parse_card
 from rummy_env.melds import catalogue_for, classify_wild, code_faces, run_face
 from rummy_env.rules import RuleSet
+
+if TYPE_CHECKING:
+    from rummy_env.engine.state import GameState
 
 
 def _norm(card: str | int) -> str:
@@ -221,6 +224,40 @@ Move = (
     | PlayTile
     | Commit
 )
+
+
+class Layout:
+    """The flat action space of one rule set: where each block of ids starts (the table above)."""
+
+    def __init__(self, rules: RuleSet):
+        cat = catalogue_for(rules)
+        self.max_melds = rules.max_melds
+        self.layoff_width = NUM_NATURAL + (2 if rules.wilds else 0)
+        self.discard_width = NUM_NATURAL + (1 if rules.wilds else 0)
+        self.DRAW_STOCK = 0
+        self.DRAW_DISCARD = 1
+        # DrawDiscard(depth): only the top, or (digging) any depth of the pile
+        tiles = rules.scoring == "rummikub"  # no discard pile: draw, play tiles, commit
+        self.max_depth = 0 if tiles else rules.num_cards if rules.discard_pickup == "any" else 1
+        self.MELD = self.DRAW_DISCARD + self.max_depth
+        self.LAYOFF = self.MELD + (cat.size if rules.meld_during_play else 0)
+        self.SWAP = self.LAYOFF + self.max_melds * self.layoff_width
+        self.DISCARD = self.SWAP + (self.max_melds * NUM_NATURAL if rules.wilds else 0)
+        self.KNOCK = self.DISCARD + (0 if tiles else self.discard_width)
+        # Knock(card) for each natural card, then Knock(None) (big gin)
+        self.PASS = self.KNOCK + (NUM_NATURAL + 1 if rules.scoring == "gin" else 0)
+        buying = rules.buy_limit > 0
+        # Pass: gin's up-card refused, contract rummy's buy declined
+        self.END_ROUND = self.PASS + (1 if rules.upcard_offer or buying or tiles else 0)
+        indian = rules.scoring == "indian"
+        # Indian rummy: Declare(card) for each card, then Drop()
+        self.DECLARE = self.END_ROUND + (1 if rules.empty_stock == "end_round" else 0)
+        self.DROP = self.DECLARE + (self.discard_width if indian else 0)
+        self.BUY = self.DROP + (1 if indian and any(rules.drop_penalties) else 0)
+        self.PLAY_TILE = self.BUY + (1 if buying else 0)  # contract rummy: Buy()
+        # Rummikub: PlayTile(tile) for each face, then Commit()
+        self.COMMIT = self.PLAY_TILE + (NUM_FACES if tiles else 0)
+        self.size = self.COMMIT + (1 if tiles else 0)
 
 
 class ActionCodec:

@@ -94,6 +94,7 @@ from gymnasium.utils import seeding
 from rummy_env import engine
 from rummy_env.engine import IllegalActionError, Phase, acting_seat
 from rummy_env.melds import best_arrangement
+from rummy_env.moves import Layout
 from rummy_env.observation import OBS_BOUND, ObsLayout
 from rummy_env.observation import encode as encode_obs
 from rummy_env.render import render_text
@@ -356,7 +357,7 @@ class RummySingleAgentEnv(gym.Env):
         self.render_mode = render_mode
 
         self.layout = ObsLayout(self.rules)
-        self.num_actions = engine.Layout(self.rules).size
+        self.num_actions = Layout(self.rules).size
         self.features = _make_features(features, self.rules)
         n_obs = self.layout.size + (self.features.size if self.features is not None else 0)
         self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (n_obs,), np.float32)

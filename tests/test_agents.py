@@ -26,6 +26,7 @@ from agents.base import read_observation
 from rummy_env import engine
 from rummy_env.cards import card_str, deck_faces, parse_card
 from rummy_env.determinize import Determinizer, _fill, _fix_table, observed, sample_state
+from rummy_env.engine.legal import _legal_play_moves
 from rummy_env.observation import ObsLayout, decode, encode
 
 # (preset, players, overrides): every preset, plus the basic house rules
@@ -149,7 +150,7 @@ def test_rollout_shortcuts_agree_with_legal_actions(cfg):
                 if faces is not None:
                     answered += 1
                     assert [s.layout.DISCARD + f for f in faces] == legal
-                head = engine._legal_play_moves(s, first_meld=True)
+                head = _legal_play_moves(s, first_meld=True)
                 if head != legal:
                     cut += 1
                     assert head == legal[:1] and legal[0] < s.layout.LAYOFF

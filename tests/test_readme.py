@@ -34,8 +34,7 @@ import pytest
 
 import rummy_env
 from experiments import speed_table
-from rummy_env.engine import Layout
-from rummy_env.moves import ActionCodec
+from rummy_env.moves import ActionCodec, Layout
 from rummy_env.observation import ObsLayout
 from rummy_env.rules import RULE_FIELDS
 

@@ -30,7 +30,7 @@ from agents.rummikub import RummikubExpertAgent, greedy_move
 from rummy_env import cover, engine
 from rummy_env.cards import parse_card
 from rummy_env.determinize import Determinizer
-from rummy_env.moves import Commit, PlayTile
+from rummy_env.moves import Commit, Layout, PlayTile
 from rummy_env.observation import ObsLayout, encode
 from tests.helpers import rest_of_pack, snapshot
 
@@ -230,7 +230,7 @@ def test_greedys_policy_on_the_engine_is_greedy():
     # the playouts' policy is `greedy`'s own move at every decision of whole rounds
     rules = rummy_env.make_rules("rummikub", 2)
     layout = ObsLayout(rules)
-    L = engine.Layout(rules)
+    L = Layout(rules)
     for seed in range(3):
         bots = [agents.make("greedy", rules, i) for i in range(2)]
         s = engine.new_game(rules, seed)

@@ -1,0 +1,77 @@
+"""What the core asks of the game a rule set plays.
+
+A :class:`Game` holds the hooks of one rule set: the rows of its phase table, its round
+scoring, how its match ends, how a round nobody went out of is decided, and the
+validity checks of its own state. The core never asks which game is played; it calls
+these. Each module of :mod:`rummy_env.variants` fills in what is its own
+(``configure(rules, game)``); :func:`game_of` builds the result once per rule set.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING, NamedTuple
+
+from rummy_env.rules import RuleSet
+
+if TYPE_CHECKING:
+    from rummy_env.engine.state import GameState
+
+#: ``(state, field, what is wrong, what is allowed) -> None``: a failed check raises
+Fail = Callable[[str, str, str], None]
+
+
+class PhaseRules(NamedTuple):
+    """How one phase plays: its legal actions, how an action applies (``(state, acting
+    seat, action) -> whether the round ended``), and which seat acts. A variant with a
+    phase of its own (an out-of-turn buy, a declaration) adds a row to the table."""
+
+    legal: Callable[[GameState], list[int]]
+    apply: Callable[[GameState, int, int], bool]
+    actor: Callable[[GameState], int] = operator.attrgetter("current")
+
+
+class Game:
+    """The hooks of one rule set (see the module docstring); every field is set by the
+    variant modules' ``configure``, the first of which (:mod:`rummy_env.variants.basic`)
+    sets them all.
+
+    * ``draw``, ``play``, ``upcard``, ``buy``, ``game_over``: :class:`PhaseRules` rows;
+    * ``score(state, winner, rummy, hand values, knock points) -> (scores, rewards)``;
+    * ``match_over(state, winner, eliminated) -> bool`` (sets ``match_winner``);
+    * ``match_bonus(state, rewards) -> bonuses`` or None: paid when the match ends;
+    * ``stuck_count(state, seat) -> int`` or None: the count that decides a round nobody
+      went out of (lowest wins, D-8); None: such a round is void (scored as it stands);
+    * ``penalties``: whether the totals are penalties (lowest best).
+    """
+
+    __slots__ = (
+        "draw",
+        "play",
+        "upcard",
+        "buy",
+        "game_over",
+        "score",
+        "match_over",
+        "match_bonus",
+        "stuck_count",
+        "penalties",
+    )
+
+    def phases(self) -> tuple[PhaseRules, ...]:
+        """The rows indexed by :class:`~rummy_env.engine.state.Phase`."""
+        return (self.draw, self.play, self.game_over, self.upcard, self.buy)
+
+
+@cache
+def game_of(rules: RuleSet) -> Game:
+    """The :class:`Game` of ``rules``: each registered variant module configures it in
+    the registry's order (:data:`rummy_env.variants.FAMILIES`)."""
+    from rummy_env.variants import FAMILIES
+
+    g = Game()
+    for family in FAMILIES:
+        family.configure(rules, g)
+    return g

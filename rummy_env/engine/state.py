@@ -1,0 +1,617 @@
+"""The game state: hands as counts and masks, table melds, the per-rule-set tables every
+state shares, and the blank state a deal starts from."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import IntEnum
+from functools import cache
+from operator import mul
+from typing import Any, NamedTuple
+
+from rummy_env.cards import (
+    JOKER,
+    NUM_FACES,
+    NUM_NATURAL,
+    NUM_RANKS,
+    card_str,
+    counts_str,
+)
+from rummy_env.melds import (
+    ACE_HIGH_POS,
+    SUIT_SHIFT,
+    Catalogue,
+    catalogue_for,
+    code_faces,
+    run_face,
+)
+from rummy_env.rules import RuleSet
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state (the state is unchanged)."""
+
+
+class Phase(IntEnum):
+    DRAW = 0  # take one card (stock or discard)
+    PLAY = 1  # meld / lay off / swap any number of times, then discard
+    GAME_OVER = 2  # the episode is over (round, or match with match=True)
+    UPCARD = 3  # gin: the first up-card is offered (take it or pass)
+    BUY = 4  # contract rummy: another player is asked whether he buys the discard top
+
+
+# the members as plain globals: reading Phase.X goes through the enum machinery (slow in hot paths)
+_DRAW, _PLAY, _UPCARD = Phase.DRAW, Phase.PLAY, Phase.UPCARD
+
+
+class TableMeld:
+    """One meld on the table. Immutable: a lay-off or swap makes a new one.
+
+    ``accepts`` maps a lay-off slot ``k`` (0..51 a natural card, 52 a wild card on a
+    set or the low end of a run, 53 a wild card on the high end) to the face laid
+    (``JOKER`` for a wild slot: any wild card the player holds, :func:`_wild_for`).
+    ``swaps`` lists the natural faces that may replace a wild card in it.
+    ``lay_bits`` has bit ``f`` set for each natural card ``f`` that it accepts
+    (see :func:`discard_only`). ``wild_cards`` are the physical cards standing as wild
+    cards (a run's in position order): ``JOKER``, or a 2 with ``wild_deuces``;
+    ``cards`` lists every card where it stands, the wild cards as themselves.
+    """
+
+    __slots__ = (
+        "owner",
+        "is_run",
+        "key",
+        "lo",
+        "hi",
+        "wild",
+        "suits",
+        "n_wild",
+        "cards",
+        "accepts",
+        "swaps",
+        "lay_bits",
+        "wild_cards",
+    )
+
+    @classmethod
+    def run(
+        cls,
+        owner: int,
+        suit: int,
+        lo: int,
+        hi: int,
+        wild: int,
+        cat: Catalogue,
+        wild_cards: tuple[int, ...] | None = None,
+    ) -> TableMeld:
+        """A run of ``suit`` over positions ``lo..hi`` (13 = an ace high) with wild cards at
+        the positions of the bit mask ``wild`` (the physical ones ``wild_cards``, default
+        jokers)."""
+        return cls(owner, True, suit, lo, hi, wild, 0, wild.bit_count(), cat, wild_cards)
+
+    def __init__(
+        self,
+        owner: int,
+        is_run: bool,
+        key: int,
+        lo: int,
+        hi: int,
+        wild: int,
+        suits: int,
+        n_wild: int,
+        cat: Catalogue,
+        wild_cards: tuple[int, ...] | None = None,
+    ):
+        # key: suit (run) or rank (set); wild: run position mask of wild cards;
+        # suits: a set's suit code of natural cards (melds.suit_code: a count per suit).
+        self.owner = owner
+        self.is_run = is_run
+        self.key = key
+        self.lo = lo
+        self.hi = hi
+        self.wild = wild
+        self.suits = suits
+        self.n_wild = n_wild
+        if wild_cards is None:
+            wild_cards = (JOKER,) * n_wild
+        self.wild_cards = wild_cards
+        accepts: dict[int, int] = {}
+        if is_run:
+            b = key * NUM_RANKS  # the face at position p is run_face(key, p) = b + p % NUM_RANKS
+            if wild:
+                it = iter(wild_cards)
+                self.cards = tuple(
+                    next(it) if wild >> p & 1 else b + p % NUM_RANKS for p in range(lo, hi + 1)
+                )
+                self.swaps = tuple(b + p % NUM_RANKS for p in range(lo, hi + 1) if wild >> p & 1)
+            else:
+                self.cards = tuple([b + p % NUM_RANKS for p in range(lo, hi + 1)])
+                self.swaps = ()
+            nat = hi - lo + 1 - n_wild
+            add_wild = cat.wilds and cat.wild_ok(nat, n_wild + 1)
+            if lo > 0 and hi - lo < 12:
+                f = b + (lo - 1) % NUM_RANKS
+                accepts[f] = f
+                if add_wild:
+                    accepts[NUM_NATURAL] = JOKER
+            if hi < cat.max_pos and hi - lo < 12:
+                f = b + (hi + 1) % NUM_RANKS
+                accepts[f] = f  # ace both ends: high
+                if add_wild:
+                    accepts[NUM_NATURAL + 1] = JOKER
+        else:
+            nat_faces = code_faces(suits, key)
+            nat = len(nat_faces)
+            self.cards = tuple(nat_faces) + wild_cards
+            # the naturals it may take: a suit it lacks, or any suit where suits repeat
+            fits = tuple(
+                key + s * NUM_RANKS
+                for s in range(4)
+                if not cat.distinct or not suits >> (SUIT_SHIFT * s) & 15
+            )
+            if nat + n_wild < cat.set_cap:
+                for f in fits:
+                    accepts[f] = f
+                if cat.wilds and cat.wild_ok(nat, n_wild + 1):
+                    accepts[NUM_NATURAL] = JOKER
+            self.swaps = fits if n_wild else ()
+        self.accepts = accepts
+        bits = 0
+        for f in accepts.values():
+            if f != JOKER:
+                bits |= 1 << f
+        self.lay_bits = bits
+
+    def stands_for(self, k: int) -> int:
+        """The natural face a wild card laid off into slot ``k`` (52, 53) would stand for
+        (a set: -1, any missing suit)."""
+        if not self.is_run:
+            return -1
+        return run_face(self.key, self.lo - 1 if k == NUM_NATURAL else self.hi + 1)
+
+    def laid_off(self, k: int, cat: Catalogue, card: int = JOKER) -> TableMeld:
+        """The meld after laying off into slot ``k`` of :attr:`accepts` (``card``: the
+        physical card of a wild slot)."""
+        if self.is_run:
+            if k == NUM_NATURAL or (
+                k < NUM_NATURAL
+                and self.lo > 0
+                and k == run_face(self.key, self.lo - 1)
+                and not (self.hi < cat.max_pos and k == run_face(self.key, self.hi + 1))
+            ):
+                lo, hi = self.lo - 1, self.hi
+                pos = lo
+                wc = (card, *self.wild_cards)
+            else:
+                lo, hi = self.lo, self.hi + 1
+                pos = hi
+                wc = (*self.wild_cards, card)
+            is_w = k >= NUM_NATURAL
+            return TableMeld(
+                self.owner,
+                True,
+                self.key,
+                lo,
+                hi,
+                self.wild | (is_w << pos),
+                0,
+                self.n_wild + is_w,
+                cat,
+                wc if is_w else self.wild_cards,
+            )
+        if k == NUM_NATURAL:
+            return TableMeld(
+                self.owner,
+                False,
+                self.key,
+                0,
+                0,
+                0,
+                self.suits,
+                self.n_wild + 1,
+                cat,
+                (*self.wild_cards, card),
+            )
+        return TableMeld(
+            self.owner,
+            False,
+            self.key,
+            0,
+            0,
+            0,
+            self.suits + (1 << SUIT_SHIFT * (k // NUM_RANKS)),
+            self.n_wild,
+            cat,
+            self.wild_cards,
+        )
+
+    def swap_index(self, face: int) -> int:
+        """Index in :attr:`wild_cards` of the wild card natural ``face`` would replace (a run:
+        the one at its place; a set: a joker before a 2)."""
+        wc = self.wild_cards
+        if self.is_run:
+            return (self.wild & ((1 << self._place(face)) - 1)).bit_count()  # wilds below it
+        return wc.index(JOKER) if JOKER in wc else len(wc) - 1
+
+    def _place(self, face: int) -> int:
+        """The run position where a wild card stands for natural ``face``."""
+        pos = face % NUM_RANKS
+        return pos if self.wild >> pos & 1 else ACE_HIGH_POS  # else an ace standing high
+
+    def swapped(self, face: int, cat: Catalogue) -> tuple[TableMeld, int]:
+        """The meld after natural ``face`` replaces the wild card standing for it, and that
+        wild card (:meth:`swap_index`)."""
+        wc = list(self.wild_cards)
+        taken = wc.pop(self.swap_index(face))
+        if self.is_run:
+            pos = self._place(face)
+            return TableMeld(
+                self.owner,
+                True,
+                self.key,
+                self.lo,
+                self.hi,
+                self.wild & ~(1 << pos),
+                0,
+                self.n_wild - 1,
+                cat,
+                tuple(wc),
+            ), taken
+        return TableMeld(
+            self.owner,
+            False,
+            self.key,
+            0,
+            0,
+            0,
+            self.suits + (1 << SUIT_SHIFT * (face // NUM_RANKS)),
+            self.n_wild - 1,
+            cat,
+            tuple(wc),
+        ), taken
+
+
+class GameState:
+    """Everything about one game in progress (mutated in place; ``copy()`` is cheap).
+
+    Hands are count vectors over the 53 faces; ``smask[p][s]`` is the bit mask of
+    ranks of suit ``s`` and ``rmask[p][r]`` the suit mask of rank ``r`` in
+    player ``p``'s hand (kept in step with the counts). The stock is a list with
+    its top at the end; the discard pile lists bottom to top.
+    """
+
+    __slots__ = (
+        "rules",
+        "phases",
+        "layout",
+        "cat",
+        "values",
+        "hands",
+        "nhand",
+        "smask",
+        "rmask",
+        "known",
+        "stock",
+        "discard",
+        "table",
+        "current",
+        "phase",
+        "dealer",
+        "forbidden",
+        "turn_played",
+        "played",
+        "rebuilds",
+        "seed",
+        "round",
+        "totals",
+        "round_scores",
+        "active",
+        "winner",
+        "reason",
+        "step_count",
+        "match_winner",
+        "last_result",
+        "_legal",
+        "knock_limit",
+        "upcard_stage",
+        "hands_won",
+        "must_use",
+        "opened",
+        "turn_value",
+        "turn_pure",
+        "credit",
+        "turns",
+        "wild_faces",
+        "cut",
+        "dropped",
+        "drew",
+        "buys",
+        "asked",
+        "tiles",
+        "played_tiles",
+        "passes",
+        "last_tile",
+    )
+
+    def copy(self) -> GameState:
+        c = GameState.__new__(GameState)
+        c.rules, c.layout, c.cat, c.values = self.rules, self.layout, self.cat, self.values
+        c.phases, c.wild_faces = self.phases, self.wild_faces
+        c.hands = list(map(list, self.hands))  # (a copy of each list)
+        c.nhand = self.nhand[:]
+        c.smask = list(map(list, self.smask))
+        c.rmask = list(map(list, self.rmask))
+        c.known = list(map(list, self.known))
+        c.stock = self.stock[:]
+        c.discard = self.discard[:]
+        c.table = self.table[:]
+        c.current, c.phase, c.dealer = self.current, self.phase, self.dealer
+        c.forbidden, c.turn_played = self.forbidden, self.turn_played
+        c.played = self.played[:]
+        c.rebuilds, c.seed, c.round = self.rebuilds, self.seed, self.round
+        c.totals = self.totals[:]
+        c.round_scores = self.round_scores[:]
+        c.active = self.active[:]
+        c.winner, c.reason, c.step_count = self.winner, self.reason, self.step_count
+        c.match_winner, c.last_result, c._legal = self.match_winner, self.last_result, self._legal
+        c.knock_limit, c.upcard_stage, c.hands_won = (
+            self.knock_limit,
+            self.upcard_stage,
+            self.hands_won[:],
+        )
+        c.must_use, c.opened, c.turn_value = self.must_use, self.opened[:], self.turn_value
+        c.turn_pure, c.credit, c.turns = self.turn_pure, self.credit[:], self.turns
+        c.cut, c.dropped, c.drew = self.cut, self.dropped[:], self.drew[:]
+        c.buys, c.asked = self.buys[:], self.asked
+        c.tiles, c.played_tiles, c.passes = self.tiles[:], self.played_tiles[:], self.passes
+        c.last_tile = self.last_tile
+        return c
+
+    # ------------------------------------------------------------ card moves
+    def add_cards(self, p: int, faces: Iterable[int]) -> None:
+        """Put the ``faces`` into player ``p``'s hand (the masks follow): a deal, or
+        simulators that deal hidden cards into a state (:mod:`rummy_env.determinize`)."""
+        h, smask, rmask = self.hands[p], self.smask[p], self.rmask[p]
+        n = 0
+        for f in faces:
+            if not h[f] and f < NUM_NATURAL:
+                r, su = f % NUM_RANKS, f // NUM_RANKS
+                smask[su] |= 1 << r
+                rmask[r] |= 1 << su
+            h[f] += 1
+            n += 1
+        self.nhand[p] += n
+
+    def add_card(self, p: int, f: int) -> None:
+        """Put face ``f`` into player ``p``'s hand (:meth:`add_cards`)."""
+        self.add_cards(p, (f,))
+
+    _add = add_card  # the engine's own name for it
+
+    def _remove(self, p: int, f: int) -> None:
+        h = self.hands[p]
+        h[f] -= 1
+        self.nhand[p] -= 1
+        if h[f] == 0 and f < NUM_NATURAL:
+            r, s = f % NUM_RANKS, f // NUM_RANKS
+            self.smask[p][s] &= ~(1 << r)
+            self.rmask[p][r] &= ~(1 << s)
+        # every removal is public (meld, lay-off, swap, discard): a card known to be
+        # held is assumed to be the one played, so 'known' never reveals hidden copies
+        if self.known[p][f]:
+            self.known[p][f] -= 1
+
+    def hand_cards(self, p: int) -> list[int]:
+        """Player ``p``'s cards as a sorted list of faces (copies repeated)."""
+        return [f for f, c in enumerate(self.hands[p]) for _ in range(c)]
+
+    def hand_value(self, p: int) -> int:
+        return sum(map(mul, self.hands[p], self.values))
+
+    # ------------------------------------------------------------ save/load
+    def to_dict(self) -> dict[str, Any]:
+        """The full state as JSON-able data; ``from_dict`` restores it exactly."""
+        return {
+            "rules": {  # (JSON-able: a tuple field as a list)
+                k: list(v) if isinstance(v, tuple) else v
+                for k, v in ((k, getattr(self.rules, k)) for k in self.rules.__dataclass_fields__)
+            },
+            "hands": [[card_str(f) for f in self.hand_cards(p)] for p in range(len(self.hands))],
+            "stock": [card_str(f) for f in reversed(self.stock)],
+            "discard": [card_str(f) for f in self.discard],
+            "table": [
+                {
+                    "owner": m.owner,
+                    "kind": "run" if m.is_run else "set",
+                    "cards": [card_str(f) for f in m.cards],
+                }
+                for m in self.table
+            ]
+            # Rummikub: the table is one pool of tiles, no meld its own
+            + (
+                [{"owner": None, "kind": None, "cards": counts_str(self.tiles)}]
+                if any(self.tiles)
+                else []
+            ),
+            "current_player": self.current,
+            "phase": self.phase.name.lower(),
+            "dealer": self.dealer,
+            "forbidden": card_str(self.forbidden) if self.forbidden >= 0 else None,
+            "turn_played": self.turn_played,
+            "played": list(self.played),
+            "known": [counts_str(k) for k in self.known],
+            "rebuilds": self.rebuilds,
+            "seed": self.seed,
+            "round": self.round,
+            "round_scores": list(self.round_scores),
+            "totals": list(self.totals),
+            "active": list(self.active),
+            "winner": self.winner,
+            "match_winner": self.match_winner,
+            "reason": self.reason,
+            "step_count": self.step_count,
+            "knock_limit": self.knock_limit,
+            "upcard_stage": self.upcard_stage,
+            "hands_won": list(self.hands_won),
+            "must_use": card_str(self.must_use) if self.must_use >= 0 else None,
+            "opened": list(self.opened),
+            "turn_value": self.turn_value,
+            "turn_pure": self.turn_pure,
+            "credit": list(self.credit),
+            "turns": self.turns,
+            "cut": card_str(self.cut) if self.cut >= 0 else None,
+            "dropped": [None if d < 0 else d for d in self.dropped],
+            "drew": list(self.drew),
+            "buys": list(self.buys),
+            "asked": None if self.asked < 0 else self.asked,
+            "played_tiles": counts_str(self.played_tiles),
+            "passes": self.passes,
+        }
+
+
+def card_values(rules: RuleSet, wild_rank: int = -1) -> list[int]:
+    """Value of each face left in hand (RULES.md 4: penalty values); the cards of a
+    round's ``wild_rank`` (Indian rummy's cut, 0 = aces; -1: none) count 0."""
+    return list(_card_values(rules, wild_rank))
+
+
+@cache
+def _card_values(rules: RuleSet, wild_rank: int) -> tuple[int, ...]:
+    """:func:`card_values`, with the cards of ``wild_rank`` (a round's, -1: none) worth 0."""
+    vals = []
+    for f in range(NUM_NATURAL):
+        r = f % NUM_RANKS
+        if r == rules.fixed_wild_rank:  # a wild 2 costs what a joker does
+            vals.append(rules.joker_penalty)
+        elif rules.scoring == "rummikub":  # a tile's number: 1-13
+            vals.append(r + 1)
+        elif 1 <= r <= 8 and rules.low_card_penalty:  # a 2-9 (contract rummy: 5)
+            vals.append(rules.low_card_penalty)
+        else:
+            vals.append(rules.ace_penalty if r == 0 else min(r + 1, 10))
+    vals.append(rules.joker_penalty)
+    for su in range(4) if wild_rank >= 0 else ():
+        vals[su * NUM_RANKS + wild_rank] = 0
+    return tuple(vals)
+
+
+class _Tables(NamedTuple):
+    layout: Layout
+    phases: tuple
+    cat: Catalogue
+    wild_faces: tuple[int, ...]
+    values: tuple[int, ...]
+    values_by_rank: tuple[tuple[int, ...], ...]  # with each rank wild (a cut's), 0 = aces
+
+
+def _tables(rules: RuleSet) -> _Tables:
+    """What every state of ``rules`` shares, looked up once per deal: the action layout,
+    the phase table, the meld catalogue, the wild-rank cards (wild_deuces: the four 2s, in
+    the order the engine lays them), the card values, and those with each rank wild (a
+    cut's). Found by the rule set's instance, which the table keeps alive, so a deal does
+    not hash the rule set's fields."""
+    hit = _TABLES.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    wr = rules.fixed_wild_rank
+    wild_faces = tuple(su * NUM_RANKS + wr for su in range(4)) if wr >= 0 else ()
+    by_rank = tuple(_card_values(rules, r) for r in range(NUM_RANKS))
+    found = _Tables(
+        Layout(rules),
+        phase_table(rules),
+        catalogue_for(rules),
+        wild_faces,
+        _card_values(rules, -1),
+        by_rank,
+    )
+    if len(_TABLES) >= 256:
+        _TABLES.clear()
+    _TABLES[id(rules)] = (rules, found)
+    return found
+
+
+_TABLES: dict[int, tuple[RuleSet, _Tables]] = {}
+
+
+def _blank(rules: RuleSet) -> GameState:
+    s = GameState.__new__(GameState)
+    n = rules.num_players
+    s.rules = rules
+    t = _tables(rules)
+    s.layout, s.phases, s.cat, s.wild_faces = t.layout, t.phases, t.cat, t.wild_faces
+    s.values = list(t.values)
+    s.hands = [[0] * 53 for _ in range(n)]
+    s.nhand = [0] * n
+    s.smask = [[0] * 4 for _ in range(n)]
+    s.rmask = [[0] * NUM_RANKS for _ in range(n)]
+    s.known = [[0] * 53 for _ in range(n)]
+    s.stock, s.discard, s.table = [], [], []
+    s.current, s.phase, s.dealer = 0, Phase.DRAW, n - 1
+    s.forbidden, s.turn_played = -1, False
+    s.played = [False] * n
+    s.rebuilds, s.seed, s.round = 0, 0, 0
+    s.totals = [0] * n
+    s.round_scores = [0] * n
+    s.active = [True] * n
+    s.winner, s.reason, s.step_count, s.match_winner = None, None, 0, None
+    s.last_result, s._legal = None, None
+    s.knock_limit = rules.knock_limit
+    s.upcard_stage = -1  # gin: 0 offered to the non-dealer, 1 to the dealer, 2 both passed
+    s.hands_won = [0] * n
+    s.must_use = -1  # face the next meld or lay-off must contain (D-5, D-6)
+    s.opened = [_open_from_start(rules)] * n
+    s.turn_value = 0  # opening: value melded this turn by a player not yet opened
+    s.turn_pure = False  # opening: a pure run laid this turn
+    s.credit = [0] * n  # rummy500: value melded and laid off this round
+    s.turns = 0  # turns completed this round
+    s.cut = -1  # Indian rummy: the cut card (the stock's bottom card until drawn), or -1
+    s.dropped = [-1] * n  # Indian rummy: the drop penalty of a seat that left the round
+    s.drew = [False] * n  # Indian rummy: whether the seat has drawn this round
+    s.buys = [rules.buy_limit] * n  # contract rummy: buys left this deal
+    s.asked = -1  # contract rummy: the seat asked whether it buys (Phase.BUY), or -1
+    s.tiles = [0] * NUM_FACES  # Rummikub: the table's tiles (counts per face)
+    s.played_tiles = [0] * NUM_FACES  # Rummikub: the tiles played this turn
+    s.passes = 0  # Rummikub: passes in a row since the last commit (the pool empty)
+    s.last_tile = -1  # Rummikub: the tile played last this turn (a hint for the search), or -1
+    return s
+
+
+def _open_from_start(rules: RuleSet) -> bool:
+    """Whether a player may lay off from the start of a round: not where he must first
+    open (rummy51's count) or go down with his contract (contract rummy)."""
+    return not (rules.open_points or rules.contract)  # (Rummikub: open_points, the initial meld)
+
+
+def deal_number(s: GameState) -> int:
+    """Contract rummy: the deal being played, 1-7 (``contract_deal`` + rounds played)."""
+    return s.rules.contract_deal + s.round
+
+
+def round_hand_size(rules: RuleSet, round_: int) -> int:
+    """Cards dealt to each player in round ``round_`` (0-based): ``hand_size``; in contract
+    rummy two more from deal 5 on when the match began before it (10 then 12)."""
+    size = rules.hand_size
+    if rules.contract and rules.contract_deal < 5 <= rules.contract_deal + round_:
+        size += 2
+    return size
+
+
+def _next_active(s: GameState, p: int) -> int:
+    """The next seat after ``p`` still in the match and in the round (not dropped)."""
+    n = len(s.active)
+    q = (p + 1) % n
+    while not s.active[q] or s.dropped[q] >= 0:
+        q = (q + 1) % n
+    return q
+
+
+def _previous_active(s: GameState, p: int) -> int:
+    """The seat in play before ``p`` in turn order."""
+    q = p
+    while (nxt := _next_active(s, q)) != p:
+        q = nxt
+    return q
+
+
+from rummy_env.engine.flow import phase_table  # noqa: E402
+from rummy_env.moves import Layout  # noqa: E402

@@ -1,0 +1,157 @@
+"""Basic rummy (RULES.md 4 basic) and wild-card rummy (4 wild deuces): the base game.
+
+Its ``configure`` sets every hook of :class:`~rummy_env.engine.game.Game`; the other
+variant modules change what is theirs.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from rummy_env.cards import (
+    JOKER,
+)
+from rummy_env.melds import (
+    code_faces,
+    opening_possible,
+    set_value,
+)
+
+
+def configure(rules: RuleSet, g: Game) -> None:
+    """The base every game starts from: the turn of basic rummy (draw, then melds,
+    lay-offs and swaps, then a discard), its two scorings, and a match that ends by
+    elimination or a penalty limit (penalties) or at a target (points)."""
+    g.draw = PhaseRules(_legal_draw, _apply_draw)
+    g.play = PhaseRules(_legal_play, _apply_play)
+    g.upcard = g.buy = g.game_over = PhaseRules(_nothing_legal, _apply_after_game)
+    g.score = _score_winner_takes_all if rules.scoring == "winner_takes_all" else _score_standard
+    g.penalties = rules.scoring == "standard"
+    if g.penalties:
+        g.match_over = _match_by_elimination if rules.elimination else _match_by_penalty_limit
+    else:
+        g.match_over = _match_by_target
+    g.match_bonus = None
+    g.stuck_count = GameState.hand_value
+
+
+def _opening_with_deuces(
+    s: GameState, rest: list[int], wu: int, need: int, need_pure: bool, forb: int
+) -> bool:
+    """:func:`_opening_ok`'s search with wild 2s (D-13), ``rest`` the hand less the meld's
+    naturals: the meld's ``wu`` wild cards are taken from it as :func:`_apply_meld` takes
+    them; then each 2 left plays as a natural 2 or as a wild card. The search counts wild
+    cards as jokers, so it is asked of every split of the 2s held, with no wild card in a
+    set of 2s (a 2 there is natural: :func:`opening_possible`'s ``plain_rank``); the sets of
+    2s that hold jokers are laid first (:func:`_deuce_sets_first`). A taken 2 that may not
+    be discarded plays wild with all its copies or none; wild, no wild card left counts as
+    a discard (the engine may leave that very 2)."""
+    for f in _wild_fill(s, rest, wu):
+        rest[f] -= 1
+    return _deuce_sets_first(s, rest, need, need_pure, forb)
+
+
+def _deuce_sets_first(s: GameState, rest: list[int], need: int, need_pure: bool, forb: int) -> bool:
+    """:func:`_opening_with_deuces` after its meld: with no set of 2s holding a joker laid
+    first, or with one (then again)."""
+    if _deuce_splits(s, rest, need, need_pure, forb):
+        return True
+    cat, rules = s.cat, s.rules
+    jokers = rest[JOKER]
+    two = s.rules.fixed_wild_rank
+    if not jokers:
+        return False
+    for k, wu in cat.sets_for(cat.held_code(rest, two), jokers):
+        if not wu:
+            continue  # (a set of natural 2s: the search lays those itself)
+        nat = code_faces(cat.set_shapes[k][0], two)
+        value = set_value(two, len(nat), wu, rules.ace_meld_value, rules.joker_meld_value)
+        for f in nat:
+            rest[f] -= 1
+        rest[JOKER] -= wu
+        ok = _deuce_sets_first(s, rest, need - value, need_pure, forb)
+        for f in nat:
+            rest[f] += 1
+        rest[JOKER] += wu
+        if ok:
+            return True
+    return False
+
+
+def _deuce_splits(s: GameState, rest: list[int], need: int, need_pure: bool, forb: int) -> bool:
+    """:func:`_opening_with_deuces`'s search over the splits of the 2s held into natural 2s
+    and wild cards."""
+    rules = s.rules
+    args = (rules.ace_meld_value, rules.joker_meld_value, not rules.go_out_requires_discard)
+    two = rules.fixed_wild_rank
+    deuces = [f for f in s.wild_faces if rest[f]]
+    for split in product(*(range(rest[f] + 1) for f in deuces)):
+        counts = list(rest)
+        fb = forb
+        for f, k in zip(deuces, split):
+            if f == forb and 0 < k < rest[f]:
+                break
+            counts[f] -= k
+            counts[JOKER] += k
+            if f == forb and k:
+                fb = JOKER
+        else:
+            if opening_possible(s.cat, tuple(counts), need, need_pure, fb, *args, two):
+                return True
+    return False
+
+
+def _score_standard(s: GameState, winner: int | None, rummy: bool, vals: list[int], points: int):
+    rules = s.rules
+    if rules.unopened_penalty:
+        vals = [
+            rules.unopened_penalty if s.active[p] and not s.opened[p] else v
+            for p, v in enumerate(vals)
+        ]
+    vals = [0 if p == winner else v for p, v in enumerate(vals)]
+    return list(vals), [-v for v in vals]
+
+
+def _score_winner_takes_all(
+    s: GameState, winner: int | None, rummy: bool, vals: list[int], points: int
+):
+    mult = s.rules.rummy_multiplier if rummy else 1
+    vals = [0 if p == winner else v for p, v in enumerate(vals)]
+    scores = [0] * s.rules.num_players
+    rewards = [-v * mult for v in vals]
+    scores[winner] = rewards[winner] = sum(vals) * mult
+    return scores, rewards
+
+
+def _match_by_elimination(s: GameState, winner: int | None, eliminated: list[int]) -> bool:
+    """Standard scoring with elimination: a total past the limit leaves; the last one in wins."""
+    for p in range(s.rules.num_players):
+        if s.active[p] and s.totals[p] > s.rules.penalty_limit:
+            s.active[p] = False
+            eliminated.append(p)
+    left = [p for p in range(s.rules.num_players) if s.active[p]]
+    if len(left) <= 1:
+        s.match_winner = left[0] if left else winner
+    return len(left) <= 1
+
+
+def _match_by_penalty_limit(s: GameState, winner: int | None, eliminated: list[int]) -> bool:
+    """Standard scoring (D-10): over when a total reaches the limit; the lowest total wins."""
+    over = max(s.totals) >= s.rules.penalty_limit
+    if over:
+        low = min(s.totals)
+        s.match_winner = winner if s.totals[winner] == low else s.totals.index(low)
+    return over
+
+
+from rummy_env.engine.flow import _apply_after_game, _apply_draw, _apply_play  # noqa: E402
+from rummy_env.engine.game import Game, PhaseRules  # noqa: E402
+from rummy_env.engine.legal import (  # noqa: E402
+    _legal_draw,
+    _legal_play,
+    _nothing_legal,
+    _wild_fill,  # noqa: E402
+)
+from rummy_env.engine.scoring import _match_by_target  # noqa: E402
+from rummy_env.engine.state import GameState  # noqa: E402
+from rummy_env.rules import RuleSet  # noqa: E402

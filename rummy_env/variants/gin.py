@@ -1,0 +1,213 @@
+"""Gin rummy (RULES.md 4 gin): knocking, the up-card offer, gin and undercut bonuses."""
+
+from __future__ import annotations
+
+from itertools import compress
+
+from rummy_env.cards import (
+    JOKER,
+    NUM_NATURAL,
+    NUM_RANKS,
+)
+from rummy_env.melds import (
+    deadwood,
+    deadwood_after_discard,
+    gin_showdown,
+    three_suit_ranks,
+)
+
+
+def configure(rules: RuleSet, g: Game) -> None:
+    """Knocking (no melding during play), the up-card offer, and gin's scoring with its
+    game and line bonuses."""
+    if not rules.meld_during_play:
+        g.play = PhaseRules(_legal_knock_play, _apply_play)
+    if rules.upcard_offer:
+        g.upcard = PhaseRules(_legal_upcard, _apply_upcard)
+    if rules.scoring == "gin":
+        g.score = _score_gin
+        g.match_bonus = _gin_bonuses
+        g.stuck_count = None  # the wall: a void hand
+
+
+def _legal_upcard(s: GameState) -> list[int]:
+    """gin's first up-card: take it when a draw of it would be legal (a card that must be
+    used at once, two decks), or pass."""
+    L = s.layout
+    return [L.DRAW_DISCARD, L.PASS] if L.DRAW_DISCARD in _legal_draw(s) else [L.PASS]
+
+
+def _legal_knock_play(s: GameState) -> list[int]:
+    """Play phase of a knocking game (gin): discard, or discard and knock."""
+    p = s.current
+    hand = s.hands[p]
+    forb = s.forbidden
+    L = s.layout
+    faces = list(compress(_FACES, hand))
+    cand = [f for f in faces if f != forb] if forb >= 0 else faces
+    b = L.DISCARD
+    acts = [b + f for f in cand]
+    limit = s.knock_limit
+    vals = s.values
+    rules = s.rules
+    if rules.decks == 1:  # one of each face
+        total = sum(map(vals.__getitem__, faces))
+    else:
+        total = sum(vals[f] * hand[f] for f in faces)
+    exact = rules.ace_high or rules.ace_penalty != 1  # the bound assumes aces low, worth 1
+    # Lower bound first: cards that sit in no possible meld are deadwood for sure.
+    cover, drop = (0, 0) if exact else _knock_cover(s, p, cand)
+    if exact or total - drop - cover <= limit:
+        after = deadwood_after_discard(hand, vals, rules.ace_high)
+        acts += [L.KNOCK + f for f in cand if after[f] <= limit]
+    if (
+        rules.big_gin_bonus
+        and (exact or total - cover <= 0)
+        and deadwood(hand, vals, rules.ace_high) == 0
+    ):
+        acts.append(L.KNOCK + NUM_NATURAL)
+    return acts
+
+
+def _knock_cover(s: GameState, p: int, cand: list[int]) -> tuple[int, int]:
+    """``(cover, drop)`` for the knock bound of player ``p`` (aces low, worth 1): no
+    discard of ``cand`` leaves less deadwood than the hand's value minus ``cover`` and
+    ``drop``. ``cover``: the value of the cards that lie in some set or run of 3+;
+    ``drop``: the most a discard outside those cards takes away (a covered discard
+    takes its value off ``cover`` too). With several decks (copies): ``cover`` counts
+    a card for its sets and its runs, and ``drop`` is the highest discard."""
+    smask = s.smask[p]
+    vals = s.values
+    if s.rules.decks > 1:
+        cover = 0
+        for r, rm in enumerate(s.rmask[p]):
+            if rm.bit_count() >= 3:
+                cover += vals[r] * rm.bit_count()
+        for m in smask:
+            cover += _RANK_VALUES[_RUN_COVER[m]]
+        return cover, max(vals[f] for f in cand)
+    a, b, c, d = smask
+    three = three_suit_ranks(a, b, c, d)
+    rc, rv, tv = _RUN_COVER, _RANK_VALUES, _TOP_VALUE
+    ca, cb, cc, cd = rc[a] | a & three, rc[b] | b & three, rc[c] | c & three, rc[d] | d & three
+    cover = rv[ca] + rv[cb] + rv[cc] + rv[cd]
+    # the highest card outside the covered ones among the candidates (all held cards but
+    # the forbidden one): per suit, the table of a mask's highest value (unrolled: hot path)
+    fa, fb, fc, fd = a & ~ca, b & ~cb, c & ~cc, d & ~cd
+    forb = s.forbidden
+    if 0 <= forb < JOKER:
+        bit = ~(1 << forb % NUM_RANKS)
+        su = forb // NUM_RANKS
+        if su == 0:
+            fa &= bit
+        elif su == 1:
+            fb &= bit
+        elif su == 2:
+            fc &= bit
+        else:
+            fd &= bit
+    drop = max(tv[fa], tv[fb], tv[fc], tv[fd])
+    if s.hands[p][JOKER] > (forb == JOKER):  # a joker among the candidates
+        drop = max(drop, vals[JOKER])
+    return cover, drop
+
+
+def _run_cover(mask: int) -> int:
+    """The ranks of ``mask`` lying in a run of 3+ (aces low)."""
+    below, above = mask << 1, mask >> 1  # bit r: rank r - 1 held; rank r + 1 held
+    return mask & (below & (mask << 2) | below & above | above & (mask >> 2))
+
+
+_RUN_COVER = [_run_cover(m) for m in range(1 << NUM_RANKS)]
+
+
+# value (ace 1, faces 10) of the ranks of a suit mask
+_RANK_VALUES = [
+    sum(min(r + 1, 10) for r in range(NUM_RANKS) if m >> r & 1) for m in range(1 << NUM_RANKS)
+]
+
+
+# value of the highest rank of a suit mask (0 for none)
+_TOP_VALUE = [min(m.bit_length(), 10) for m in range(1 << NUM_RANKS)]
+
+
+def _apply_upcard(s: GameState, p: int, a: int) -> bool:
+    """gin's up-card: take it (a draw) or pass (to the dealer, then the non-dealer draws
+    from the stock)."""
+    if a != s.layout.PASS:
+        return _apply_draw(s, p, a)
+    if s.upcard_stage == 0:
+        s.current = s.dealer
+        s.upcard_stage = 1
+    else:
+        s.current = _next_active(s, s.dealer)
+        s.upcard_stage = 2  # the non-dealer must draw from the stock
+        s.phase = _DRAW
+    return False
+
+
+def _apply_discard_knock(s: GameState, p: int, a: int) -> bool:
+    L = s.layout
+    rules = s.rules
+    if a < L.KNOCK:  # discard
+        f = a - L.DISCARD
+        s._remove(p, f)
+        s.discard.append(f)
+        if s.nhand[p] == 0:
+            return _end_round(s, p, "went_out")
+        if rules.wall and len(s.stock) <= rules.wall:
+            return _end_stuck_round(s, "wall")
+        return _end_turn(s, p)
+    # knock
+    f = a - L.KNOCK
+    if f < NUM_NATURAL:
+        s._remove(p, f)
+        s.discard.append(f)
+    q = _next_active(s, p)
+    res = gin_showdown(
+        s.hands[p],
+        s.hands[q],
+        s.values,
+        s.knock_limit,
+        rules.gin_bonus,
+        rules.undercut_bonus,
+        rules.big_gin_bonus,
+        rules.ace_high,
+    )
+    winner = p if res["points"] > 0 else q
+    return _end_round(s, winner, res["kind"], abs(res["points"]), res)
+
+
+# One function per RuleSet.scoring: (state, winner, rummy, hand values, knock points) ->
+# (scores added to the totals, rewards), and one per way a match ends.
+def _score_gin(s: GameState, winner: int | None, rummy: bool, vals: list[int], points: int):
+    n = s.rules.num_players
+    scores, rewards = [0] * n, [0] * n
+    if winner is not None:  # None: a void hand (the wall)
+        scores[winner] = points
+        s.hands_won[winner] += 1
+        rewards = [points if p == winner else -points for p in range(n)]
+    return scores, rewards
+
+
+def _gin_bonuses(s: GameState, rewards: list[int]) -> list[int]:
+    """Gin match end: the game bonus to the winner, the line bonus per hand won to both (zero-sum)."""
+    n = s.rules.num_players
+    bonus = [s.rules.line_bonus * s.hands_won[p] for p in range(n)]
+    bonus[s.match_winner] += s.rules.game_bonus
+    for p in range(n):
+        rewards[p] += bonus[p] - sum(bonus[q] for q in range(n) if q != p)
+    return bonus
+
+
+from rummy_env.engine.flow import (  # noqa: E402
+    _apply_draw,
+    _apply_play,  # noqa: E402
+    _end_stuck_round,
+    _end_turn,
+)
+from rummy_env.engine.game import Game, PhaseRules  # noqa: E402
+from rummy_env.engine.legal import _FACES, _legal_draw  # noqa: E402
+from rummy_env.engine.scoring import _end_round  # noqa: E402
+from rummy_env.engine.state import _DRAW, GameState, _next_active  # noqa: E402
+from rummy_env.rules import RuleSet  # noqa: E402

@@ -1,0 +1,168 @@
+"""Indian rummy (RULES.md 4 indian): the cut wild rank, drops, declaring, the pool."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import compress
+
+from rummy_env.cards import (
+    JOKER,
+    NUM_RANKS,
+    card_str,
+)
+from rummy_env.melds import (
+    run3_bits,
+    show_arrangement,
+    show_discards,
+)
+
+
+def configure(rules: RuleSet, g: Game) -> None:
+    """Drops before the draw, declaring instead of going out, and the pool scoring."""
+
+    if rules.scoring != "indian":
+        return
+    g.draw = PhaseRules(_legal_indian_draw, _apply_indian_draw)
+    g.play = PhaseRules(_legal_declare_play, _apply_declare_play)
+    g.score = _score_indian
+    g.penalties = True
+    g.match_over = _match_by_elimination if rules.elimination else _match_by_penalty_limit
+    g.stuck_count = _indian_count
+
+
+def _set_cut(s: GameState, cut: int) -> None:
+    """Indian rummy: the round's cut card, its wild rank (aces for a joker) and the card
+    values (a wild card counts 0)."""
+    s.cut = cut
+    rank = 0 if cut == JOKER else cut % NUM_RANKS
+    s.wild_faces = tuple(su * NUM_RANKS + rank for su in range(4))
+    s.values = list(_tables(s.rules).values_by_rank[rank])
+
+
+def _legal_indian_draw(s: GameState) -> list[int]:
+    """Draw phase of Indian rummy: the stock or the top discard, or drop (leave the round)."""
+    L = s.layout
+    acts = _legal_draw(s)
+    return [*acts, L.DROP] if L.size > L.DROP else acts
+
+
+def _apply_indian_draw(s: GameState, p: int, a: int) -> bool:
+    L = s.layout
+    if a == L.DROP:
+        first, middle = s.rules.drop_penalties
+        s.dropped[p] = middle if s.drew[p] else first
+        left = [q for q in range(len(s.active)) if s.active[q] and s.dropped[q] < 0]
+        if len(left) == 1:
+            return _end_round(s, left[0], "dropped")
+        return _end_turn(s, p)
+    # the cut card lies face up at the bottom of the stock: whoever draws it is seen to
+    last_cut = a == L.DRAW_STOCK and s.rebuilds == 0 and len(s.stock) == 1 and s.cut >= 0
+    s.drew[p] = True
+    ended = _apply_draw(s, p, a)
+    if last_cut:
+        s.known[p][s.cut] += 1
+    return ended
+
+
+def _legal_declare_play(s: GameState) -> list[int]:
+    """Play phase of Indian rummy: discard a card, or declare with it (the other 13 cards
+    in melds, two runs one pure); never the card taken from the discard pile."""
+    p = s.current
+    forb = s.forbidden
+    faces = [f for f in compress(_FACES, s.hands[p]) if f != forb]
+    b, d = s.layout.DISCARD, s.layout.DECLARE
+    return [b + f for f in faces] + [d + f for f in _declarable(s, p, faces)]
+
+
+def _apply_declare_play(s: GameState, p: int, a: int) -> bool:
+    L = s.layout
+    if a < L.DECLARE:
+        return _apply_discard_knock(s, p, a)
+    f = a - L.DECLARE
+    s._remove(p, f)
+    s.discard.append(f)
+    found = show_arrangement(s.cat, s.hands[p], s.wild_faces, None, 0)
+    melds = found[1] if found else []
+    return _end_round(s, p, "declared", 0, {"declarer_melds": melds})
+
+
+def _declarable(s: GameState, p: int, faces: list[int]) -> list[int]:
+    """The faces among ``faces`` whose discard leaves player ``p`` a valid show: every
+    other card in melds, at least two runs, one pure (D-14). A quick exit first: a pure
+    run needs three neighbouring naturals of a suit."""
+    a, b, c, d = s.smask[p]
+    if not run3_bits(a | b << 13 | c << 26 | d << 39, s.cat.ace_high):
+        return []
+    found = show_discards(s.cat, s.hands[p], s.wild_faces)
+    return [f for f in faces if f in found]
+
+
+def _indian_count(s: GameState, p: int) -> int:
+    """What player ``p`` pays in Indian rummy: his drop penalty, or his cards counted
+    (D-14: outside his melds when he can show two runs, one pure; else all of them),
+    capped at ``penalty_cap``."""
+    if s.dropped[p] >= 0:
+        return s.dropped[p]
+    total = s.hand_value(p)
+    found = show_arrangement(s.cat, s.hands[p], s.wild_faces, s.values, total)
+    count = total if found is None else found[0]
+    cap = s.rules.penalty_cap
+    return min(count, cap) if cap else count
+
+
+def _score_indian(s: GameState, winner: int | None, rummy: bool, vals: list[int], points: int):
+    """D-15: each loser pays his count (or drop penalty) to the winner; the totals hold
+    the counts as penalties."""
+    n = s.rules.num_players
+    scores = [_indian_count(s, p) if s.active[p] and p != winner else 0 for p in range(n)]
+    rewards = [-v for v in scores]
+    if winner is not None:
+        rewards[winner] = sum(scores)
+    return scores, rewards
+
+
+def _check_drops(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """Indian rummy's drops, in every phase: a drop penalty of the rules, by an active seat;
+    while the round is in play, the player to act and at least one other still in it
+    (every other preset: no drops at all)."""
+    drops = s.rules.drop_penalties
+    over = s.phase == Phase.GAME_OVER  # (the match's last round may eliminate a dropped seat)
+    for p, d in enumerate(s.dropped):
+        if d >= 0 and (d not in drops or not any(drops) or not (over or s.active[p])):
+            fail(
+                f"dropped[{p}]",
+                f"={d}",
+                f"None, or one of drop_penalties={drops} for an active seat "
+                "(no drops when they are (0, 0))",
+            )
+    if over:
+        return
+    if s.dropped[s.current] >= 0:
+        fail("current_player", f"={s.current} has dropped", "a seat still in the round")
+    if sum(1 for p, d in enumerate(s.dropped) if d < 0 and s.active[p]) < 2:
+        fail(
+            "dropped", f"={s.dropped}", "at least two seats still in the round while it is in play"
+        )
+
+
+def _check_indian(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """Indian rummy's fields of a round in play: draws and the cut card."""
+    rules = s.rules
+    if rules.scoring != "indian" and any(s.drew):
+        fail("drew", f"={s.drew}", "all False: draws are tracked in Indian rummy only")
+    if s.cut >= 0 and s.rebuilds == 0 and s.stock and s.stock[0] != s.cut:
+        fail(
+            "cut",
+            f"={card_str(s.cut)} with the stock's bottom card {card_str(s.stock[0])}",
+            "the bottom card of the stock until it is drawn",
+        )
+
+
+from rummy_env.engine.flow import _apply_draw, _end_turn  # noqa: E402
+from rummy_env.engine.game import Game, PhaseRules  # noqa: E402
+from rummy_env.engine.legal import _FACES, _legal_draw  # noqa: E402
+from rummy_env.engine.scoring import _end_round  # noqa: E402
+from rummy_env.engine.state import GameState, Phase, _tables  # noqa: E402
+from rummy_env.rules import RuleSet  # noqa: E402
+from rummy_env.variants.basic import _match_by_elimination, _match_by_penalty_limit  # noqa: E402
+from rummy_env.variants.gin import _apply_discard_knock  # noqa: E402

@@ -1,0 +1,12 @@
+"""Rummy 51 (RULES.md 4 rummy51): opening with 51 points and a pure run, the penalty for
+not having opened, a match to a penalty limit."""
+
+from __future__ import annotations
+
+from rummy_env.engine.game import Game
+from rummy_env.rules import RuleSet
+
+
+def configure(rules: RuleSet, g: Game) -> None:
+    """Rummy 51 plays basic's turn and scoring; its opening count and unopened penalty are
+    rule options the core reads."""
