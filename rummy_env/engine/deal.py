@@ -66,16 +66,14 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
             hands[p] = dealt[i::k]
         discard = [pack.pop()] if rules.upcard else []
         stock = pack  # top at the end
-        if rules.wild_rank == "cut":  # the top card turned and put at the bottom
-            stock.insert(0, stock.pop())
     else:
         hands, discard, stock = deal["hands"], deal["discard"], list(deal["stock"])
     for p in range(n):
         s.add_cards(p, hands[p])
     s.discard = list(discard)
     s.stock = stock
-    if rules.wild_rank == "cut":
-        _set_cut(s, s.stock[0])
+    if s.game.on_deal is not None:
+        s.game.on_deal(s, deal is None)
     s.current = _next_active(s, dealer)
     s.phase = Phase.DRAW
     s._legal = None
@@ -295,4 +293,3 @@ from rummy_env.engine.state import (  # noqa: E402
     _open_from_start,
     round_hand_size,
 )
-from rummy_env.variants.indian import _set_cut  # noqa: E402

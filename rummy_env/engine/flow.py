@@ -65,8 +65,8 @@ def _apply_play(s: GameState, p: int, a: int) -> bool:
     """Play phase: a meld, lay-off or joker swap (the turn goes on), or a discard or knock."""
     L = s.layout
     if a >= L.DISCARD:
-        return _apply_discard_knock(s, p, a)
-    rules = s.rules
+        return _apply_discard(s, p, a) if a < L.KNOCK else s.game.knock(s, p, a)
+    on_meld = s.game.on_meld
     if a < L.LAYOFF:
         _apply_meld(s, p, a - L.MELD)
     elif a < L.SWAP:
@@ -79,8 +79,8 @@ def _apply_play(s: GameState, p: int, a: int) -> bool:
         new = m.laid_off(k, s.cat, f)
         s.table[mi] = new
         s.turn_played = True
-        if rules.scoring == "rummy500":  # lay-off credit goes to the player laying off
-            s.credit[p] += _meld_value(new, rules) - _meld_value(m, rules)
+        if on_meld is not None:
+            on_meld(s, p, new, m)
     else:
         mi, f = divmod(a - L.SWAP, NUM_NATURAL)
         m = s.table[mi]
@@ -90,8 +90,8 @@ def _apply_play(s: GameState, p: int, a: int) -> bool:
         s.known[p][taken] += 1
         s.table[mi] = new
         s.turn_played = True
-        if rules.scoring == "rummy500":
-            s.credit[p] += _meld_value(new, rules) - _meld_value(m, rules)
+        if on_meld is not None:
+            on_meld(s, p, new, m)
     s.must_use = -1
     if s.nhand[p] == 0:
         return _end_round(s, p, "went_out")
@@ -115,6 +115,19 @@ def _meld_value(m: TableMeld, rules: RuleSet) -> int:
     return set_value(
         m.key, len(m.cards) - m.n_wild, m.n_wild, rules.ace_meld_value, rules.joker_meld_value
     )
+
+
+def _apply_discard(s: GameState, p: int, a: int) -> bool:
+    """A discard ends the turn (or the round: out, or the gin wall reached)."""
+    f = a - s.layout.DISCARD
+    s._remove(p, f)
+    s.discard.append(f)
+    if s.nhand[p] == 0:
+        return _end_round(s, p, "went_out")
+    wall = s.rules.wall
+    if wall and len(s.stock) <= wall:
+        return _end_stuck_round(s, "wall")
+    return _end_turn(s, p)
 
 
 def _apply_meld(s: GameState, p: int, mid: int) -> None:
@@ -147,18 +160,14 @@ def _apply_meld(s: GameState, p: int, mid: int) -> None:
         s.table.append(TableMeld(p, True, su, lo, hi, wild, 0, nw, cat, tuple(fill)))
     s.turn_played = True
     rules = s.rules
-    if rules.scoring == "rummy500" or not s.opened[p]:
-        m = s.table[-1]
-        v = _meld_value(m, rules)
-        if rules.scoring == "rummy500":
-            s.credit[p] += v
-        if not s.opened[p]:
-            s.turn_value += v
-            s.turn_pure = s.turn_pure or (m.is_run and not m.n_wild)
-            if rules.contract:  # down with the whole contract
-                s.opened[p] = _contract_left(s, p) == (0, 0)
-            elif s.turn_value >= rules.open_points and (s.turn_pure or not rules.open_pure_run):
-                s.opened[p] = True
+    game = s.game
+    m = s.table[-1]
+    if game.on_meld is not None:
+        game.on_meld(s, p, m, None)
+    if not s.opened[p]:
+        s.turn_value += _meld_value(m, rules)
+        s.turn_pure = s.turn_pure or (m.is_run and not m.n_wild)
+        s.opened[p] = game.opened_by(s, p)
 
 
 def _end_turn(s: GameState, p: int) -> bool:
@@ -182,7 +191,7 @@ def _begin_draw(s: GameState) -> bool:
 
     Returns True when the round ended."""
     rules = s.rules
-    if s.stock or rules.scoring == "rummikub":  # (Rummikub: an empty pool, players pass)
+    if s.stock or not s.game.discard_pile:  # (Rummikub: an empty pool, players pass)
         return False
     if rules.empty_stock == "end_round":
         return False  # the player digs or ends the round (EndRound)
@@ -208,7 +217,7 @@ def _end_stuck_round(s: GameState, reason: str) -> bool:
     """End a round nobody went out of (D-8; also the gin wall and rummy500's EndRound,
     under any scoring): the lowest hand wins, ties to the player to act and then the
     nearest after him in turn order; rummy500 scores as it stands, gin is void."""
-    count = game_of(s.rules).stuck_count
+    count = s.game.stuck_count
     if count is None:
         return _end_round(s, None, reason)
     best, bv = s.current, count(s, s.current)
@@ -255,8 +264,4 @@ from rummy_env.engine.state import (  # noqa: E402
     Phase,
     TableMeld,
     _next_active,
-)
-from rummy_env.variants.contract import _contract_left  # noqa: E402
-from rummy_env.variants.gin import (  # noqa: E402
-    _apply_discard_knock,
 )

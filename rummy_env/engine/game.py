@@ -44,7 +44,19 @@ class Game:
     * ``match_bonus(state, rewards) -> bonuses`` or None: paid when the match ends;
     * ``stuck_count(state, seat) -> int`` or None: the count that decides a round nobody
       went out of (lowest wins, D-8); None: such a round is void (scored as it stands);
-    * ``penalties``: whether the totals are penalties (lowest best).
+    * ``penalties``: whether the totals are penalties (lowest best);
+    * ``opening_ok(state, seat, naturals, wilds, value, pure, forbidden, meld=None) -> bool``:
+      whether a seat not yet opened can still complete its opening this turn after this
+      meld (``meld()`` makes it; None: nothing laid yet, whether the whole hand can);
+    * ``opened_by(state, seat) -> bool``: whether the melds laid this turn open the seat;
+    * ``opens_at_once``: the opening is laid whole in one turn, and nothing else is melded
+      after it (contract rummy: the contract, and no new melds once down);
+    * ``no_final_discard(state) -> bool``: whether going out must be without a discard;
+    * ``on_meld(state, seat, new, old)`` or None: a meld laid (``old`` None) or grown;
+    * ``knock(state, seat, action) -> bool`` or None: a knock ends the round;
+    * ``on_deal(state, shuffled)`` or None: after the cards are dealt (``shuffled``: not
+      a crafted deal);
+    * ``discard_pile``: whether the game has one (else: no rebuild, no crafted discards).
     """
 
     __slots__ = (
@@ -58,6 +70,14 @@ class Game:
         "match_bonus",
         "stuck_count",
         "penalties",
+        "opening_ok",
+        "opened_by",
+        "opens_at_once",
+        "no_final_discard",
+        "on_meld",
+        "knock",
+        "on_deal",
+        "discard_pile",
     )
 
     def phases(self) -> tuple[PhaseRules, ...]:

@@ -3,7 +3,6 @@ of the play phase, with the no-dead-end checks (DESIGN.md invariant 2)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import compress
 from typing import Any
 
@@ -18,7 +17,6 @@ from rummy_env.melds import (
     SUIT_SHIFT,
     code_faces,
     code_size,
-    opening_possible,
     run3_bits,
     run_face,
     run_value,
@@ -135,44 +133,6 @@ def _draw_discard(s: GameState, p: int, d: int) -> None:
     s.upcard_stage = -1
 
 
-def _opening_ok(
-    s: GameState,
-    p: int,
-    nat,
-    wu: int,
-    value: int,
-    pure: bool,
-    forb: int,
-    meld: Callable[[], TableMeld] | None = None,
-) -> bool:
-    """Whether the opening (contract rummy: the contract) can still be completed this turn
-    after this meld (``nat`` and ``wu`` wild cards; ``meld()`` makes it; None: nothing laid
-    yet, whether the whole hand can)."""
-    rules = s.rules
-    if rules.contract:
-        return _contract_ok(s, p, nat, wu, meld, forb)
-    need = rules.open_points - s.turn_value - value
-    need_pure = rules.open_pure_run and not s.turn_pure and not pure
-    if need <= 0 and not need_pure:
-        return True
-    rest = list(s.hands[p])
-    for f in nat:
-        rest[f] -= 1
-    if s.wild_faces:
-        return _opening_with_deuces(s, rest, wu, need, need_pure, forb)
-    rest[JOKER] -= wu
-    return opening_possible(
-        s.cat,
-        tuple(rest),
-        need,
-        need_pure,
-        forb,
-        rules.ace_meld_value,
-        rules.joker_meld_value,
-        not rules.go_out_requires_discard,
-    )
-
-
 def discard_only(s: GameState) -> list[int] | None:
     """The faces the player to act may discard (ascending), when a quick test shows
     that discarding is all he may do (play phase of a game with melding during play);
@@ -190,10 +150,14 @@ def discard_only(s: GameState) -> list[int] | None:
         return None
     a, b, c, d = s.smask[p]
     if not s.opened[p]:
-        if not s.rules.contract or s.turn_value or _opening_ok(s, p, (), 0, 0, False, s.forbidden):
+        if (
+            not s.game.opens_at_once
+            or s.turn_value
+            or s.game.opening_ok(s, p, (), 0, 0, False, s.forbidden)
+        ):
             return None
     else:
-        if hand[JOKER] or (_no_final_discard(s) and s.nhand[p] == 1):
+        if hand[JOKER] or (s.game.no_final_discard(s) and s.nhand[p] == 1):
             return None
         for f in s.wild_faces:
             if hand[f]:
@@ -334,16 +298,17 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     av, jv = rules.ace_meld_value, rules.joker_meld_value
     acts: list[int] = []
     # --- melds: sets then runs (ids ascend in this order)
-    may_meld = not (opened and rules.contract)  # contract rummy: no new melds once down
+    opens_at_once = s.game.opens_at_once
+    may_meld = not (opened and opens_at_once)  # contract rummy: no new melds once down
     # contract rummy, going down: the contract search judges what each meld leaves
-    going_down = rules.contract and not opened
+    going_down = opens_at_once and not opened
     if not opened:
         if rules.open_pure_run and not s.turn_pure:
             # no opening without a pure run of three in hand
             a, b, c, d = s.smask[p]
             may_meld = bool(run3_bits(a | b << 13 | c << 26 | d << 39, cat.ace_high))
         # no meld is legal unless the whole hand can still complete the opening
-        may_meld = may_meld and _opening_ok(s, p, (), 0, 0, False, forb)
+        may_meld = may_meld and s.game.opening_ok(s, p, (), 0, 0, False, forb)
     rmask = s.rmask[p]
     nshapes = len(cat.set_shapes)
     shapes = cat.set_shapes
@@ -402,7 +367,7 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                     def meld(r=r, code=code, wu=wu) -> TableMeld:
                         return TableMeld(p, False, r, 0, 0, 0, code, wu, cat)
 
-                    if not _opening_ok(s, p, nat, wu, value, False, forb, meld):
+                    if not s.game.opening_ok(s, p, nat, wu, value, False, forb, meld):
                         continue
                 if first_meld:
                     return [base + r * nshapes + k]
@@ -461,13 +426,13 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                 def meld(su=su, lo=lo, hi=hi, wild=wild) -> TableMeld:
                     return TableMeld.run(p, su, lo, hi, wild, cat)
 
-                if not _opening_ok(s, p, nat, wu, value, wu == 0, forb, meld):
+                if not s.game.opening_ok(s, p, nat, wu, value, wu == 0, forb, meld):
                     continue
             if first_meld:
                 return [base + su * nseg + k]
             acts.append(base + su * nseg + k)
     # --- lay-offs and swaps (only once opened, D-7)
-    last7 = _no_final_discard(s)
+    last7 = s.game.no_final_discard(s)
     if s.table and opened:
         lw = L.layoff_width
         rest = n - 1
@@ -556,5 +521,3 @@ _FACES = range(53)  # compress(_FACES, hand): the faces held, ascending
 
 
 from rummy_env.engine.state import _PLAY, GameState, TableMeld  # noqa: E402
-from rummy_env.variants.basic import _opening_with_deuces  # noqa: E402
-from rummy_env.variants.contract import _contract_ok, _no_final_discard  # noqa: E402

@@ -522,7 +522,7 @@ def _check_state(s: GameState) -> None:
                 f"{value}, {pure}: the value of the melds laid this turn by the player to act, who "
                 "has not opened, and whether one is a pure run",
             )
-        if mine and not _opening_ok(s, s.current, (), 0, 0, False, s.forbidden):
+        if mine and not s.game.opening_ok(s, s.current, (), 0, 0, False, s.forbidden):
             fail(
                 f"hands[{s.current}]",
                 f"={counts_str(s.hands[s.current])} cannot complete the opening begun this turn",
@@ -601,7 +601,6 @@ def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None
 
 from rummy_env.engine.deal import _card_list, _pack_counts, _pack_text, _parse, _short  # noqa: E402
 from rummy_env.engine.flow import _meld_value  # noqa: E402
-from rummy_env.engine.legal import _opening_ok  # noqa: E402
 from rummy_env.engine.scoring import PENALTY_SCORING  # noqa: E402
 from rummy_env.engine.state import (  # noqa: E402
     GameState,

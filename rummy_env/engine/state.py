@@ -283,6 +283,7 @@ class GameState:
     __slots__ = (
         "rules",
         "phases",
+        "game",
         "layout",
         "cat",
         "values",
@@ -336,7 +337,7 @@ class GameState:
     def copy(self) -> GameState:
         c = GameState.__new__(GameState)
         c.rules, c.layout, c.cat, c.values = self.rules, self.layout, self.cat, self.values
-        c.phases, c.wild_faces = self.phases, self.wild_faces
+        c.phases, c.game, c.wild_faces = self.phases, self.game, self.wild_faces
         c.hands = list(map(list, self.hands))  # (a copy of each list)
         c.nhand = self.nhand[:]
         c.smask = list(map(list, self.smask))
@@ -498,6 +499,7 @@ def _card_values(rules: RuleSet, wild_rank: int) -> tuple[int, ...]:
 class _Tables(NamedTuple):
     layout: Layout
     phases: tuple
+    game: Game
     cat: Catalogue
     wild_faces: tuple[int, ...]
     values: tuple[int, ...]
@@ -506,7 +508,7 @@ class _Tables(NamedTuple):
 
 def _tables(rules: RuleSet) -> _Tables:
     """What every state of ``rules`` shares, looked up once per deal: the action layout,
-    the phase table, the meld catalogue, the wild-rank cards (wild_deuces: the four 2s, in
+    the phase table, the game's hooks, the meld catalogue, the wild-rank cards (wild_deuces: the four 2s, in
     the order the engine lays them), the card values, and those with each rank wild (a
     cut's). Found by the rule set's instance, which the table keeps alive, so a deal does
     not hash the rule set's fields."""
@@ -519,6 +521,7 @@ def _tables(rules: RuleSet) -> _Tables:
     found = _Tables(
         Layout(rules),
         phase_table(rules),
+        game_of(rules),
         catalogue_for(rules),
         wild_faces,
         _card_values(rules, -1),
@@ -539,6 +542,7 @@ def _blank(rules: RuleSet) -> GameState:
     s.rules = rules
     t = _tables(rules)
     s.layout, s.phases, s.cat, s.wild_faces = t.layout, t.phases, t.cat, t.wild_faces
+    s.game = t.game
     s.values = list(t.values)
     s.hands = [[0] * 53 for _ in range(n)]
     s.nhand = [0] * n
@@ -614,4 +618,5 @@ def _previous_active(s: GameState, p: int) -> int:
 
 
 from rummy_env.engine.flow import phase_table  # noqa: E402
+from rummy_env.engine.game import Game, game_of  # noqa: E402
 from rummy_env.moves import Layout  # noqa: E402

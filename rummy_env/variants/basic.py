@@ -6,16 +6,31 @@ variant modules change what is theirs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import product
 
 from rummy_env.cards import (
     JOKER,
+)
+from rummy_env.engine.flow import _apply_after_game, _apply_draw, _apply_play
+from rummy_env.engine.game import Game, PhaseRules
+from rummy_env.engine.legal import (
+    _legal_draw,
+    _legal_play,
+    _nothing_legal,
+    _wild_fill,
+)
+from rummy_env.engine.scoring import _match_by_target
+from rummy_env.engine.state import (
+    GameState,
+    TableMeld,
 )
 from rummy_env.melds import (
     code_faces,
     opening_possible,
     set_value,
 )
+from rummy_env.rules import RuleSet
 
 
 def configure(rules: RuleSet, g: Game) -> None:
@@ -33,6 +48,57 @@ def configure(rules: RuleSet, g: Game) -> None:
         g.match_over = _match_by_target
     g.match_bonus = None
     g.stuck_count = GameState.hand_value
+    g.opening_ok = _opening_ok
+    g.opened_by = _opened_by
+    g.opens_at_once = False
+    g.no_final_discard = _never
+    g.on_meld = g.knock = g.on_deal = None
+    g.discard_pile = True
+
+
+def _opened_by(s: GameState, p: int) -> bool:
+    """An opening count (rummy51: 51) reached, with a pure run where one is required."""
+    rules = s.rules
+    return s.turn_value >= rules.open_points and (s.turn_pure or not rules.open_pure_run)
+
+
+def _never(s: GameState) -> bool:
+    return False
+
+
+def _opening_ok(
+    s: GameState,
+    p: int,
+    nat,
+    wu: int,
+    value: int,
+    pure: bool,
+    forb: int,
+    meld: Callable[[], TableMeld] | None = None,
+) -> bool:
+    """Whether the opening count (and pure run) can still be reached this turn after this
+    meld (``nat`` and ``wu`` wild cards); the hook ``Game.opening_ok``."""
+    rules = s.rules
+    need = rules.open_points - s.turn_value - value
+    need_pure = rules.open_pure_run and not s.turn_pure and not pure
+    if need <= 0 and not need_pure:
+        return True
+    rest = list(s.hands[p])
+    for f in nat:
+        rest[f] -= 1
+    if s.wild_faces:
+        return _opening_with_deuces(s, rest, wu, need, need_pure, forb)
+    rest[JOKER] -= wu
+    return opening_possible(
+        s.cat,
+        tuple(rest),
+        need,
+        need_pure,
+        forb,
+        rules.ace_meld_value,
+        rules.joker_meld_value,
+        not rules.go_out_requires_discard,
+    )
 
 
 def _opening_with_deuces(
@@ -142,16 +208,3 @@ def _match_by_penalty_limit(s: GameState, winner: int | None, eliminated: list[i
         low = min(s.totals)
         s.match_winner = winner if s.totals[winner] == low else s.totals.index(low)
     return over
-
-
-from rummy_env.engine.flow import _apply_after_game, _apply_draw, _apply_play  # noqa: E402
-from rummy_env.engine.game import Game, PhaseRules  # noqa: E402
-from rummy_env.engine.legal import (  # noqa: E402
-    _legal_draw,
-    _legal_play,
-    _nothing_legal,
-    _wild_fill,  # noqa: E402
-)
-from rummy_env.engine.scoring import _match_by_target  # noqa: E402
-from rummy_env.engine.state import GameState  # noqa: E402
-from rummy_env.rules import RuleSet  # noqa: E402

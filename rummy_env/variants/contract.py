@@ -10,12 +10,23 @@ from rummy_env.cards import (
     JOKER,
     NUM_RANKS,
 )
+from rummy_env.engine.flow import _apply_draw
+from rummy_env.engine.game import Game, PhaseRules
+from rummy_env.engine.legal import _legal_draw
+from rummy_env.engine.state import (
+    GameState,
+    Phase,
+    TableMeld,
+    _next_active,
+    _previous_active,
+    deal_number,
+)
 from rummy_env.melds import (
     ACE_HIGH_POS,
     Catalogue,
     code_faces,
 )
-from rummy_env.rules import CONTRACTS
+from rummy_env.rules import CONTRACTS, RuleSet
 
 
 def configure(rules: RuleSet, g: Game) -> None:
@@ -23,6 +34,10 @@ def configure(rules: RuleSet, g: Game) -> None:
     if not rules.contract:
         return
     g.match_over = _match_by_deals
+    g.opening_ok = _opening_ok
+    g.opened_by = _down
+    g.opens_at_once = True
+    g.no_final_discard = _no_final_discard
 
     if rules.buy_limit:
         g.draw = PhaseRules(_legal_draw, _apply_contract_draw)
@@ -66,6 +81,16 @@ def _contract_ok(
         table = s.table if new is None else [*s.table, new]
         accepts = frozenset(f for m in table for f in m.accepts.values())
     return _contract_search(s.cat, tuple(rest), sets, runs, forb, accepts)
+
+
+def _opening_ok(s: GameState, p: int, nat, wu: int, value: int, pure: bool, forb: int, meld=None):
+    """``Game.opening_ok``: the rest of the contract can still be laid this turn."""
+    return _contract_ok(s, p, nat, wu, meld, forb)
+
+
+def _down(s: GameState, p: int) -> bool:
+    """Down with the whole contract."""
+    return _contract_left(s, p) == (0, 0)
 
 
 def _no_final_discard(s: GameState) -> bool:
@@ -255,17 +280,3 @@ def _check_contract(s: GameState, fail: Callable[[str, str, str], None]) -> None
             )
         if len(s.stock) < 2 or not s.discard:
             fail("stock", "holds fewer than 2 cards during a buy question", "2 or more")
-
-
-from rummy_env.engine.flow import _apply_draw  # noqa: E402
-from rummy_env.engine.game import Game, PhaseRules  # noqa: E402
-from rummy_env.engine.legal import _legal_draw  # noqa: E402
-from rummy_env.engine.state import (  # noqa: E402
-    GameState,
-    Phase,
-    TableMeld,
-    _next_active,
-    _previous_active,
-    deal_number,
-)
-from rummy_env.rules import RuleSet  # noqa: E402

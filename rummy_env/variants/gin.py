@@ -9,12 +9,21 @@ from rummy_env.cards import (
     NUM_NATURAL,
     NUM_RANKS,
 )
+from rummy_env.engine.flow import (
+    _apply_draw,
+    _apply_play,
+)
+from rummy_env.engine.game import Game, PhaseRules
+from rummy_env.engine.legal import _FACES, _legal_draw
+from rummy_env.engine.scoring import _end_round
+from rummy_env.engine.state import _DRAW, GameState, _next_active
 from rummy_env.melds import (
     deadwood,
     deadwood_after_discard,
     gin_showdown,
     three_suit_ranks,
 )
+from rummy_env.rules import RuleSet
 
 
 def configure(rules: RuleSet, g: Game) -> None:
@@ -25,6 +34,7 @@ def configure(rules: RuleSet, g: Game) -> None:
     if rules.upcard_offer:
         g.upcard = PhaseRules(_legal_upcard, _apply_upcard)
     if rules.scoring == "gin":
+        g.knock = _knock
         g.score = _score_gin
         g.match_bonus = _gin_bonuses
         g.stuck_count = None  # the wall: a void hand
@@ -146,20 +156,10 @@ def _apply_upcard(s: GameState, p: int, a: int) -> bool:
     return False
 
 
-def _apply_discard_knock(s: GameState, p: int, a: int) -> bool:
-    L = s.layout
+def _knock(s: GameState, p: int, a: int) -> bool:
+    """Knock (``Game.knock``): discard (none for big gin) and lay the hands down."""
     rules = s.rules
-    if a < L.KNOCK:  # discard
-        f = a - L.DISCARD
-        s._remove(p, f)
-        s.discard.append(f)
-        if s.nhand[p] == 0:
-            return _end_round(s, p, "went_out")
-        if rules.wall and len(s.stock) <= rules.wall:
-            return _end_stuck_round(s, "wall")
-        return _end_turn(s, p)
-    # knock
-    f = a - L.KNOCK
+    f = a - s.layout.KNOCK
     if f < NUM_NATURAL:
         s._remove(p, f)
         s.discard.append(f)
@@ -198,16 +198,3 @@ def _gin_bonuses(s: GameState, rewards: list[int]) -> list[int]:
     for p in range(n):
         rewards[p] += bonus[p] - sum(bonus[q] for q in range(n) if q != p)
     return bonus
-
-
-from rummy_env.engine.flow import (  # noqa: E402
-    _apply_draw,
-    _apply_play,  # noqa: E402
-    _end_stuck_round,
-    _end_turn,
-)
-from rummy_env.engine.game import Game, PhaseRules  # noqa: E402
-from rummy_env.engine.legal import _FACES, _legal_draw  # noqa: E402
-from rummy_env.engine.scoring import _end_round  # noqa: E402
-from rummy_env.engine.state import _DRAW, GameState, _next_active  # noqa: E402
-from rummy_env.rules import RuleSet  # noqa: E402

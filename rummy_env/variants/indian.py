@@ -10,16 +10,25 @@ from rummy_env.cards import (
     NUM_RANKS,
     card_str,
 )
+from rummy_env.engine.flow import _apply_discard, _apply_draw, _end_turn
+from rummy_env.engine.game import Game, PhaseRules
+from rummy_env.engine.legal import _FACES, _legal_draw
+from rummy_env.engine.scoring import _end_round
+from rummy_env.engine.state import GameState, Phase, _tables
 from rummy_env.melds import (
     run3_bits,
     show_arrangement,
     show_discards,
 )
+from rummy_env.rules import RuleSet
+from rummy_env.variants.basic import _match_by_elimination, _match_by_penalty_limit
 
 
 def configure(rules: RuleSet, g: Game) -> None:
-    """Drops before the draw, declaring instead of going out, and the pool scoring."""
-
+    """The cut card, drops before the draw, declaring instead of going out, and the pool
+    scoring."""
+    if rules.wild_rank == "cut":
+        g.on_deal = _cut
     if rules.scoring != "indian":
         return
     g.draw = PhaseRules(_legal_indian_draw, _apply_indian_draw)
@@ -28,6 +37,14 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.penalties = True
     g.match_over = _match_by_elimination if rules.elimination else _match_by_penalty_limit
     g.stuck_count = _indian_count
+
+
+def _cut(s: GameState, shuffled: bool) -> None:
+    """After the deal: the stock's top card turned and put at its bottom (a shuffled deal),
+    the bottom card the cut (``Game.on_deal``)."""
+    if shuffled:
+        s.stock.insert(0, s.stock.pop())
+    _set_cut(s, s.stock[0])
 
 
 def _set_cut(s: GameState, cut: int) -> None:
@@ -77,7 +94,7 @@ def _legal_declare_play(s: GameState) -> list[int]:
 def _apply_declare_play(s: GameState, p: int, a: int) -> bool:
     L = s.layout
     if a < L.DECLARE:
-        return _apply_discard_knock(s, p, a)
+        return _apply_discard(s, p, a)
     f = a - L.DECLARE
     s._remove(p, f)
     s.discard.append(f)
@@ -156,13 +173,3 @@ def _check_indian(s: GameState, fail: Callable[[str, str, str], None]) -> None:
             f"={card_str(s.cut)} with the stock's bottom card {card_str(s.stock[0])}",
             "the bottom card of the stock until it is drawn",
         )
-
-
-from rummy_env.engine.flow import _apply_draw, _end_turn  # noqa: E402
-from rummy_env.engine.game import Game, PhaseRules  # noqa: E402
-from rummy_env.engine.legal import _FACES, _legal_draw  # noqa: E402
-from rummy_env.engine.scoring import _end_round  # noqa: E402
-from rummy_env.engine.state import GameState, Phase, _tables  # noqa: E402
-from rummy_env.rules import RuleSet  # noqa: E402
-from rummy_env.variants.basic import _match_by_elimination, _match_by_penalty_limit  # noqa: E402
-from rummy_env.variants.gin import _apply_discard_knock  # noqa: E402

@@ -11,6 +11,12 @@ from rummy_env.cards import (
     counts_str,
     face_counts,
 )
+from rummy_env.engine.flow import _end_stuck_round, _end_turn
+from rummy_env.engine.game import Game, PhaseRules
+from rummy_env.engine.saved import _MELD_KEYS, _Saved
+from rummy_env.engine.scoring import _end_round
+from rummy_env.engine.state import _PLAY, GameState, Phase, _next_active
+from rummy_env.rules import RuleSet
 
 
 def configure(rules: RuleSet, g: Game) -> None:
@@ -196,11 +202,3 @@ def _check_tiles(s: GameState, fail: Callable[[str, str, str], None]) -> None:
             )
             + " (each was legal when played)",
         )
-
-
-from rummy_env.engine.flow import _end_stuck_round, _end_turn  # noqa: E402
-from rummy_env.engine.game import Game, PhaseRules  # noqa: E402
-from rummy_env.engine.saved import _MELD_KEYS, _Saved  # noqa: E402
-from rummy_env.engine.scoring import _end_round  # noqa: E402
-from rummy_env.engine.state import _PLAY, GameState, Phase, _next_active  # noqa: E402
-from rummy_env.rules import RuleSet  # noqa: E402

@@ -4,12 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rummy_env.engine.flow import _meld_value
+from rummy_env.engine.game import Game
+from rummy_env.engine.state import (
+    GameState,
+    TableMeld,
+)
+from rummy_env.rules import RuleSet
+
 
 def configure(rules: RuleSet, g: Game) -> None:
     if rules.scoring != "rummy500":
         return
     g.score = _score_rummy500
+    g.on_meld = _credit
     g.stuck_count = None  # a round nobody went out of scores as it stands
+
+
+def _credit(s: GameState, p: int, new: TableMeld, old: TableMeld | None) -> None:
+    """Melded points are the melder's; a lay-off's or swap's gain is the player's who made it."""
+    rules = s.rules
+    s.credit[p] += _meld_value(new, rules) - (_meld_value(old, rules) if old is not None else 0)
 
 
 def _score_rummy500(s: GameState, winner: int | None, rummy: bool, vals: list[int], points: int):
@@ -35,9 +50,3 @@ def _check_credit(s: GameState, fail: Callable[[str, str, str], None]) -> None:
             f"credits summing to {value}, the value of the table's melds: each card on the "
             "table is credited to the seat that melded or laid it off",
         )
-
-
-from rummy_env.engine.flow import _meld_value  # noqa: E402
-from rummy_env.engine.game import Game  # noqa: E402
-from rummy_env.engine.state import GameState  # noqa: E402
-from rummy_env.rules import RuleSet  # noqa: E402
