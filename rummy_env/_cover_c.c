@@ -1,23 +1,26 @@
-/* The inner searches of rummy_env/cover.py (`_search`'s and `_search_any`'s depth-first
- * `go`) and the initial meld's valued passes (`_playable`), compiled.
+/* The inner search of rummy_env/cover.py (`_search`'s depth-first `_go`, with and
+ * without `any_`, in rummy_env/_cover_search.py) and the initial meld's valued passes
+ * (`_values`, rummy_env/_cover_valued.py), compiled.
  *
- * The same steps as the Python code in cover.py over the same tables (filled lazily by
- * the Python functions `_cl_row`, `_sk_group_order`, `_edges` and the view's `level`), so
+ * The same steps as the Python code over the same tables (filled lazily by the Python
+ * functions `_cl_row`, `_sk_group_order`, `_edges` and the view's `level`), so
  * the two give the same answers. What the Python search reads from tuples and dicts with
  * tuple or int keys this one reads from C:
  *
- * - a number's tables (of cover._CL per colour, cover._GL for groups) are found by packed
- *   integer keys, the next numbers' codes computed here (cover._number_codes);
+ * - a number's tables (of the memo object's `cl` per colour, `gl` for groups) are found
+ *   by packed integer keys, the next numbers' codes computed here
+ *   (_cover_tables._number_codes);
  * - a colour's row of options (`_cl_row`: per number of naturals into groups, the options
  *   `(runs id, nr, e, dn, de, ...)`) and a number's group choices (`_gl_fit`: those of
  *   `_sk_group_order` for which every colour has an option) are copied, the first time
  *   they are read, into C arrays;
  * - these are kept in hash maps, each entry holding the Python objects it names and the
  *   table it came from (so no address is reused while an entry names it); the maps are
- *   emptied, between searches, past `MAP_LIMIT` entries or by `clear()`
- *   (cover.clear_caches);
- * - the memos of the searches are `Memo` objects (cover._memo() makes them when this
- *   module is built; the Python search uses dicts): per state after a number (a 64-bit
+ *   the process's, serving the searches of every memo object (a table's contents
+ *   depend on its key alone, the runs' ids being process-wide too), and are emptied,
+ *   between searches, past `MAP_LIMIT` entries or by `clear()` (cover.clear_caches);
+ * - the memos of the searches are `Memo` objects (_cover_search._state_memo() makes them
+ *   when this module serves; the Python search uses dicts): per state after a number (a 64-bit
  *   key) the way found from it (a Python object) or the codes that failed from it (bits).
  *
  * cover.py uses this module when it was built and the Python code otherwise
@@ -138,7 +141,7 @@ typedef struct {
 } Groups;
 
 static Map rows_map, groups_map, orders_map; /* orders: (group table, jokers left) */
-static Map tables_map; /* the tables of cover._CL (tag 1) and _GL (tag 2) by a packed key */
+static Map tables_map; /* the tables of the memo's cl (tag 1) and gl (tag 2) by a packed key */
 
 static void
 free_held(Held *h)
@@ -319,14 +322,14 @@ typedef struct {
     uint64_t worse[16];
     PyObject *row_of, *order_of, *exc;
     PyObject *level;               /* the view's level(k), for a miss */
-    PyObject *cl_memo, *gl_memo;   /* cover._CL, cover._GL */
-    /* _search_any: per number index the colours of the faces to use (bits), the last
+    PyObject *cl_memo, *gl_memo;   /* the memo object's cl, gl */
+    /* with any_: per number index the colours of the faces to use (bits), the last
      * such index, the memo of failures of states that used none, and of their ways */
     long um[16], last;
     Memo *unused, *found;
 } Ctx;
 
-/* cover._number_codes of the view's number index j (with _run_only) */
+/* _cover_tables._number_codes of the view's number index j (with _run_only) */
 static void
 codes_of(const Ctx *cx, long j, long *out)
 {
@@ -346,7 +349,7 @@ codes_of(const Ctx *cx, long j, long *out)
     }
 }
 
-/* the table of `key` in `memo` (cover._CL or _GL; borrowed), kept in the tables map at
+/* the table of `key` in `memo` (the memo's cl or gl; borrowed), kept in the tables map at
  * (tag, packed) once found there; NULL when missing (an error set if that failed) */
 static PyObject *
 table_at(PyObject *memo, PyObject *key, uintptr_t tag, uint64_t packed)
@@ -372,8 +375,8 @@ table_at(PyObject *memo, PyObject *key, uintptr_t tag, uint64_t packed)
     return got;
 }
 
-/* view.level(k): the number's tables, each colour's of cover._CL and the group table of
- * cover._GL (as cover._colour_tables reads them; kept by packed keys), else the Python
+/* view.level(k): the number's tables, each colour's of the memo's cl and the group table of
+ * its gl (as _cover_tables._colour_tables reads them; kept by packed keys), else the Python
  * method; stored in cl (borrowed) */
 static PyObject *
 level_at(Ctx *cx, long k)
@@ -451,8 +454,8 @@ row(Ctx *cx, PyObject *col, long s, long gl)
     return out;
 }
 
-/* a number's group choices for the colours' masks `mk` (cover._gl_fit): the group map,
- * else those of every choice there with `gl` jokers left (cover._sk_group_order, copied
+/* a number's group choices for the colours' masks `mk` (_cover_tables._gl_fit): the group map,
+ * else those of every choice there with `gl` jokers left (_cover_tables._sk_group_order, copied
  * once per table and `gl`) for which each colour has an option, in that order */
 static Groups *
 groups_for(Ctx *cx, PyObject *gtab, uint64_t gkey, const uint64_t *mk, long gl)
@@ -503,8 +506,8 @@ step(const Choice *ch, const Opt *a, const Opt *b, const Opt *c, const Opt *d, P
 }
 
 /* The way on from state (s0..s3, n jokers needed, x placeable) before number index k, or
- * None (a new reference; NULL on an error or _OutOfBudget). `used`: for _search_any, the
- * way so far has used one of the faces (always 1 for _search). */
+ * None (a new reference; NULL on an error or _OutOfBudget). `used`: with any_, the
+ * way so far has used one of the faces (always 1 without it). */
 static PyObject *
 go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x, int used)
 {
@@ -586,7 +589,7 @@ go(Ctx *cx, long k, long s0, long s1, long s2, long s3, long n, long x, int used
                         long n2 = n + dn;
                         uint64_t key = (kc | (uint64_t)d->s) << 4;
                         long code = n2 * 4 + x2;
-                        /* _search_any: states that used none keep their own memos */
+                        /* with any_: states that used none keep their own memos */
                         Memo *memo = ud ? mm : cx->unused;
                         PyObject *sub = memo_way(memo, key | (uint64_t)code);
                         if (sub == NULL && !ud)
@@ -654,7 +657,7 @@ search(PyObject *self, PyObject *args)
     int used = 1;
     cx.last = -1;
     cx.unused = cx.found = NULL;
-    if (any != Py_None) { /* _search_any: (um, last, unused) */
+    if (any != Py_None) { /* any_: (um, last, unused) */
         PyObject *um;
         if (!PyArg_ParseTuple(any, "O!lO!", &PyList_Type, &um, &cx.last, &MemoType, &cx.unused))
             return NULL;
@@ -702,9 +705,9 @@ done:
 
 
 /* ------------------------------------------------------------------ valued pass
- * cover._playable's forward and backward passes (the best value of a split through
+ * _cover_valued._values' forward and backward passes (the best value of a split through
  * each optional face), over the same states (tuples (runs, jokers used)) and edges
- * (cover._edges), in Python dicts as there. */
+ * (_cover_valued._edges), in Python dicts as there. */
 typedef struct {
     PyObject *s, *s2, *u; /* held */
     long add;
@@ -946,12 +949,12 @@ sizes(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS,
      "search(view, cap, need_x, from_k, budget, shared, local, worse, row_of, order_of, exc, "
-     "cl, gl, (k, s0, s1, s2, s3, n, x), any): cover._search's depth-first go "
-     "from that state (shared, local: Memo); with any = (um, last, unused), "
-     "cover._search_any's."},
+     "cl, gl, (k, s0, s1, s2, s3, n, x), any): _cover_search._go "
+     "from that state (shared, local: Memo); any: None, or _search's any_ = (um, last, "
+     "unused)."},
     {"valued", valued, METH_VARARGS,
      "valued(levels, lo, hi, jt, jm, optional_joker, joker, edges_memo, edges_of, start): "
-     "cover._playable's passes: {face: best value of a split through it}."},
+     "_cover_valued._values' passes: {face: best value of a split through it}."},
     {"clear", clear, METH_NOARGS, "Empty the compiled copies of the rows and group tables."},
     {"sizes", sizes, METH_NOARGS, "(rows, group tables) copied now."},
     {NULL, NULL, 0, NULL}};

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from experiments.cover_speed import random_meld, random_position
-from rummy_env import cover
+from rummy_env import _cover_search, cover
 from rummy_env.cards import JOKER, parse_cards
 
 N = 53
@@ -35,15 +35,26 @@ N = 53
 @pytest.fixture(autouse=True, scope="module", params=["compiled", "python"])
 def inner_search(request):
     """Every test here runs on both inner searches: the compiled one
-    (rummy_env/_cover_c.c, built by ``pip install``) and cover.py's own, its fallback."""
-    saved = cover._compiled
-    if request.param == "compiled" and saved is None:
+    (rummy_env/_cover_c.c, built by ``pip install``) and cover.py's own, its fallback,
+    each with a memo object of its own as the default one."""
+    saved = cover.DEFAULT_MEMO
+    if request.param == "compiled" and cover._compiled is None:
         pytest.skip("the compiled search was not built (no C compiler at install)")
-    cover._compiled = saved if request.param == "compiled" else None
+    cover.DEFAULT_MEMO = cover.CoverMemo(compiled=request.param == "compiled")
     cover.clear_caches()
     yield request.param
-    cover._compiled = saved
+    cover.DEFAULT_MEMO = saved
     cover.clear_caches()
+
+
+def bfs_can_cover(mand, opt=None) -> bool:
+    """The breadth-first reference pass of can_cover."""
+    return _cover_search._can_cover_bfs(cover.DEFAULT_MEMO, mand, opt)
+
+
+def bfs_playable(mand, opt) -> set[int]:
+    """The breadth-first reference pass of playable."""
+    return _cover_search._playable_bfs(cover.DEFAULT_MEMO, mand, opt)
 
 
 def test_the_compiled_search_is_built_where_there_is_a_compiler():
@@ -99,7 +110,7 @@ def test_the_compiled_copies_of_the_tables_may_be_dropped_between_searches(
         pytest.skip("the compiled search's own tables")
     rng = random.Random(77)
     cases = [random_position(rng, size) for size in (12, 20, 30, 40, 50) for _ in range(4)]
-    want = [cover._playable_bfs(t, r) for t, r in cases]
+    want = [bfs_playable(t, r) for t, r in cases]
     solve, solve_any = cover._Solver.solve, cover._Solver.solve_any
 
     def dropping(method):
@@ -120,33 +131,31 @@ def test_the_compiled_copies_of_the_tables_may_be_dropped_between_searches(
     assert cover._compiled.sizes() == (0, 0)
 
 
-def test_the_compiled_and_python_searches_agree_on_large_tables(inner_search, monkeypatch):
+def test_the_compiled_and_python_searches_agree_on_large_tables(inner_search):
     """Beyond the oracle's and the breadth-first pass's reach (tables of 30-80 tiles,
     racks of 3-20, a tile played after): the compiled search answers as cover.py's own."""
     if inner_search != "compiled":
         pytest.skip("compares the compiled search with the Python one")
-    compiled = cover._compiled
+    compiled, python = cover.DEFAULT_MEMO, cover.CoverMemo(compiled=False)
     rng = random.Random(2026)
 
-    def answers(table: list[int], rack: list[int]) -> list:
-        cover.clear_caches()  # (answers are remembered by their arguments)
-        now = cover.playable(table, rack)
+    def answers(table: list[int], rack: list[int], memo: cover.CoverMemo) -> list:
+        cover.clear_caches(memo=memo)  # (answers are remembered by their arguments)
+        now = cover.playable(table, rack, memo=memo)
         out: list = [now]
         for t in sorted(now)[:3]:
             m2, o2 = list(table), list(rack)
             m2[t] += 1
             o2[t] -= 1
-            out.append(cover.cover_and_playable(m2, o2, t, now))
-        out.append(cover.playable_values([0] * N, rack))
-        out.append(cover.playable_values([0] * N, rack, check=False))
+            out.append(cover.cover_and_playable(m2, o2, t, now, memo=memo))
+        out.append(cover.playable_values([0] * N, rack, memo=memo))
+        out.append(cover.playable_values([0] * N, rack, check=False, memo=memo))
         return out
 
     for size in (30, 45, 60, 80) * 6:
         table, rack = random_position(rng, size, rng.choice([3, 7, 14, 20]))
-        fast = answers(table, rack)
-        monkeypatch.setattr(cover, "_compiled", None)
-        assert answers(table, rack) == fast, (table, rack)
-        monkeypatch.setattr(cover, "_compiled", compiled)
+        fast = answers(table, rack, compiled)
+        assert answers(table, rack, python) == fast, (table, rack)
 
 
 # ------------------------------------------------------------------ the oracle
@@ -309,12 +318,12 @@ def reversed_first():
     """Make the searches try the numbers from 13 down first (the mirror image)."""
     old = cover._Solver.first
     cover._Solver.first = 1
-    cover._RESULTS.clear()  # answers remembered from the other order
+    cover.DEFAULT_MEMO.results.clear()  # answers remembered from the other order
     try:
         yield
     finally:
         cover._Solver.first = old
-        cover._RESULTS.clear()
+        cover.DEFAULT_MEMO.results.clear()
 
 
 # ------------------------------------------------------------ random cases
@@ -580,14 +589,14 @@ def test_search_matches_the_full_pass(seed):
         # take a few tiles off the table so that it does not always split
         for f in rng.sample(tiles_of(table), 2):
             table[f] -= 1
-        assert cover.can_cover(table) == cover._can_cover_bfs(table)
-        assert cover.can_cover(table, rack) == cover._can_cover_bfs(table, rack)
-        assert cover.playable(table, rack) == cover._playable_bfs(table, rack)
+        assert cover.can_cover(table) == bfs_can_cover(table)
+        assert cover.can_cover(table, rack) == bfs_can_cover(table, rack)
+        assert cover.playable(table, rack) == bfs_playable(table, rack)
         with reversed_first():
-            assert cover.can_cover(table, rack) == cover._can_cover_bfs(table, rack)
-            assert cover.playable(table, rack) == cover._playable_bfs(table, rack)
+            assert cover.can_cover(table, rack) == bfs_can_cover(table, rack)
+            assert cover.playable(table, rack) == bfs_playable(table, rack)
             melds = cover.split(table)
-            assert (melds is not None) == cover._can_cover_bfs(table)
+            assert (melds is not None) == bfs_can_cover(table)
             if melds is not None:
                 check_split(table, melds)
 
@@ -699,12 +708,12 @@ def test_playable_after_matches_the_oracle(case):
         m2[t] += 1
         o2[t] -= 1
         want = oracle_playable(m2, o2)
-        cover._RESULTS.clear()
+        cover.DEFAULT_MEMO.results.clear()
         cover.playable(mand, opt)  # the ways found before are remembered
         assert cover.playable_after(m2, o2, t, before) == want
-        cover._RESULTS.clear()
+        cover.DEFAULT_MEMO.results.clear()
         assert cover.playable_after(m2, o2, t) == want  # nothing remembered
-        cover._RESULTS.clear()
+        cover.DEFAULT_MEMO.results.clear()
         assert cover.playable_after(m2, o2, t, before) == want
 
 
@@ -745,7 +754,7 @@ def test_playable_jokers_duplicates_empty_table(j_table, j_rack, dup, table):
     rng = random.Random(j_table * 1000 + j_rack * 100 + dup * 10 + table)
     for _ in range(20 if j_table + j_rack < 2 else 8):
         mand, opt = _window_case(rng, j_table, j_rack, dup, table)
-        cover._RESULTS.clear()
+        cover.DEFAULT_MEMO.results.clear()
         want = oracle_playable(mand, opt)
         assert cover.playable(mand, opt) == want, (mand, opt)
         with reversed_first():
@@ -772,14 +781,14 @@ def test_playable_after_along_a_turn(seed):
             rack[f] += 1
         mand, opt = list(table), rack
         now = cover.playable(mand, opt)
-        assert now == cover._playable_bfs(mand, opt)
+        assert now == bfs_playable(mand, opt)
         step = 0
         while now:
             t = rng.choice(sorted(now))
             mand[t] += 1
             opt[t] -= 1
-            want = cover._playable_bfs(mand, opt)
-            covers = cover._can_cover_bfs(mand)
+            want = bfs_playable(mand, opt)
+            covers = bfs_can_cover(mand)
             step += 1
             if step % 2:  # the two calls, or the one that answers both
                 now = cover.playable_after(mand, opt, t, now)
@@ -812,9 +821,9 @@ def test_cover_and_playable_matches_the_oracle(case):
     played (from the ways found before, or with nothing remembered)."""
     mand, opt = case
     want = (oracle_covers(mand), oracle_playable(mand, opt))
-    cover._RESULTS.clear()
+    cover.DEFAULT_MEMO.results.clear()
     assert cover.cover_and_playable(mand, opt) == want
-    cover._RESULTS.clear()
+    cover.DEFAULT_MEMO.results.clear()
     cover.playable(mand, opt)
     assert cover.cover_and_playable(mand, opt) == want
     before = want[1]
@@ -823,10 +832,10 @@ def test_cover_and_playable_matches_the_oracle(case):
         m2[t] += 1
         o2[t] -= 1
         after = (oracle_covers(m2), oracle_playable(m2, o2))
-        cover._RESULTS.clear()
+        cover.DEFAULT_MEMO.results.clear()
         cover.playable(mand, opt)  # the ways found before are remembered
         assert cover.cover_and_playable(m2, o2, t, before) == after
-        cover._RESULTS.clear()
+        cover.DEFAULT_MEMO.results.clear()
         assert cover.cover_and_playable(m2, o2, t) == after
 
 
@@ -846,7 +855,7 @@ def test_cover_and_playable_answers_from_the_search(monkeypatch):
         (vec("5H 6H 7H"), vec("8H"), (True, {parse_cards("8H")[0]}), False),
     ]
     for mand, opt, want, by_search in cases:
-        cover._RESULTS.clear()
+        cover.DEFAULT_MEMO.results.clear()
         if by_search:
             monkeypatch.setattr(cover, "_can_cover", no_search)
         assert cover.cover_and_playable(mand, opt) == want
@@ -855,7 +864,7 @@ def test_cover_and_playable_answers_from_the_search(monkeypatch):
     # a way found before used 7H and nothing else: with 7H played the table splits
     mand, opt = vec("5H 6H"), vec("7H 9S")
     seven = parse_cards("7H")[0]
-    cover._RESULTS.clear()
+    cover.DEFAULT_MEMO.results.clear()
     before = cover.playable(mand, opt)
     assert before == {seven}
     m2, o2 = list(mand), list(opt)
@@ -865,7 +874,7 @@ def test_cover_and_playable_answers_from_the_search(monkeypatch):
     assert cover.cover_and_playable(m2, o2, seven, before) == (True, set())
     # 9S just put down: no meld of the table's tiles holds it
     mand, opt = vec("5H 6H 7H 9S"), vec("9H 9D")
-    cover._RESULTS.clear()
+    cover.DEFAULT_MEMO.results.clear()
     want = (False, set(parse_cards("9H 9D")))
     assert cover.cover_and_playable(mand, opt, parse_cards("9S")[0]) == want
     monkeypatch.undo()
@@ -882,7 +891,7 @@ def _any_search_agrees(mand, opt, rng, playable_set) -> None:
     it uses one of them."""
     levels, jm, jt = cover._levels(list(mand), list(opt))
     cap = jm + 1 if opt[JOKER] else jm
-    solver = cover._Solver(levels, jt, cap, cover._MOST)
+    solver = cover._Solver(cover.DEFAULT_MEMO, levels, jt, cap, cover._MOST)
     faces = [f for f in range(52) if opt[f]]
     sets = {False: rng.sample(faces, rng.randint(1, len(faces))) if faces else []}
     sets[True] = rng.sample(faces, rng.randint(1, len(faces))) if faces else []
@@ -923,7 +932,7 @@ def test_any_search_matches_the_full_pass(seed):
     rng = random.Random(500 + seed)
     for size in (10, 14, 18, 22):
         table, rack = random_position(rng, size)
-        want = cover._playable_bfs(table, rack)
+        want = bfs_playable(table, rack)
         for _ in range(3):
             _any_search_agrees(table, rack, rng, want)
         _playable_agrees(table, rack, want)
@@ -937,4 +946,4 @@ def _playable_agrees(table: list[int], rack: list[int], want: set[int]) -> None:
         m2, o2 = list(table), list(rack)
         m2[t] += 1
         o2[t] -= 1
-        assert cover.playable_after(m2, o2, t, want) == cover._playable_bfs(m2, o2)
+        assert cover.playable_after(m2, o2, t, want) == bfs_playable(m2, o2)
