@@ -6,7 +6,6 @@ from difflib import get_close_matches
 from typing import Any
 
 from rummy_env.cards import (
-    NUM_FACES,
     NUM_RANKS,
     card_str,
     deck_faces,
@@ -29,26 +28,7 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
         s.rmask[p] = [0] * NUM_RANKS
         s.known[p] = [0] * 53
     s.table = []
-    s.played = [False] * n
-    s.turn_played = False
-    s.forbidden = -1
-    s.must_use = -1
-    s.opened = [_open_from_start(rules)] * n
-    s.turn_value = 0
-    s.turn_pure = False
-    s.credit = [0] * n
-    s.buys = [rules.buy_limit] * n
-    s.asked = -1
-    s.tiles = [0] * NUM_FACES
-    s.played_tiles = [0] * NUM_FACES
-    s.passes = 0
-    s.last_tile = -1
-    s.turns = 0
-    s.dropped = [-1] * n
-    s.drew = [False] * n
-    s.rebuilds = 0
-    s.round_scores = [0] * n
-    s.winner = s.reason = None
+    _new_round_fields(s)
     if deal is None:
         pack = deck_faces(rules.decks, rules.jokers)
         shuffle(pack, s.seed * 1_000_003 + s.round)
@@ -289,7 +269,7 @@ from rummy_env.engine.state import (  # noqa: E402
     GameState,
     Phase,
     _blank,
+    _new_round_fields,  # noqa: E402
     _next_active,
-    _open_from_start,
     round_hand_size,
 )

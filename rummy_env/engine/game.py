@@ -56,7 +56,12 @@ class Game:
     * ``knock(state, seat, action) -> bool`` or None: a knock ends the round;
     * ``on_deal(state, shuffled)`` or None: after the cards are dealt (``shuffled``: not
       a crafted deal);
-    * ``discard_pile``: whether the game has one (else: no rebuild, no crafted discards).
+    * ``discard_pile``: whether the game has one (else: no rebuild, no crafted discards);
+    * ``dump_table(state) -> list`` and ``read_table(saved, state)``: the table in
+      ``to_dict`` data and back;
+    * ``on_restore(state, saved)`` or None: after a saved state's fields are read;
+    * ``checks``: ``(state, fail) -> None`` functions that check a restored state
+      (``fail(field, what is wrong, what is allowed)`` raises).
     """
 
     __slots__ = (
@@ -78,6 +83,10 @@ class Game:
         "knock",
         "on_deal",
         "discard_pile",
+        "dump_table",
+        "read_table",
+        "on_restore",
+        "checks",
     )
 
     def phases(self) -> tuple[PhaseRules, ...]:

@@ -11,7 +11,6 @@ from rummy_env.cards import (
     NUM_FACES,
     card_str,
     counts_str,
-    face_counts,
 )
 from rummy_env.melds import (
     classify_wild,
@@ -176,13 +175,7 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
         s.add_cards(p, h)
     s.stock = f.cards("stock", d["stock"])[::-1]
     s.discard = f.cards("discard", d["discard"])
-    if rules.scoring == "rummikub":
-        s.table = []
-        s.tiles = _read_tiles(f, n)
-        s.played_tiles = face_counts(f.field("played_tiles", [], f.cards))
-        s.passes = f.integer("passes", d.get("passes", 0), 0, n - 1)
-    else:
-        s.table = _read_table(f, s)
+    s.game.read_table(f, s)
     phases = [
         ph.name.lower()
         for ph in Phase
@@ -194,55 +187,21 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
     s.phase = Phase[phase.upper()]
     s.current = f.seat("current_player", d["current_player"])
     s.dealer = f.seat("dealer", d["dealer"])
-    s.forbidden = f.field("forbidden", None, f.card)
-    s.turn_played = f.field("turn_played", False, f.flag)
-    s.played = f.per_seat("played", [False] * n, f.flag)
     for p, k in enumerate(f.per_seat("known", [[]] * n, f.cards)):
         for c in k:
             s.known[p][c] += 1
-    s.rebuilds = f.integer("rebuilds", d.get("rebuilds", 0), 0, rules.max_stock_rebuilds)
-    s.seed = f.field("seed", 0, f.integer)
-    s.round = f.integer("round", d.get("round", 0), 0, None if rules.match else 0)
-    s.round_scores = f.per_seat("round_scores", [0] * n, f.integer)
-    s.totals = f.per_seat("totals", [0] * n, f.integer)
-    s.active = f.per_seat("active", [True] * n, f.flag)
-    s.winner = f.seat("winner", d.get("winner"), none=True)
-    s.match_winner = f.seat("match_winner", d.get("match_winner"), none=True)
-    s.reason = d.get("reason")
-    if s.reason is not None and not isinstance(s.reason, str):
-        raise f.error("reason", s.reason, "None or a string (why the round ended)")
-    s.step_count = f.integer("step_count", d.get("step_count", 0), 0)
-    s.knock_limit = f.integer("knock_limit", d.get("knock_limit", rules.knock_limit), 0)
-    s.upcard_stage = f.integer("upcard_stage", d.get("upcard_stage", -1), -1, 2)
-    s.hands_won = f.per_seat("hands_won", [0] * n, lambda k, v: f.integer(k, v, 0))
-    s.must_use = f.field("must_use", None, f.card)
-    s.opened = f.per_seat("opened", [_open_from_start(rules)] * n, f.flag)
-    s.turn_value = f.integer("turn_value", d.get("turn_value", 0), 0)
-    s.turn_pure = f.field("turn_pure", False, f.flag)
-    s.credit = f.per_seat("credit", [0] * n, f.integer)
-    s.turns = f.integer("turns", d.get("turns", 0), 0)
-    cut = f.field("cut", None, f.card)
-    if rules.wild_rank == "cut":
-        if cut < 0:
-            raise f.error("cut", d.get("cut"), "the round's cut card (wild_rank='cut')")
-        _set_cut(s, cut)
-    elif cut >= 0:
-        raise f.error("cut", d.get("cut"), "None: these rules have no cut card (wild_rank='none')")
-    s.dropped = f.per_seat(
-        "dropped", [None] * n, lambda k, v: -1 if v is None else f.integer(k, v, 0)
-    )
-    s.drew = f.per_seat("drew", [False] * n, f.flag)
-    s.buys = f.per_seat(
-        "buys", [rules.buy_limit] * n, lambda k, v: f.integer(k, v, 0, rules.buy_limit)
-    )
-    s.asked = f.field("asked", None, lambda k, v: -1 if v is None else f.seat(k, v))
+    for fld in s.FIELDS:
+        if fld.saved:
+            setattr(s, fld.name, fld.read(f, rules))
+    if s.game.on_restore is not None:
+        s.game.on_restore(s, f)
     if check:
         _check_state(s)
     return s
 
 
-def _read_table(f: _Saved, s: GameState) -> list[TableMeld]:
-    """The table melds of saved state data, each classified under the rules."""
+def _read_table(f: _Saved, s: GameState) -> None:
+    """The table melds of saved state data, each classified under the rules (``Game.read_table``)."""
     rules = s.rules
     table = f.d["table"]
     if not isinstance(table, (list, tuple)) or len(table) > rules.max_melds:
@@ -289,7 +248,30 @@ def _read_table(f: _Saved, s: GameState) -> list[TableMeld]:
             _, su, lo, hi = desc
             wild = sum(1 << (lo + i) for i in wild_at)
             out.append(TableMeld.run(owner, su, lo, hi, wild, s.cat, wild_cards))
-    return out
+    s.table = out
+
+
+def _dump_table(s: GameState) -> list[dict[str, Any]]:
+    """The table melds as ``to_dict`` data (``Game.dump_table``)."""
+    return [
+        {
+            "owner": m.owner,
+            "kind": "run" if m.is_run else "set",
+            "cards": [card_str(f) for f in m.cards],
+        }
+        for m in s.table
+    ]
+
+
+def _check_unused(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """A field the rules do not use holds its start value (its declaration says which)."""
+    rules = s.rules
+    for fld in s.FIELDS:
+        if fld.used is not None and not fld.used(rules):
+            start = fld.dump(fld.fresh(fld.start_value(rules), rules.num_players))
+            value = fld.dump(getattr(s, fld.name))
+            if value != start:
+                fail(fld.name, f"={value}", f"{start}: {fld.unused}")
 
 
 def _check_state(s: GameState) -> None:
@@ -353,26 +335,9 @@ def _check_state(s: GameState) -> None:
         fail("active", f"={s.active} has no active seat", "at least one active seat")
     if _open_from_start(rules) and not all(s.opened):
         fail("opened", f"={s.opened}", "all True: these rules have no opening (open_points=0)")
-    _check_drops(s, fail)  # (before anything walks the seats in turn order)
-    if rules.scoring == "rummikub":
-        _check_tiles(s, fail)
-    if rules.contract:
-        _check_contract(s, fail)
-    elif s.asked >= 0:
-        fail("asked", f"={s.asked}", "None: only contract rummy asks for buys")
-    if rules.scoring != "rummy500" and any(s.credit):
-        fail("credit", f"={s.credit}", "zeros: credit is scored in rummy500 only")
-    if rules.scoring != "gin" and any(s.hands_won):
-        fail("hands_won", f"={s.hands_won}", "zeros: hands won are counted in gin only")
-    if not rules.oklahoma and s.knock_limit != rules.knock_limit:
-        fail(
-            "knock_limit",
-            f"={s.knock_limit}",
-            f"{rules.knock_limit}, the rules' knock_limit "
-            "(only oklahoma=True sets it from the up-card)",
-        )
-    if not rules.upcard_offer and s.upcard_stage != -1:
-        fail("upcard_stage", f"={s.upcard_stage}", "-1: these rules have no up-card offer")
+    _check_unused(s, fail)
+    for check in s.game.checks:  # (the game's own; drops before anything walks the seats)
+        check(s, fail)
     if (s.phase == Phase.UPCARD) != (s.upcard_stage in (0, 1)):
         fail(
             "upcard_stage",
@@ -380,8 +345,6 @@ def _check_state(s: GameState) -> None:
             "0 or 1 (offered to the "
             "non-dealer, then the dealer) exactly in phase 'upcard'; -1 or 2 otherwise",
         )
-    if rules.scoring == "rummy500":
-        _check_credit(s, fail)
     if over:
         _check_result(s, fail)
         return
@@ -416,7 +379,6 @@ def _check_state(s: GameState) -> None:
             )
     if any(s.round_scores):
         fail("round_scores", f"={s.round_scores} while the round is in play", "zeros until it ends")
-    _check_indian(s, fail)
     _check_standing(s, fail)
     if rules.discard_pickup == "top" and not rules.contract and rules.scoring != "rummikub":
         # a turn draws one card and ends with a discard (rummy500's digging and contract
@@ -611,7 +573,3 @@ from rummy_env.engine.state import (  # noqa: E402
     _open_from_start,
     round_hand_size,
 )
-from rummy_env.variants.contract import _check_contract  # noqa: E402
-from rummy_env.variants.indian import _check_drops, _check_indian, _set_cut  # noqa: E402
-from rummy_env.variants.rummikub import _check_tiles, _read_tiles  # noqa: E402
-from rummy_env.variants.rummy500 import _check_credit  # noqa: E402

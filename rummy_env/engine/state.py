@@ -11,12 +11,12 @@ from typing import Any, NamedTuple
 
 from rummy_env.cards import (
     JOKER,
-    NUM_FACES,
     NUM_NATURAL,
     NUM_RANKS,
     card_str,
     counts_str,
 )
+from rummy_env.engine.fields import CARD, FLAG, INT, SEAT, TEXT, Field, copy_source
 from rummy_env.melds import (
     ACE_HIGH_POS,
     SUIT_SHIFT,
@@ -271,13 +271,39 @@ class TableMeld:
         ), taken
 
 
+#: the fields of the core every game has (:mod:`rummy_env.engine.fields`); each game's own
+#: are in its module's ``FIELDS``
+CORE_FIELDS: tuple[Field, ...] = (
+    Field("forbidden", CARD, -1),  # the card that may not be discarded this turn, or -1
+    Field("turn_played", FLAG, False),  # a meld or lay-off this turn
+    Field("played", FLAG, False, per_seat=True),  # has melded or laid off this round
+    Field("rebuilds", INT, 0, lo=0, hi=lambda r: r.max_stock_rebuilds),
+    Field("seed", INT, 0, scope="game"),
+    Field("round", INT, 0, scope="game", lo=0, hi=lambda r: None if r.match else 0),
+    Field("round_scores", INT, 0, per_seat=True),
+    Field("totals", INT, 0, per_seat=True, scope="game"),
+    Field("active", FLAG, True, per_seat=True, scope="game"),  # not eliminated
+    Field("winner", SEAT, None),
+    Field("match_winner", SEAT, None, scope="game"),
+    Field("reason", TEXT, None),  # why the round ended
+    Field("step_count", INT, 0, scope="game", lo=0),
+    Field("must_use", CARD, -1),  # face the next meld or lay-off must contain (D-5, D-6)
+    Field("opened", FLAG, lambda r: _open_from_start(r), per_seat=True),
+    Field("turn_value", INT, 0, lo=0),  # opening: value melded this turn by a seat not opened
+    Field("turn_pure", FLAG, False),  # opening: a pure run laid this turn
+    Field("turns", INT, 0, lo=0),  # turns completed this round
+)
+
+
 class GameState:
     """Everything about one game in progress (mutated in place; ``copy()`` is cheap).
 
     Hands are count vectors over the 53 faces; ``smask[p][s]`` is the bit mask of
     ranks of suit ``s`` and ``rmask[p][r]`` the suit mask of rank ``r`` in
     player ``p``'s hand (kept in step with the counts). The stock is a list with
-    its top at the end; the discard pile lists bottom to top.
+    its top at the end; the discard pile lists bottom to top. The other fields are
+    declared (:data:`CORE_FIELDS`, each game's ``FIELDS``); a state is an instance of
+    the subclass :func:`state_class` makes with all of them.
     """
 
     __slots__ = (
@@ -287,6 +313,7 @@ class GameState:
         "layout",
         "cat",
         "values",
+        "wild_faces",
         "hands",
         "nhand",
         "smask",
@@ -298,75 +325,15 @@ class GameState:
         "current",
         "phase",
         "dealer",
-        "forbidden",
-        "turn_played",
-        "played",
-        "rebuilds",
-        "seed",
-        "round",
-        "totals",
-        "round_scores",
-        "active",
-        "winner",
-        "reason",
-        "step_count",
-        "match_winner",
         "last_result",
         "_legal",
-        "knock_limit",
-        "upcard_stage",
-        "hands_won",
-        "must_use",
-        "opened",
-        "turn_value",
-        "turn_pure",
-        "credit",
-        "turns",
-        "wild_faces",
-        "cut",
-        "dropped",
-        "drew",
-        "buys",
-        "asked",
-        "tiles",
-        "played_tiles",
-        "passes",
-        "last_tile",
+        *(f.name for f in CORE_FIELDS),
     )
+    #: every declared field (the core's and every game's): set on :func:`state_class`
+    FIELDS: tuple[Field, ...] = CORE_FIELDS
 
-    def copy(self) -> GameState:
-        c = GameState.__new__(GameState)
-        c.rules, c.layout, c.cat, c.values = self.rules, self.layout, self.cat, self.values
-        c.phases, c.game, c.wild_faces = self.phases, self.game, self.wild_faces
-        c.hands = list(map(list, self.hands))  # (a copy of each list)
-        c.nhand = self.nhand[:]
-        c.smask = list(map(list, self.smask))
-        c.rmask = list(map(list, self.rmask))
-        c.known = list(map(list, self.known))
-        c.stock = self.stock[:]
-        c.discard = self.discard[:]
-        c.table = self.table[:]
-        c.current, c.phase, c.dealer = self.current, self.phase, self.dealer
-        c.forbidden, c.turn_played = self.forbidden, self.turn_played
-        c.played = self.played[:]
-        c.rebuilds, c.seed, c.round = self.rebuilds, self.seed, self.round
-        c.totals = self.totals[:]
-        c.round_scores = self.round_scores[:]
-        c.active = self.active[:]
-        c.winner, c.reason, c.step_count = self.winner, self.reason, self.step_count
-        c.match_winner, c.last_result, c._legal = self.match_winner, self.last_result, self._legal
-        c.knock_limit, c.upcard_stage, c.hands_won = (
-            self.knock_limit,
-            self.upcard_stage,
-            self.hands_won[:],
-        )
-        c.must_use, c.opened, c.turn_value = self.must_use, self.opened[:], self.turn_value
-        c.turn_pure, c.credit, c.turns = self.turn_pure, self.credit[:], self.turns
-        c.cut, c.dropped, c.drew = self.cut, self.dropped[:], self.drew[:]
-        c.buys, c.asked = self.buys[:], self.asked
-        c.tiles, c.played_tiles, c.passes = self.tiles[:], self.played_tiles[:], self.passes
-        c.last_tile = self.last_tile
-        return c
+    def copy(self) -> GameState:  # (replaced by state_class with one from the fields)
+        raise NotImplementedError
 
     # ------------------------------------------------------------ card moves
     def add_cards(self, p: int, faces: Iterable[int]) -> None:
@@ -412,7 +379,7 @@ class GameState:
     # ------------------------------------------------------------ save/load
     def to_dict(self) -> dict[str, Any]:
         """The full state as JSON-able data; ``from_dict`` restores it exactly."""
-        return {
+        d = {
             "rules": {  # (JSON-able: a tuple field as a list)
                 k: list(v) if isinstance(v, tuple) else v
                 for k, v in ((k, getattr(self.rules, k)) for k in self.rules.__dataclass_fields__)
@@ -420,54 +387,59 @@ class GameState:
             "hands": [[card_str(f) for f in self.hand_cards(p)] for p in range(len(self.hands))],
             "stock": [card_str(f) for f in reversed(self.stock)],
             "discard": [card_str(f) for f in self.discard],
-            "table": [
-                {
-                    "owner": m.owner,
-                    "kind": "run" if m.is_run else "set",
-                    "cards": [card_str(f) for f in m.cards],
-                }
-                for m in self.table
-            ]
-            # Rummikub: the table is one pool of tiles, no meld its own
-            + (
-                [{"owner": None, "kind": None, "cards": counts_str(self.tiles)}]
-                if any(self.tiles)
-                else []
-            ),
+            "table": self.game.dump_table(self),
             "current_player": self.current,
             "phase": self.phase.name.lower(),
             "dealer": self.dealer,
-            "forbidden": card_str(self.forbidden) if self.forbidden >= 0 else None,
-            "turn_played": self.turn_played,
-            "played": list(self.played),
             "known": [counts_str(k) for k in self.known],
-            "rebuilds": self.rebuilds,
-            "seed": self.seed,
-            "round": self.round,
-            "round_scores": list(self.round_scores),
-            "totals": list(self.totals),
-            "active": list(self.active),
-            "winner": self.winner,
-            "match_winner": self.match_winner,
-            "reason": self.reason,
-            "step_count": self.step_count,
-            "knock_limit": self.knock_limit,
-            "upcard_stage": self.upcard_stage,
-            "hands_won": list(self.hands_won),
-            "must_use": card_str(self.must_use) if self.must_use >= 0 else None,
-            "opened": list(self.opened),
-            "turn_value": self.turn_value,
-            "turn_pure": self.turn_pure,
-            "credit": list(self.credit),
-            "turns": self.turns,
-            "cut": card_str(self.cut) if self.cut >= 0 else None,
-            "dropped": [None if d < 0 else d for d in self.dropped],
-            "drew": list(self.drew),
-            "buys": list(self.buys),
-            "asked": None if self.asked < 0 else self.asked,
-            "played_tiles": counts_str(self.played_tiles),
-            "passes": self.passes,
         }
+        for f in self.FIELDS:
+            if f.saved:
+                d[f.name] = f.dump(getattr(self, f.name))
+        return d
+
+
+_COPY = """
+def copy(self):
+    c = new(cls)
+    c.rules, c.layout, c.cat, c.values = self.rules, self.layout, self.cat, self.values
+    c.phases, c.game, c.wild_faces = self.phases, self.game, self.wild_faces
+    c.hands = list(map(list, self.hands))  # (a copy of each list)
+    c.nhand = self.nhand[:]
+    c.smask = list(map(list, self.smask))
+    c.rmask = list(map(list, self.rmask))
+    c.known = list(map(list, self.known))
+    c.stock = self.stock[:]
+    c.discard = self.discard[:]
+    c.table = self.table[:]
+    c.current, c.phase, c.dealer = self.current, self.phase, self.dealer
+    c.last_result, c._legal = self.last_result, self._legal
+{fields}
+    return c
+"""
+
+
+@cache
+def state_class() -> type[GameState]:
+    """The class of every state: :class:`GameState` with a slot for each game's fields
+    (:data:`rummy_env.variants.FAMILIES`) and a ``copy`` written from the declarations."""
+    from rummy_env.variants import FAMILIES
+
+    extra = tuple(f for family in FAMILIES for f in family.FIELDS)
+    fields = CORE_FIELDS + extra
+    names = [f.name for f in fields]
+    if len(set(names)) != len(names):
+        raise RuntimeError(f"a state field is declared twice: {sorted(names)}")
+    cls = type(
+        "GameState",
+        (GameState,),
+        {"__slots__": tuple(f.name for f in extra), "FIELDS": fields, "__module__": __name__},
+    )
+    scope = {"new": object.__new__, "cls": cls}
+    exec(_COPY.format(fields=copy_source(fields)), scope)  # noqa: S102 (our own template)
+    cls.copy = scope["copy"]
+    cls.copy.__doc__ = "A copy of the state: lists copied, immutable parts shared."
+    return cls
 
 
 def card_values(rules: RuleSet, wild_rank: int = -1) -> list[int]:
@@ -504,6 +476,9 @@ class _Tables(NamedTuple):
     wild_faces: tuple[int, ...]
     values: tuple[int, ...]
     values_by_rank: tuple[tuple[int, ...], ...]  # with each rank wild (a cut's), 0 = aces
+    cls: type[GameState]  # state_class()
+    starts: tuple[tuple[Field, Any], ...]  # every field with its start value
+    round_starts: tuple[tuple[Field, Any], ...]  # those a round starts anew
 
 
 def _tables(rules: RuleSet) -> _Tables:
@@ -518,6 +493,8 @@ def _tables(rules: RuleSet) -> _Tables:
     wr = rules.fixed_wild_rank
     wild_faces = tuple(su * NUM_RANKS + wr for su in range(4)) if wr >= 0 else ()
     by_rank = tuple(_card_values(rules, r) for r in range(NUM_RANKS))
+    cls = state_class()
+    starts = tuple((f, f.start_value(rules)) for f in cls.FIELDS)
     found = _Tables(
         Layout(rules),
         phase_table(rules),
@@ -526,6 +503,9 @@ def _tables(rules: RuleSet) -> _Tables:
         wild_faces,
         _card_values(rules, -1),
         by_rank,
+        cls,
+        starts,
+        tuple((f, v) for f, v in starts if f.scope == "round"),
     )
     if len(_TABLES) >= 256:
         _TABLES.clear()
@@ -537,10 +517,11 @@ _TABLES: dict[int, tuple[RuleSet, _Tables]] = {}
 
 
 def _blank(rules: RuleSet) -> GameState:
-    s = GameState.__new__(GameState)
+    """A state of ``rules`` before the deal: no cards anywhere, every field at its start."""
+    t = _tables(rules)
+    s = t.cls.__new__(t.cls)
     n = rules.num_players
     s.rules = rules
-    t = _tables(rules)
     s.layout, s.phases, s.cat, s.wild_faces = t.layout, t.phases, t.cat, t.wild_faces
     s.game = t.game
     s.values = list(t.values)
@@ -551,39 +532,23 @@ def _blank(rules: RuleSet) -> GameState:
     s.known = [[0] * 53 for _ in range(n)]
     s.stock, s.discard, s.table = [], [], []
     s.current, s.phase, s.dealer = 0, Phase.DRAW, n - 1
-    s.forbidden, s.turn_played = -1, False
-    s.played = [False] * n
-    s.rebuilds, s.seed, s.round = 0, 0, 0
-    s.totals = [0] * n
-    s.round_scores = [0] * n
-    s.active = [True] * n
-    s.winner, s.reason, s.step_count, s.match_winner = None, None, 0, None
     s.last_result, s._legal = None, None
-    s.knock_limit = rules.knock_limit
-    s.upcard_stage = -1  # gin: 0 offered to the non-dealer, 1 to the dealer, 2 both passed
-    s.hands_won = [0] * n
-    s.must_use = -1  # face the next meld or lay-off must contain (D-5, D-6)
-    s.opened = [_open_from_start(rules)] * n
-    s.turn_value = 0  # opening: value melded this turn by a player not yet opened
-    s.turn_pure = False  # opening: a pure run laid this turn
-    s.credit = [0] * n  # rummy500: value melded and laid off this round
-    s.turns = 0  # turns completed this round
-    s.cut = -1  # Indian rummy: the cut card (the stock's bottom card until drawn), or -1
-    s.dropped = [-1] * n  # Indian rummy: the drop penalty of a seat that left the round
-    s.drew = [False] * n  # Indian rummy: whether the seat has drawn this round
-    s.buys = [rules.buy_limit] * n  # contract rummy: buys left this deal
-    s.asked = -1  # contract rummy: the seat asked whether it buys (Phase.BUY), or -1
-    s.tiles = [0] * NUM_FACES  # Rummikub: the table's tiles (counts per face)
-    s.played_tiles = [0] * NUM_FACES  # Rummikub: the tiles played this turn
-    s.passes = 0  # Rummikub: passes in a row since the last commit (the pool empty)
-    s.last_tile = -1  # Rummikub: the tile played last this turn (a hint for the search), or -1
+    for f, v in t.starts:
+        setattr(s, f.name, f.fresh(v, n))
     return s
+
+
+def _new_round_fields(s: GameState) -> None:
+    """Every field a round starts anew at its start value."""
+    n = s.rules.num_players
+    for f, v in _tables(s.rules).round_starts:
+        setattr(s, f.name, f.fresh(v, n))
 
 
 def _open_from_start(rules: RuleSet) -> bool:
     """Whether a player may lay off from the start of a round: not where he must first
     open (rummy51's count) or go down with his contract (contract rummy)."""
-    return not (rules.open_points or rules.contract)  # (Rummikub: open_points, the initial meld)
+    return not (rules.open_points or game_of(rules).opens_at_once)  # (Rummikub: open_points)
 
 
 def deal_number(s: GameState) -> int:

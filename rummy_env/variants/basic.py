@@ -20,6 +20,7 @@ from rummy_env.engine.legal import (
     _nothing_legal,
     _wild_fill,
 )
+from rummy_env.engine.saved import _dump_table, _read_table
 from rummy_env.engine.scoring import _match_by_target
 from rummy_env.engine.state import (
     GameState,
@@ -31,6 +32,8 @@ from rummy_env.melds import (
     set_value,
 )
 from rummy_env.rules import RuleSet
+
+FIELDS = ()  # (no fields of its own)
 
 
 def configure(rules: RuleSet, g: Game) -> None:
@@ -54,6 +57,9 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.no_final_discard = _never
     g.on_meld = g.knock = g.on_deal = None
     g.discard_pile = True
+    g.dump_table, g.read_table = _dump_table, _read_table
+    g.on_restore = None
+    g.checks = ()
 
 
 def _opened_by(s: GameState, p: int) -> bool:

@@ -10,6 +10,7 @@ from rummy_env.cards import (
     JOKER,
     NUM_RANKS,
 )
+from rummy_env.engine.fields import INT, SEAT_OR_NONE, Field
 from rummy_env.engine.flow import _apply_draw
 from rummy_env.engine.game import Game, PhaseRules
 from rummy_env.engine.legal import _legal_draw
@@ -28,12 +29,25 @@ from rummy_env.melds import (
 )
 from rummy_env.rules import CONTRACTS, RuleSet
 
+#: contract rummy's fields: buys left this deal, the seat asked whether it buys (or -1)
+FIELDS = (
+    Field("buys", INT, lambda r: r.buy_limit, per_seat=True, lo=0, hi=lambda r: r.buy_limit),
+    Field(
+        "asked",
+        SEAT_OR_NONE,
+        -1,
+        used=lambda r: r.contract,
+        unused="only contract rummy asks for buys",
+    ),
+)
+
 
 def configure(rules: RuleSet, g: Game) -> None:
     """Seven deals, each with its contract, and buying out of turn."""
     if not rules.contract:
         return
     g.match_over = _match_by_deals
+    g.checks += (_check_contract,)
     g.opening_ok = _opening_ok
     g.opened_by = _down
     g.opens_at_once = True

@@ -9,6 +9,7 @@ from rummy_env.cards import (
     NUM_NATURAL,
     NUM_RANKS,
 )
+from rummy_env.engine.fields import INT, Field
 from rummy_env.engine.flow import (
     _apply_draw,
     _apply_play,
@@ -24,6 +25,41 @@ from rummy_env.melds import (
     three_suit_ranks,
 )
 from rummy_env.rules import RuleSet
+
+#: gin's fields (:mod:`rummy_env.engine.fields`)
+FIELDS = (
+    # the knock limit of the deal (oklahoma: the up-card's value)
+    Field(
+        "knock_limit",
+        INT,
+        lambda r: r.knock_limit,
+        scope="game",
+        lo=0,
+        used=lambda r: r.oklahoma,
+        unused="the rules' knock_limit (only oklahoma=True sets it from the up-card)",
+    ),
+    # the up-card offer: 0 offered to the non-dealer, 1 to the dealer, 2 both passed, or -1
+    Field(
+        "upcard_stage",
+        INT,
+        -1,
+        lo=-1,
+        hi=2,
+        used=lambda r: r.upcard_offer,
+        unused="these rules have no up-card offer",
+    ),
+    # hands won this match (the line bonus)
+    Field(
+        "hands_won",
+        INT,
+        0,
+        per_seat=True,
+        scope="game",
+        lo=0,
+        used=lambda r: r.scoring == "gin",
+        unused="hands won are counted in gin only",
+    ),
+)
 
 
 def configure(rules: RuleSet, g: Game) -> None:

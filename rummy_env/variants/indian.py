@@ -10,9 +10,11 @@ from rummy_env.cards import (
     NUM_RANKS,
     card_str,
 )
+from rummy_env.engine.fields import CARD, FLAG, INT_OR_NONE, Field
 from rummy_env.engine.flow import _apply_discard, _apply_draw, _end_turn
 from rummy_env.engine.game import Game, PhaseRules
 from rummy_env.engine.legal import _FACES, _legal_draw
+from rummy_env.engine.saved import _Saved
 from rummy_env.engine.scoring import _end_round
 from rummy_env.engine.state import GameState, Phase, _tables
 from rummy_env.melds import (
@@ -23,12 +25,35 @@ from rummy_env.melds import (
 from rummy_env.rules import RuleSet
 from rummy_env.variants.basic import _match_by_elimination, _match_by_penalty_limit
 
+#: Indian rummy's fields: the cut card (the stock's bottom card until drawn), the drop
+#: penalty of each seat that left the round, whether each seat has drawn this round
+FIELDS = (
+    Field(
+        "cut",
+        CARD,
+        -1,
+        used=lambda r: r.wild_rank == "cut",
+        unused="these rules have no cut card (wild_rank='none')",
+    ),
+    Field("dropped", INT_OR_NONE, -1, per_seat=True, lo=0),
+    Field(
+        "drew",
+        FLAG,
+        False,
+        per_seat=True,
+        used=lambda r: r.scoring == "indian",
+        unused="draws are tracked in Indian rummy only",
+    ),
+)
+
 
 def configure(rules: RuleSet, g: Game) -> None:
     """The cut card, drops before the draw, declaring instead of going out, and the pool
     scoring."""
+    g.checks += (_check_drops, _check_indian)
     if rules.wild_rank == "cut":
         g.on_deal = _cut
+        g.on_restore = _restore_cut
     if rules.scoring != "indian":
         return
     g.draw = PhaseRules(_legal_indian_draw, _apply_indian_draw)
@@ -45,6 +70,13 @@ def _cut(s: GameState, shuffled: bool) -> None:
     if shuffled:
         s.stock.insert(0, s.stock.pop())
     _set_cut(s, s.stock[0])
+
+
+def _restore_cut(s: GameState, f: _Saved) -> None:
+    """A restored state's cut card sets the wild rank and the card values."""
+    if s.cut < 0:
+        raise f.error("cut", f.d.get("cut"), "the round's cut card (wild_rank='cut')")
+    _set_cut(s, s.cut)
 
 
 def _set_cut(s: GameState, cut: int) -> None:
@@ -164,9 +196,8 @@ def _check_drops(s: GameState, fail: Callable[[str, str, str], None]) -> None:
 
 def _check_indian(s: GameState, fail: Callable[[str, str, str], None]) -> None:
     """Indian rummy's fields of a round in play: draws and the cut card."""
-    rules = s.rules
-    if rules.scoring != "indian" and any(s.drew):
-        fail("drew", f"={s.drew}", "all False: draws are tracked in Indian rummy only")
+    if s.phase == Phase.GAME_OVER:
+        return
     if s.cut >= 0 and s.rebuilds == 0 and s.stock and s.stock[0] != s.cut:
         fail(
             "cut",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from operator import add
+from typing import Any
 
 from rummy_env import cover
 from rummy_env.cards import (
@@ -11,6 +12,7 @@ from rummy_env.cards import (
     counts_str,
     face_counts,
 )
+from rummy_env.engine.fields import FACES, INT, Field
 from rummy_env.engine.flow import _end_stuck_round, _end_turn
 from rummy_env.engine.game import Game, PhaseRules
 from rummy_env.engine.saved import _MELD_KEYS, _Saved
@@ -18,12 +20,25 @@ from rummy_env.engine.scoring import _end_round
 from rummy_env.engine.state import _PLAY, GameState, Phase, _next_active
 from rummy_env.rules import RuleSet
 
+#: Rummikub's fields: the table's tiles (saved as the table), the tiles played this turn,
+#: passes in a row since the last commit (the pool empty), the tile played last this turn
+#: (a hint for the search)
+FIELDS = (
+    Field("tiles", FACES, lambda r: [0] * NUM_FACES, saved=False),
+    Field("played_tiles", FACES, lambda r: [0] * NUM_FACES),
+    Field("passes", INT, 0, lo=0, hi=lambda r: r.num_players - 1),
+    Field("last_tile", INT, -1, saved=False),
+)
+
 
 def configure(rules: RuleSet, g: Game) -> None:
     """A turn is draw or pass, or tiles played and committed; one round per player."""
     if rules.scoring != "rummikub":
         return
     g.draw = g.play = PhaseRules(_legal_tiles, _apply_tiles)
+    g.dump_table, g.read_table = _dump_tiles, _read_tiles
+    g.discard_pile = False
+    g.checks += (_check_tiles,)
     g.score = _score_rummikub
     g.match_over = _match_by_rounds
 
@@ -128,14 +143,20 @@ def _match_by_rounds(s: GameState, winner: int | None, eliminated: list[int]) ->
     return True
 
 
-def _read_tiles(f: _Saved, n: int) -> list[int]:
-    """Rummikub: the table's tiles from saved state data ([] or one entry without owner)."""
+def _dump_tiles(s: GameState) -> list[dict[str, Any]]:
+    """The table's tiles as ``to_dict`` data: one entry without owner, none when empty."""
+    return [{"owner": None, "kind": None, "cards": counts_str(s.tiles)}] if any(s.tiles) else []
+
+
+def _read_tiles(f: _Saved, s: GameState) -> None:
+    """The table's tiles from saved state data ([] or one entry without owner)."""
     table = f.d["table"]
     shape = "[] or [{'owner': None, 'kind': None, 'cards': [...]}] (the table's tiles)"
     if not isinstance(table, (list, tuple)) or len(table) > 1:
         raise f.error("table", table, shape)
+    s.table = []
     if not table:
-        return [0] * NUM_FACES
+        return
     m = table[0]
     if not isinstance(m, dict) or set(m) - set(_MELD_KEYS) or "cards" not in m:
         raise f.error("table[0]", m, shape)
@@ -149,7 +170,7 @@ def _read_tiles(f: _Saved, n: int) -> list[int]:
             "tiles that split into valid melds (groups of 3-4 of one number in different "
             "colours, runs of 3+ of one colour, 1 low only; D-3 for jokers)",
         )
-    return tiles
+    s.tiles = tiles
 
 
 def _check_tiles(s: GameState, fail: Callable[[str, str, str], None]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rummy_env.engine.fields import INT, Field
 from rummy_env.engine.flow import _meld_value
 from rummy_env.engine.game import Game
 from rummy_env.engine.state import (
@@ -12,12 +13,25 @@ from rummy_env.engine.state import (
 )
 from rummy_env.rules import RuleSet
 
+#: rummy500's fields: the value each seat melded and laid off this round
+FIELDS = (
+    Field(
+        "credit",
+        INT,
+        0,
+        per_seat=True,
+        used=lambda r: r.scoring == "rummy500",
+        unused="credit is scored in rummy500 only",
+    ),
+)
+
 
 def configure(rules: RuleSet, g: Game) -> None:
     if rules.scoring != "rummy500":
         return
     g.score = _score_rummy500
     g.on_meld = _credit
+    g.checks += (_check_credit,)
     g.stuck_count = None  # a round nobody went out of scores as it stands
 
 

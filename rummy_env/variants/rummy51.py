@@ -6,6 +6,8 @@ from __future__ import annotations
 from rummy_env.engine.game import Game
 from rummy_env.rules import RuleSet
 
+FIELDS = ()  # (no fields of its own)
+
 
 def configure(rules: RuleSet, g: Game) -> None:
     """Rummy 51 plays basic's turn and scoring; its opening count and unopened penalty are
