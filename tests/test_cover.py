@@ -839,6 +839,31 @@ def test_cover_and_playable_matches_the_oracle(case):
         assert cover.cover_and_playable(m2, o2, t) == after
 
 
+def test_a_memo_object_keeps_what_its_calls_learn():
+    """Calls given ``memo=`` keep their answers and tables in that object, not in the
+    default one, and answer as without it; clear_caches(memo=...) empties that one."""
+    mand, opt = vec("5H 6H JK"), vec("7H 9S 9D 9C")
+    own = cover.CoverMemo(compiled=cover.DEFAULT_MEMO.compiled is not None)
+    cover.clear_caches()
+    got = (
+        cover.playable(mand, opt, memo=own),
+        cover.can_cover(mand, opt, memo=own),
+        cover.split(vec("5H 6H 7H JK"), memo=own),
+        cover.playable_values([0] * N, opt, memo=own),
+    )
+    assert own.results and own.cl and own.edges
+    assert not any(getattr(cover.DEFAULT_MEMO, t) for t in cover.CoverMemo.TABLES)
+    assert got == (
+        cover.playable(mand, opt),
+        cover.can_cover(mand, opt),
+        cover.split(vec("5H 6H 7H JK")),
+        cover.playable_values([0] * N, opt),
+    )
+    cover.clear_caches(memo=own)
+    assert not any(getattr(own, t) for t in cover.CoverMemo.TABLES)
+    assert cover.DEFAULT_MEMO.results
+
+
 def test_cover_and_playable_answers_from_the_search(monkeypatch):
     """Where the search for playable tiles tells whether the mandatory tiles
     split (a way with no optional tile, no way at all, a way found before that
