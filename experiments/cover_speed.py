@@ -164,7 +164,7 @@ def _warm_up(sizes: list[int], n: int, seed: int) -> None:
         rack = random_position(rng, 0)[1]
         cover.best_cover(zero, rack)
         cover.playable_values(zero, rack)
-    cover._RESULTS.clear()
+    cover.DEFAULT_MEMO.results.clear()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> None:
         pl, worst = _timed(cover.playable, positions, args.cold)
         items = _after_items(positions, args.seed + size)
         af = _rate(cover.playable_after, items, args.cold)
-        cover._RESULTS.clear()  # the answers after, not those before
+        cover.DEFAULT_MEMO.results.clear()  # the answers after, not those before
         for table, rack in positions:
             cover.playable(table, rack)
         bo = _rate(cover.cover_and_playable, items, args.cold)

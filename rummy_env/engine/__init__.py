@@ -31,6 +31,7 @@ Rule decisions taken here (documented in the README too):
   when players are eliminated from a match.
 """
 
+import rummy_env.variants  # noqa: E402,F401 (the games: their modules register here)
 from rummy_env.engine.deal import DEAL_KEYS, OPTION_KEYS, new_game
 from rummy_env.engine.flow import (
     apply_action,

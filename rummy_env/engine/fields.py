@@ -108,6 +108,20 @@ class Field(NamedTuple):
         return read(f, self.name, f.d.get(self.name, start), lo, hi)
 
 
+def start_source(fields: tuple[Field, ...], name: str) -> str:
+    """A function ``name(s, v, n)`` that sets each of ``fields`` on state ``s`` to its
+    start value ``v[i]`` for ``n`` seats (new lists, never shared)."""
+    lines = [f"def {name}(s, v, n):"]
+    for i, f in enumerate(fields):
+        if f.per_seat:
+            lines.append(f"    s.{f.name} = [v[{i}]] * n")
+        elif f.kind is FACES:
+            lines.append(f"    s.{f.name} = v[{i}][:]")
+        else:
+            lines.append(f"    s.{f.name} = v[{i}]")
+    return "\n".join(lines or ["    pass"])
+
+
 def copy_source(fields: tuple[Field, ...]) -> str:
     """The lines of a ``copy`` method's body that copy ``fields`` from ``self`` to ``c``."""
     return "\n".join(

@@ -31,7 +31,7 @@ def _end_round(
     n = rules.num_players
     rummy = reason == "went_out" and winner is not None and not s.played[winner]
     vals = [s.hand_value(p) if s.active[p] else 0 for p in range(n)]
-    game = game_of(rules)
+    game = s.game
     scores, rewards = game.score(s, winner, rummy, vals, points)
     for p in range(n):
         s.totals[p] += scores[p]
@@ -74,5 +74,4 @@ def _end_round(
 
 
 from rummy_env.engine.deal import _start_round  # noqa: E402
-from rummy_env.engine.game import game_of  # noqa: E402
 from rummy_env.engine.state import GameState, Phase, _next_active  # noqa: E402

@@ -16,7 +16,7 @@ from rummy_env.cards import (
     card_str,
     counts_str,
 )
-from rummy_env.engine.fields import CARD, FLAG, INT, SEAT, TEXT, Field, copy_source
+from rummy_env.engine.fields import CARD, FLAG, INT, SEAT, TEXT, Field, copy_source, start_source
 from rummy_env.melds import (
     ACE_HIGH_POS,
     SUIT_SHIFT,
@@ -436,9 +436,18 @@ def state_class() -> type[GameState]:
         {"__slots__": tuple(f.name for f in extra), "FIELDS": fields, "__module__": __name__},
     )
     scope = {"new": object.__new__, "cls": cls}
-    exec(_COPY.format(fields=copy_source(fields)), scope)  # noqa: S102 (our own template)
+    source = "\n\n".join(
+        [
+            _COPY.format(fields=copy_source(fields)),
+            start_source(fields, "start_game"),
+            start_source(tuple(f for f in fields if f.scope == "round"), "start_round"),
+        ]
+    )
+    exec(source, scope)  # noqa: S102 (code written here from the declarations)
     cls.copy = scope["copy"]
     cls.copy.__doc__ = "A copy of the state: lists copied, immutable parts shared."
+    cls.start_game = scope["start_game"]  # (state, start values, seats): every field
+    cls.start_round = scope["start_round"]  # (state, start values, seats): a round's
     return cls
 
 
@@ -477,8 +486,8 @@ class _Tables(NamedTuple):
     values: tuple[int, ...]
     values_by_rank: tuple[tuple[int, ...], ...]  # with each rank wild (a cut's), 0 = aces
     cls: type[GameState]  # state_class()
-    starts: tuple[tuple[Field, Any], ...]  # every field with its start value
-    round_starts: tuple[tuple[Field, Any], ...]  # those a round starts anew
+    starts: tuple[Any, ...]  # every field's start value (cls.FIELDS order)
+    round_starts: tuple[Any, ...]  # those of the fields a round starts anew
 
 
 def _tables(rules: RuleSet) -> _Tables:
@@ -494,7 +503,7 @@ def _tables(rules: RuleSet) -> _Tables:
     wild_faces = tuple(su * NUM_RANKS + wr for su in range(4)) if wr >= 0 else ()
     by_rank = tuple(_card_values(rules, r) for r in range(NUM_RANKS))
     cls = state_class()
-    starts = tuple((f, f.start_value(rules)) for f in cls.FIELDS)
+    starts = tuple(f.start_value(rules) for f in cls.FIELDS)
     found = _Tables(
         Layout(rules),
         phase_table(rules),
@@ -505,7 +514,7 @@ def _tables(rules: RuleSet) -> _Tables:
         by_rank,
         cls,
         starts,
-        tuple((f, v) for f, v in starts if f.scope == "round"),
+        tuple(v for f, v in zip(cls.FIELDS, starts, strict=True) if f.scope == "round"),
     )
     if len(_TABLES) >= 256:
         _TABLES.clear()
@@ -533,16 +542,13 @@ def _blank(rules: RuleSet) -> GameState:
     s.stock, s.discard, s.table = [], [], []
     s.current, s.phase, s.dealer = 0, Phase.DRAW, n - 1
     s.last_result, s._legal = None, None
-    for f, v in t.starts:
-        setattr(s, f.name, f.fresh(v, n))
+    s.start_game(t.starts, n)
     return s
 
 
 def _new_round_fields(s: GameState) -> None:
     """Every field a round starts anew at its start value."""
-    n = s.rules.num_players
-    for f, v in _tables(s.rules).round_starts:
-        setattr(s, f.name, f.fresh(v, n))
+    s.start_round(_tables(s.rules).round_starts, s.rules.num_players)
 
 
 def _open_from_start(rules: RuleSet) -> bool:
