@@ -338,6 +338,17 @@ class RuleSet:
     """Gin, match: bonus per hand won, for both players, when the match ends."""
 
     def __post_init__(self) -> None:
+        self._check_kinds()
+        from rummy_env.variants import FAMILIES  # (each game checks its own fields)
+
+        for family in reversed(FAMILIES):  # the most particular first: a 0 left is basic's
+            family.resolve_rules(self)
+        for family in FAMILIES:
+            family.check_rules(self)
+
+    def _check_kinds(self) -> None:
+        """Every field of its type, every choice one of its values, a preset and a player
+        count it allows."""
         drops = self.drop_penalties
         if isinstance(drops, list):
             drops = tuple(drops)
@@ -372,217 +383,6 @@ class RuleSet:
                 f"num_players={self.num_players} is not allowed for {self.name!r} "
                 f"(allowed: {lo if lo == hi else f'{lo}-{hi}'})"
             )
-        n = self.num_players
-        contract = self.name == "contract"
-        if self.decks == 0:
-            object.__setattr__(self, "decks", (2 if n <= 4 else 3) if contract else 1 + (n > 4))
-        most = 3 if contract else 2
-        if not 1 <= self.decks <= most:
-            raise ValueError(
-                f"decks={self.decks} is not allowed (allowed: 1-{most}, or 0 = by player count)"
-            )
-        if contract and not 1 <= self.contract_deal <= 7:
-            raise ValueError(
-                f"contract_deal={self.contract_deal} is not allowed (allowed: 1-7, the deal "
-                "whose contract is played)"
-            )
-        if not contract and (self.contract_deal or self.buy_limit):
-            raise ValueError(
-                f"contract_deal={self.contract_deal}, buy_limit={self.buy_limit} is not allowed "
-                f"with {self.name!r} (allowed: 0 for both; contracts and buying are the "
-                "'contract' preset's)"
-            )
-        if contract and (
-            self.scoring != "standard" or not self.meld_during_play or self.discard_pickup != "top"
-        ):
-            raise ValueError(
-                f"scoring={self.scoring!r}, meld_during_play={self.meld_during_play}, "
-                f"discard_pickup={self.discard_pickup!r} is not allowed with contract rummy "
-                "(allowed: scoring='standard', meld_during_play=True, discard_pickup='top')"
-            )
-        if self.buy_limit < 0 or self.low_card_penalty < 0:
-            raise ValueError(
-                f"buy_limit={self.buy_limit}, low_card_penalty={self.low_card_penalty} is not "
-                "allowed (allowed: 0 or more)"
-            )
-        if not 0 <= self.jokers <= 4:
-            raise ValueError(f"jokers={self.jokers} is not allowed (allowed: 0-4 per deck)")
-        if self.hand_size == 0:
-            if contract:
-                size = 10 if self.contract_deal <= 4 else 12
-            elif self.scoring == "rummy500":
-                size = 13 if n == 2 else 7
-            else:
-                size = {2: 10, 3: 7, 4: 7}.get(n, 6 if self.decks == 1 else 10)
-            object.__setattr__(self, "hand_size", size)
-        if self.hand_size < 1:
-            raise ValueError(
-                f"hand_size={self.hand_size} is not allowed (allowed: 1 or more, 0 = by player count)"
-            )
-        extra = 2 if self.upcard else 1
-        # contract rummy's match deals two more cards from the fifth deal on
-        grow = 2 if contract and self.match and self.contract_deal < 5 else 0
-        if n * (self.hand_size + grow) + extra > self.num_cards:
-            raise ValueError(
-                f"hand_size={self.hand_size} with {n} players needs "
-                f"{n * (self.hand_size + grow) + extra} cards (deal"
-                + (f" of {self.hand_size + grow} from the fifth on" if grow else "")
-                + f", up-card and one stock card) but the pack has {self.num_cards} "
-                f"(allowed: hand_size <= {(self.num_cards - extra) // n - grow})"
-            )
-        if self.scoring == "indian" and self.hand_size > 13:
-            raise ValueError(
-                f"hand_size={self.hand_size} is not allowed with scoring='indian' (allowed: "
-                "1-13, Indian rummy's deal: a declaration is found by a search over the hand's "
-                "arrangements in melds, whose cost grows too fast past it)"
-            )
-        for key in (
-            "ace_penalty",
-            "joker_penalty",
-            "max_stock_rebuilds",
-            "max_wilds_per_meld",
-            "max_turns",
-        ):
-            if getattr(self, key) < 0:
-                raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
-        for key in (
-            "knock_limit",
-            "wall",
-            "gin_bonus",
-            "undercut_bonus",
-            "big_gin_bonus",
-            "game_bonus",
-            "line_bonus",
-            "open_points",
-            "ace_meld_value",
-            "joker_meld_value",
-            "unopened_penalty",
-            "penalty_cap",
-        ):
-            if getattr(self, key) < 0:
-                raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 0 or more)")
-        if self.wild_deuces and not self.meld_during_play:
-            raise ValueError(
-                "wild_deuces=True is not allowed with meld_during_play=False (allowed: "
-                "meld_during_play=True: deuces are wild only in games that meld during play)"
-            )
-        if not 3 <= self.min_run <= 13:
-            raise ValueError(f"min_run={self.min_run} is not allowed (allowed: 3-13)")
-        if self.min_run != 3 and not self.meld_during_play:
-            raise ValueError(
-                f"min_run={self.min_run} is not allowed with meld_during_play=False: deadwood "
-                "is counted with runs of 3 (allowed: min_run=3)"
-            )
-        if self.max_set and self.max_set < 3:
-            raise ValueError(
-                f"max_set={self.max_set} is not allowed (allowed: 0 = no limit, or 3 or more)"
-            )
-        sets = (self.set_suits_distinct, self.max_set) != (True, 4)
-        if sets and not self.meld_during_play:
-            raise ValueError(
-                f"set_suits_distinct={self.set_suits_distinct}, max_set={self.max_set} is not "
-                "allowed with meld_during_play=False: hands are counted with sets of 3-4 "
-                "different suits (allowed: set_suits_distinct=True, max_set=4)"
-            )
-        if not self.set_suits_distinct and (self.open_points or self.open_pure_run):
-            raise ValueError(
-                "set_suits_distinct=False is not allowed with an opening (open_points="
-                f"{self.open_points}, open_pure_run={self.open_pure_run}): the opening "
-                "search counts sets of different suits (allowed: open_points=0, "
-                "open_pure_run=False)"
-            )
-        if (self.scoring == "gin") != (self.knock_limit > 0 or self.oklahoma):
-            raise ValueError(
-                f"scoring={self.scoring!r} with knock_limit={self.knock_limit} is not allowed "
-                "(allowed: scoring='gin' together with knock_limit > 0 or oklahoma=True)"
-            )
-        if self.scoring == "gin" and self.meld_during_play:
-            raise ValueError(
-                "scoring='gin' is not allowed with meld_during_play=True "
-                "(allowed: meld_during_play=False in a knocking game)"
-            )
-        if self.upcard_offer and n != 2:
-            raise ValueError(
-                f"upcard_offer=True is not allowed with {n} players (allowed: 2 players)"
-            )
-        if (self.name == "rummikub") != (self.scoring == "rummikub"):
-            raise ValueError(
-                f"scoring={self.scoring!r} is not allowed with {self.name!r} (allowed: "
-                "scoring='rummikub' exactly for the 'rummikub' preset, whose table is one pool "
-                "of tiles)"
-            )
-        if self.scoring == "rummikub":
-            fixed = {
-                "decks": 2,
-                "jokers": 1,
-                "ace": "low",
-                "upcard": False,
-                "meld_during_play": False,
-                "wild_deuces": False,
-            }
-            clash = [f"{k}={getattr(self, k)!r}" for k, v in fixed.items() if getattr(self, k) != v]
-            if clash:
-                raise ValueError(
-                    f"{', '.join(clash)} is not allowed with scoring='rummikub' (allowed: "
-                    + ", ".join(f"{k}={v!r}" for k, v in fixed.items())
-                    + ": 106 tiles, two jokers, 1 low, no discard pile)"
-                )
-        if not self.meld_during_play and self.scoring not in ("gin", "indian", "rummikub"):
-            raise ValueError(
-                f"meld_during_play=False is not allowed with scoring={self.scoring!r}: nobody could "
-                "ever meld or go out (allowed: meld_during_play=False only with scoring='gin', "
-                "where melds are shown by knocking, or 'indian', by declaring)"
-            )
-        if self.scoring == "indian" and self.meld_during_play:
-            raise ValueError(
-                "scoring='indian' is not allowed with meld_during_play=True (allowed: "
-                "meld_during_play=False: the melds are shown when a player declares)"
-            )
-        indian_only = [
-            f"{k}={getattr(self, k)!r}"
-            for k, off in (
-                ("wild_rank", "none"),
-                ("drop_penalties", (0, 0)),
-                ("penalty_cap", 0),
-            )
-            if getattr(self, k) != off
-        ]
-        if indian_only and self.scoring != "indian":
-            raise ValueError(
-                f"{', '.join(indian_only)} is not allowed with scoring={self.scoring!r} "
-                "(allowed: wild_rank='none', drop_penalties=(0, 0), penalty_cap=0; the cut wild "
-                "rank, drops and the count cap are Indian rummy's, scoring='indian')"
-            )
-        if self.scoring == "indian" and (self.open_points or self.knock_limit):
-            raise ValueError(
-                f"scoring='indian' is not allowed with open_points={self.open_points}, "
-                f"knock_limit={self.knock_limit} (allowed: 0 for both: a player goes out by "
-                "declaring)"
-            )
-        if self.scoring == "gin" and self.jokers:
-            raise ValueError(
-                f"jokers={self.jokers} is not allowed with scoring='gin': the knock and deadwood "
-                "count has no wild cards (allowed: jokers=0)"
-            )
-        if not self.meld_during_play and self.discard_pickup_must_meld != "never":
-            raise ValueError(
-                f"discard_pickup_must_meld={self.discard_pickup_must_meld!r} is not allowed with "
-                "meld_during_play=False: a taken card could never be used in a meld (allowed: 'never')"
-            )
-        if self.scoring == "gin" and self.discard_pickup != "top":
-            raise ValueError(
-                f"discard_pickup={self.discard_pickup!r} is not allowed with scoring='gin': digging "
-                "grows a hand past the 11 cards the knock and deadwood count are made for "
-                "(allowed: 'top')"
-            )
-        if self.scoring == "gin" and n != 2:
-            raise ValueError(
-                f"scoring='gin' is not allowed with {n} players (allowed: 2 players, "
-                "the knocker against one defender)"
-            )
-        for key in ("penalty_limit", "target", "rummy_multiplier"):
-            if getattr(self, key) < 1:
-                raise ValueError(f"{key}={getattr(self, key)} is not allowed (allowed: 1 or more)")
 
     # ----------------------------------------------------------------- derived
     @property

@@ -25,6 +25,7 @@ from rummy_env.engine.scoring import _match_by_target
 from rummy_env.engine.state import (
     GameState,
     TableMeld,
+    round_hand_size,
 )
 from rummy_env.melds import (
     code_faces,
@@ -34,6 +35,130 @@ from rummy_env.melds import (
 from rummy_env.rules import RuleSet
 
 FIELDS = ()  # (no fields of its own)
+
+
+def resolve_rules(r: RuleSet) -> None:
+    """The fields left 0 "by player count" that no other game has set (RULES.md 4 basic)."""
+    n = r.num_players
+    if r.decks == 0:
+        object.__setattr__(r, "decks", 1 + (n > 4))
+    if r.hand_size == 0:
+        object.__setattr__(r, "hand_size", {2: 10, 3: 7, 4: 7}.get(n, 6 if r.decks == 1 else 10))
+
+
+def check_rules(r: RuleSet) -> None:
+    """The checks every game's rules pass: the pack, the deal, the melds and the opening
+    (each game's own fields are checked in its module)."""
+    _check_pack(r)
+    _check_counts(r)
+    _check_melds(r)
+
+
+def _check_pack(r: RuleSet) -> None:
+    most = 3 if r.contract else 2  # (contract rummy with 5 or more: three decks)
+    if not 1 <= r.decks <= most:
+        raise ValueError(
+            f"decks={r.decks} is not allowed (allowed: 1-{most}, or 0 = by player count)"
+        )
+    if r.buy_limit < 0 or r.low_card_penalty < 0:
+        raise ValueError(
+            f"buy_limit={r.buy_limit}, low_card_penalty={r.low_card_penalty} is not "
+            "allowed (allowed: 0 or more)"
+        )
+    if not 0 <= r.jokers <= 4:
+        raise ValueError(f"jokers={r.jokers} is not allowed (allowed: 0-4 per deck)")
+    if r.hand_size < 1:
+        raise ValueError(
+            f"hand_size={r.hand_size} is not allowed (allowed: 1 or more, 0 = by player count)"
+        )
+    n = r.num_players
+    extra = 2 if r.upcard else 1
+    grow = round_hand_size(r, 7) - r.hand_size if r.match else 0  # (contract: 2 more at deal 5)
+    if n * (r.hand_size + grow) + extra > r.num_cards:
+        raise ValueError(
+            f"hand_size={r.hand_size} with {n} players needs "
+            f"{n * (r.hand_size + grow) + extra} cards (deal"
+            + (f" of {r.hand_size + grow} from the fifth on" if grow else "")
+            + f", up-card and one stock card) but the pack has {r.num_cards} "
+            f"(allowed: hand_size <= {(r.num_cards - extra) // n - grow})"
+        )
+
+
+_AT_LEAST_0 = (
+    "ace_penalty",
+    "joker_penalty",
+    "max_stock_rebuilds",
+    "max_wilds_per_meld",
+    "max_turns",
+    "knock_limit",
+    "wall",
+    "gin_bonus",
+    "undercut_bonus",
+    "big_gin_bonus",
+    "game_bonus",
+    "line_bonus",
+    "open_points",
+    "ace_meld_value",
+    "joker_meld_value",
+    "unopened_penalty",
+    "penalty_cap",
+)
+
+
+def _check_counts(r: RuleSet) -> None:
+    for key in _AT_LEAST_0:
+        if getattr(r, key) < 0:
+            raise ValueError(f"{key}={getattr(r, key)} is not allowed (allowed: 0 or more)")
+    for key in ("penalty_limit", "target", "rummy_multiplier"):
+        if getattr(r, key) < 1:
+            raise ValueError(f"{key}={getattr(r, key)} is not allowed (allowed: 1 or more)")
+    if r.upcard_offer and r.num_players != 2:
+        raise ValueError(
+            f"upcard_offer=True is not allowed with {r.num_players} players (allowed: 2 players)"
+        )
+
+
+def _check_melds(r: RuleSet) -> None:
+    if r.wild_deuces and not r.meld_during_play:
+        raise ValueError(
+            "wild_deuces=True is not allowed with meld_during_play=False (allowed: "
+            "meld_during_play=True: deuces are wild only in games that meld during play)"
+        )
+    if not 3 <= r.min_run <= 13:
+        raise ValueError(f"min_run={r.min_run} is not allowed (allowed: 3-13)")
+    if r.min_run != 3 and not r.meld_during_play:
+        raise ValueError(
+            f"min_run={r.min_run} is not allowed with meld_during_play=False: deadwood "
+            "is counted with runs of 3 (allowed: min_run=3)"
+        )
+    if r.max_set and r.max_set < 3:
+        raise ValueError(
+            f"max_set={r.max_set} is not allowed (allowed: 0 = no limit, or 3 or more)"
+        )
+    if (r.set_suits_distinct, r.max_set) != (True, 4) and not r.meld_during_play:
+        raise ValueError(
+            f"set_suits_distinct={r.set_suits_distinct}, max_set={r.max_set} is not "
+            "allowed with meld_during_play=False: hands are counted with sets of 3-4 "
+            "different suits (allowed: set_suits_distinct=True, max_set=4)"
+        )
+    if not r.set_suits_distinct and (r.open_points or r.open_pure_run):
+        raise ValueError(
+            "set_suits_distinct=False is not allowed with an opening (open_points="
+            f"{r.open_points}, open_pure_run={r.open_pure_run}): the opening "
+            "search counts sets of different suits (allowed: open_points=0, "
+            "open_pure_run=False)"
+        )
+    if not r.meld_during_play and r.scoring in ("standard", "winner_takes_all", "rummy500"):
+        raise ValueError(
+            f"meld_during_play=False is not allowed with scoring={r.scoring!r}: nobody could "
+            "ever meld or go out (allowed: meld_during_play=False only with scoring='gin', "
+            "where melds are shown by knocking, or 'indian', by declaring)"
+        )
+    if not r.meld_during_play and r.discard_pickup_must_meld != "never":
+        raise ValueError(
+            f"discard_pickup_must_meld={r.discard_pickup_must_meld!r} is not allowed with "
+            "meld_during_play=False: a taken card could never be used in a meld (allowed: 'never')"
+        )
 
 
 def configure(rules: RuleSet, g: Game) -> None:

@@ -42,6 +42,40 @@ FIELDS = (
 )
 
 
+def resolve_rules(r: RuleSet) -> None:
+    """Contract rummy's pack and deal by player count: two decks up to 4 players, three
+    from 5; 10 cards, 12 from the fifth deal."""
+    if r.name != "contract":
+        return
+    if r.decks == 0:
+        object.__setattr__(r, "decks", 2 if r.num_players <= 4 else 3)
+    if r.hand_size == 0:
+        object.__setattr__(r, "hand_size", 10 if r.contract_deal <= 4 else 12)
+
+
+def check_rules(r: RuleSet) -> None:
+    """Contracts and buying are contract rummy's, with its standard scoring and turn."""
+    if r.name != "contract":
+        if r.contract_deal or r.buy_limit:
+            raise ValueError(
+                f"contract_deal={r.contract_deal}, buy_limit={r.buy_limit} is not allowed "
+                f"with {r.name!r} (allowed: 0 for both; contracts and buying are the "
+                "'contract' preset's)"
+            )
+        return
+    if not 1 <= r.contract_deal <= 7:
+        raise ValueError(
+            f"contract_deal={r.contract_deal} is not allowed (allowed: 1-7, the deal "
+            "whose contract is played)"
+        )
+    if r.scoring != "standard" or not r.meld_during_play or r.discard_pickup != "top":
+        raise ValueError(
+            f"scoring={r.scoring!r}, meld_during_play={r.meld_during_play}, "
+            f"discard_pickup={r.discard_pickup!r} is not allowed with contract rummy "
+            "(allowed: scoring='standard', meld_during_play=True, discard_pickup='top')"
+        )
+
+
 def configure(rules: RuleSet, g: Game) -> None:
     """Seven deals, each with its contract, and buying out of turn."""
     if not rules.contract:

@@ -62,6 +62,42 @@ FIELDS = (
 )
 
 
+def resolve_rules(r: RuleSet) -> None:
+    """Gin leaves nothing to resolve by player count beyond basic's."""
+
+
+def check_rules(r: RuleSet) -> None:
+    """A knocking game: two players, no melding during play, no wild cards, no digging."""
+    if (r.scoring == "gin") != (r.knock_limit > 0 or r.oklahoma):
+        raise ValueError(
+            f"scoring={r.scoring!r} with knock_limit={r.knock_limit} is not allowed "
+            "(allowed: scoring='gin' together with knock_limit > 0 or oklahoma=True)"
+        )
+    if r.scoring != "gin":
+        return
+    if r.meld_during_play:
+        raise ValueError(
+            "scoring='gin' is not allowed with meld_during_play=True "
+            "(allowed: meld_during_play=False in a knocking game)"
+        )
+    if r.jokers:
+        raise ValueError(
+            f"jokers={r.jokers} is not allowed with scoring='gin': the knock and deadwood "
+            "count has no wild cards (allowed: jokers=0)"
+        )
+    if r.discard_pickup != "top":
+        raise ValueError(
+            f"discard_pickup={r.discard_pickup!r} is not allowed with scoring='gin': digging "
+            "grows a hand past the 11 cards the knock and deadwood count are made for "
+            "(allowed: 'top')"
+        )
+    if r.num_players != 2:
+        raise ValueError(
+            f"scoring='gin' is not allowed with {r.num_players} players (allowed: 2 players, "
+            "the knocker against one defender)"
+        )
+
+
 def configure(rules: RuleSet, g: Game) -> None:
     """Knocking (no melding during play), the up-card offer, and gin's scoring with its
     game and line bonuses."""

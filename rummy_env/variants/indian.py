@@ -47,6 +47,45 @@ FIELDS = (
 )
 
 
+def resolve_rules(r: RuleSet) -> None:
+    """Indian rummy leaves nothing to resolve by player count beyond basic's."""
+
+
+def check_rules(r: RuleSet) -> None:
+    """The cut wild rank, drops and the count cap are Indian rummy's, which goes out by
+    declaring a hand of at most 13 cards."""
+    off = [
+        f"{k}={getattr(r, k)!r}"
+        for k, v in (("wild_rank", "none"), ("drop_penalties", (0, 0)), ("penalty_cap", 0))
+        if getattr(r, k) != v
+    ]
+    if r.scoring != "indian":
+        if off:
+            raise ValueError(
+                f"{', '.join(off)} is not allowed with scoring={r.scoring!r} "
+                "(allowed: wild_rank='none', drop_penalties=(0, 0), penalty_cap=0; the cut wild "
+                "rank, drops and the count cap are Indian rummy's, scoring='indian')"
+            )
+        return
+    if r.hand_size > 13:
+        raise ValueError(
+            f"hand_size={r.hand_size} is not allowed with scoring='indian' (allowed: "
+            "1-13, Indian rummy's deal: a declaration is found by a search over the hand's "
+            "arrangements in melds, whose cost grows too fast past it)"
+        )
+    if r.meld_during_play:
+        raise ValueError(
+            "scoring='indian' is not allowed with meld_during_play=True (allowed: "
+            "meld_during_play=False: the melds are shown when a player declares)"
+        )
+    if r.open_points or r.knock_limit:
+        raise ValueError(
+            f"scoring='indian' is not allowed with open_points={r.open_points}, "
+            f"knock_limit={r.knock_limit} (allowed: 0 for both: a player goes out by "
+            "declaring)"
+        )
+
+
 def configure(rules: RuleSet, g: Game) -> None:
     """The cut card, drops before the draw, declaring instead of going out, and the pool
     scoring."""

@@ -31,6 +31,40 @@ FIELDS = (
 )
 
 
+def resolve_rules(r: RuleSet) -> None:
+    """Rummikub's pack and rack are fixed by its preset."""
+
+
+#: what Rummikub's rules fix: 106 tiles, two jokers, 1 low, no discard pile
+_FIXED = {
+    "decks": 2,
+    "jokers": 1,
+    "ace": "low",
+    "upcard": False,
+    "meld_during_play": False,
+    "wild_deuces": False,
+}
+
+
+def check_rules(r: RuleSet) -> None:
+    """Rummikub's scoring belongs to its preset, whose table is one pool of tiles."""
+    if (r.name == "rummikub") != (r.scoring == "rummikub"):
+        raise ValueError(
+            f"scoring={r.scoring!r} is not allowed with {r.name!r} (allowed: "
+            "scoring='rummikub' exactly for the 'rummikub' preset, whose table is one pool "
+            "of tiles)"
+        )
+    if r.scoring != "rummikub":
+        return
+    clash = [f"{k}={getattr(r, k)!r}" for k, v in _FIXED.items() if getattr(r, k) != v]
+    if clash:
+        raise ValueError(
+            f"{', '.join(clash)} is not allowed with scoring='rummikub' (allowed: "
+            + ", ".join(f"{k}={v!r}" for k, v in _FIXED.items())
+            + ": 106 tiles, two jokers, 1 low, no discard pile)"
+        )
+
+
 def configure(rules: RuleSet, g: Game) -> None:
     """A turn is draw or pass, or tiles played and committed; one round per player."""
     if rules.scoring != "rummikub":

@@ -26,6 +26,16 @@ FIELDS = (
 )
 
 
+def resolve_rules(r: RuleSet) -> None:
+    """Rummy 500's deal: 13 cards with 2 players, 7 with more."""
+    if r.scoring == "rummy500" and r.hand_size == 0:
+        object.__setattr__(r, "hand_size", 13 if r.num_players == 2 else 7)
+
+
+def check_rules(r: RuleSet) -> None:
+    """Rummy 500 adds no rule field of its own to check."""
+
+
 def configure(rules: RuleSet, g: Game) -> None:
     if rules.scoring != "rummy500":
         return
