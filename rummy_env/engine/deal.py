@@ -39,7 +39,7 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
             order.append(p)
             p = _next_active(s, p)
         k = len(order)
-        dealt = pack[len(pack) - k * round_hand_size(rules, s.round) :]
+        dealt = pack[len(pack) - k * s.game.hand_size(rules, s.round) :]
         del pack[len(pack) - len(dealt) :]
         dealt.reverse()  # one at a time from the top (the end), the first seat first
         for i, p in enumerate(order):
@@ -171,7 +171,7 @@ def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> di
             )
         hands.append(cards)
     discard = _card_list(options.get("discard", []), "discard", none="; omit it for an empty pile")
-    if discard and rules.scoring == "rummikub":
+    if discard and not game_of(rules).discard_pile:
         raise ValueError(
             f"discard={_short(options['discard'])} is not allowed in Rummikub (allowed: [] or "
             "omitted: there is no discard pile)"
@@ -264,6 +264,7 @@ def new_game(rules: RuleSet, seed: int = 0, options: dict[str, Any] | None = Non
 
 
 from rummy_env.engine.flow import _begin_draw  # noqa: E402
+from rummy_env.engine.game import game_of  # noqa: E402
 from rummy_env.engine.saved import from_dict  # noqa: E402
 from rummy_env.engine.state import (  # noqa: E402
     GameState,
@@ -271,5 +272,4 @@ from rummy_env.engine.state import (  # noqa: E402
     _blank,
     _new_round_fields,  # noqa: E402
     _next_active,
-    round_hand_size,
 )

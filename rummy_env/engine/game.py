@@ -60,6 +60,13 @@ class Game:
     * ``dump_table(state) -> list`` and ``read_table(saved, state)``: the table in
       ``to_dict`` data and back;
     * ``on_restore(state, saved)`` or None: after a saved state's fields are read;
+    * ``one_card_turns``: a turn takes one card and gives one (no buys, no draws without
+      a discard), so no hand outgrows the deal but by the card of the seat to act;
+    * ``melds_owned``: table melds belong to the seat that laid them (not one pool);
+    * ``check_standing(state, fail)``: the totals of a match in play have not ended it;
+    * ``result_checks``: the same for a game that is over (its scores);
+    * ``face_value(rules, rank) -> int``: a natural card's value in hand (penalty count);
+    * ``hand_size(rules, round) -> int``: the cards dealt to each seat in a round;
     * ``checks``: ``(state, fail) -> None`` functions that check a restored state
       (``fail(field, what is wrong, what is allowed)`` raises).
     """
@@ -87,6 +94,12 @@ class Game:
         "read_table",
         "on_restore",
         "checks",
+        "result_checks",
+        "face_value",
+        "hand_size",
+        "check_standing",
+        "one_card_turns",
+        "melds_owned",
     )
 
     def phases(self) -> tuple[PhaseRules, ...]:

@@ -274,21 +274,38 @@ def _check_unused(s: GameState, fail: Callable[[str, str, str], None]) -> None:
                 fail(fld.name, f"={value}", f"{start}: {fld.unused}")
 
 
+def _eliminating(rules: RuleSet, game: Game) -> bool:
+    """Whether seats leave the match (a match of penalties with elimination)."""
+    return rules.match and game.penalties and rules.elimination
+
+
+def _fail(key: str, what: str, allowed: str) -> None:
+    """Raise the ValueError of a restored state's field that is not allowed."""
+    raise ValueError(
+        f"saved state: {key}{'' if what[0] == '=' else ' '}{what} (allowed: {allowed})"
+    )
+
+
 def _check_state(s: GameState) -> None:
     """Raise a ValueError naming the field unless ``s`` could occur under its rules:
     the pack, the seats in play, the per-turn fields of the phase, the match
     standing (DESIGN.md invariant 1; a player to act who holds a card always has a
     legal move, invariant 2: see :func:`_lapsed_play`)."""
+    _check_cards(s, _fail)
+    _check_seats(s, _fail)
+    if s.phase == Phase.GAME_OVER:
+        _check_result(s, _fail)
+        return
+    _check_round(s, _fail)
+    _check_turn(s, _fail)
+    _check_opening(s, _fail)
+
+
+def _check_cards(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """Exactly the pack; known cards held; the turn's cards of the pack."""
     rules = s.rules
     n = rules.num_players
-    phase = s.phase.name.lower()
-    over = s.phase == Phase.GAME_OVER
-
-    def fail(key: str, what: str, allowed: str) -> None:
-        raise ValueError(
-            f"saved state: {key}{'' if what[0] == '=' else ' '}{what} (allowed: {allowed})"
-        )
-
+    s.phase.name.lower()
     pack = _pack_counts(rules)
     held = [0] * 53
     for h in s.hands:
@@ -323,8 +340,13 @@ def _check_state(s: GameState) -> None:
             fail(
                 key, f"={card_str(c)} is not in the pack", f"None or a card of {_pack_text(rules)}"
             )
-    elim = rules.match and rules.scoring in PENALTY_SCORING and rules.elimination
-    if not elim and not all(s.active):
+
+
+def _check_seats(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """The seats in the match, the opened flags, the unused fields, the game's own checks."""
+    rules = s.rules
+    phase = s.phase.name.lower()
+    if not _eliminating(rules, s.game) and not all(s.active):
         fail(
             "active",
             f"={s.active} drops a seat",
@@ -345,11 +367,14 @@ def _check_state(s: GameState) -> None:
             "0 or 1 (offered to the "
             "non-dealer, then the dealer) exactly in phase 'upcard'; -1 or 2 otherwise",
         )
-    if over:
-        _check_result(s, fail)
-        return
-    # ------------------------------------------------- a round in play
-    if elim and sum(s.active) < 2:
+
+
+def _check_round(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """A round in play: seats to act, hands, no result yet, hand sizes, table owners."""
+    rules = s.rules
+    n = rules.num_players
+    phase = s.phase.name.lower()
+    if _eliminating(rules, s.game) and sum(s.active) < 2:
         fail(
             "active",
             f"={s.active} leaves fewer than two players",
@@ -380,11 +405,11 @@ def _check_state(s: GameState) -> None:
     if any(s.round_scores):
         fail("round_scores", f"={s.round_scores} while the round is in play", "zeros until it ends")
     _check_standing(s, fail)
-    if rules.discard_pickup == "top" and not rules.contract and rules.scoring != "rummikub":
+    if rules.discard_pickup == "top" and s.game.one_card_turns:
         # a turn draws one card and ends with a discard (rummy500's digging and contract
         # rummy's buys take more): no hand holds more than the deal, the player to act one
         # more between his draw and his discard; exactly that where nobody melds (gin, Indian)
-        size = round_hand_size(rules, s.round)
+        size = s.game.hand_size(rules, s.round)
         exact = not rules.meld_during_play
         for p in range(n):
             want = size + (p == s.current and s.phase == Phase.PLAY)
@@ -396,7 +421,7 @@ def _check_state(s: GameState) -> None:
                     "to act between his draw and his discard"
                     + (" (nobody melds during play)" if exact else ""),
                 )
-    if rules.open_points and rules.scoring != "rummikub":
+    if rules.open_points and s.game.melds_owned:
         owners = {m.owner for m in s.table}
         for p in range(n):
             if s.opened[p] and p not in owners:
@@ -420,6 +445,12 @@ def _check_state(s: GameState) -> None:
                 f"={m.owner} has not opened (opened[{m.owner}]=False)",
                 "the seat of a player who has opened, or the player to act in his opening turn",
             )
+
+
+def _check_turn(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """The per-turn fields of the phase: reset outside the play phase, the up-card offer, the card that must be used."""
+    rules = s.rules
+    phase = s.phase.name.lower()
     if s.phase != Phase.PLAY:
         for key, v in (
             ("forbidden", s.forbidden >= 0),
@@ -438,7 +469,7 @@ def _check_state(s: GameState) -> None:
             s.phase == Phase.DRAW
             and not s.stock
             and rules.empty_stock == "rebuild"
-            and rules.scoring != "rummikub"  # (an empty pool: players pass)
+            and s.game.discard_pile  # (Rummikub: an empty pool, players pass)
         ):
             fail(
                 "stock",
@@ -473,6 +504,12 @@ def _check_state(s: GameState) -> None:
                 "the card the player to act took from the discard pile: the forbidden card, "
                 "known to be in his hand",
             )
+
+
+def _check_opening(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """A seat in its opening turn: what it laid this turn, and cards that can still complete it."""
+    rules = s.rules
+    s.phase.name.lower()
     if s.phase == Phase.PLAY and not s.opened[s.current]:
         mine = [m for m in s.table if m.owner == s.current]
         value = sum(_meld_value(m, rules) for m in mine)
@@ -510,27 +547,8 @@ def _check_result(s: GameState, fail: Callable[[str, str, str], None]) -> None:
             )
     elif s.match_winner is None:
         fail("match_winner", "=None in phase 'game_over'", "the seat that won the match")
-    if rules.scoring != "gin":
-        return
-    won = [p == w for p in range(rules.num_players)]
-    if [x > 0 for x in s.round_scores] != won or any(x < 0 for x in s.round_scores):
-        fail(
-            "round_scores",
-            f"={s.round_scores} with winner={w}",
-            "the winner's points (more than 0) and 0 for the other seat; all 0 for a void "
-            "hand (winner None)",
-        )
-    if not rules.match and s.hands_won != [int(x) for x in won]:
-        fail("hands_won", f"={s.hands_won} with winner={w}", "1 for the winner, 0 otherwise")
-    for p in range(rules.num_players):
-        if (s.totals[p] > 0) != (s.hands_won[p] > 0) or s.totals[p] < s.round_scores[p]:
-            fail(
-                f"totals[{p}]",
-                f"={s.totals[p]} with hands_won[{p}]={s.hands_won[p]}, "
-                f"round_scores[{p}]={s.round_scores[p]}",
-                "the points of the hands the seat won: more than 0 exactly when it won one, "
-                "at least this round's",
-            )
+    for check in s.game.result_checks:
+        check(s, fail)
 
 
 def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None:
@@ -539,31 +557,13 @@ def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None
     if not rules.match:
         if any(s.totals):
             fail("totals", f"={s.totals}", "zeros: one round, not scored yet (match=False)")
-    elif rules.scoring in PENALTY_SCORING and rules.elimination:
-        for p, t in enumerate(s.totals):
-            if s.active[p] != (t <= rules.penalty_limit):
-                fail(
-                    f"totals[{p}]",
-                    f"={t} with active[{p}]={s.active[p]}",
-                    f"<= penalty_limit ({rules.penalty_limit}) exactly for the active seats",
-                )
-    elif rules.scoring == "rummikub":  # one round per player, whatever the totals
-        if s.round >= rules.num_players:
-            fail(
-                "round",
-                f"={s.round}",
-                f"0..{rules.num_players - 1}: a Rummikub match is one round per player",
-            )
-    elif not rules.contract:  # (contract rummy: the match is seven deals)
-        key = "penalty_limit" if rules.scoring in PENALTY_SCORING else "target"
-        limit = getattr(rules, key)
-        if max(s.totals) >= limit:
-            fail("totals", f"={s.totals}", f"all below {key}={limit} while the match goes on")
+    else:
+        s.game.check_standing(s, fail)
 
 
 from rummy_env.engine.deal import _card_list, _pack_counts, _pack_text, _parse, _short  # noqa: E402
 from rummy_env.engine.flow import _meld_value  # noqa: E402
-from rummy_env.engine.scoring import PENALTY_SCORING  # noqa: E402
+from rummy_env.engine.game import Game  # noqa: E402
 from rummy_env.engine.state import (  # noqa: E402
     GameState,
     Phase,
@@ -571,5 +571,4 @@ from rummy_env.engine.state import (  # noqa: E402
     _blank,
     _next_active,
     _open_from_start,
-    round_hand_size,
 )

@@ -465,12 +465,8 @@ def _card_values(rules: RuleSet, wild_rank: int) -> tuple[int, ...]:
         r = f % NUM_RANKS
         if r == rules.fixed_wild_rank:  # a wild 2 costs what a joker does
             vals.append(rules.joker_penalty)
-        elif rules.scoring == "rummikub":  # a tile's number: 1-13
-            vals.append(r + 1)
-        elif 1 <= r <= 8 and rules.low_card_penalty:  # a 2-9 (contract rummy: 5)
-            vals.append(rules.low_card_penalty)
         else:
-            vals.append(rules.ace_penalty if r == 0 else min(r + 1, 10))
+            vals.append(game_of(rules).face_value(rules, r))
     vals.append(rules.joker_penalty)
     for su in range(4) if wild_rank >= 0 else ():
         vals[su * NUM_RANKS + wild_rank] = 0
@@ -565,10 +561,7 @@ def deal_number(s: GameState) -> int:
 def round_hand_size(rules: RuleSet, round_: int) -> int:
     """Cards dealt to each player in round ``round_`` (0-based): ``hand_size``; in contract
     rummy two more from deal 5 on when the match began before it (10 then 12)."""
-    size = rules.hand_size
-    if rules.contract and rules.contract_deal < 5 <= rules.contract_deal + round_:
-        size += 2
-    return size
+    return game_of(rules).hand_size(rules, round_)
 
 
 def _next_active(s: GameState, p: int) -> int:

@@ -25,7 +25,6 @@ from rummy_env.engine.scoring import _match_by_target
 from rummy_env.engine.state import (
     GameState,
     TableMeld,
-    round_hand_size,
 )
 from rummy_env.melds import (
     code_faces,
@@ -73,7 +72,7 @@ def _check_pack(r: RuleSet) -> None:
         )
     n = r.num_players
     extra = 2 if r.upcard else 1
-    grow = round_hand_size(r, 7) - r.hand_size if r.match else 0  # (contract: 2 more at deal 5)
+    grow = 2 if r.contract and r.match and r.contract_deal < 5 else 0  # (2 more at deal 5)
     if n * (r.hand_size + grow) + extra > r.num_cards:
         raise ValueError(
             f"hand_size={r.hand_size} with {n} players needs "
@@ -184,7 +183,42 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.discard_pile = True
     g.dump_table, g.read_table = _dump_table, _read_table
     g.on_restore = None
-    g.checks = ()
+    g.checks = g.result_checks = ()
+    g.face_value = _face_value
+    g.hand_size = _hand_size
+    g.check_standing = _check_standing
+    g.one_card_turns = g.melds_owned = True
+
+
+def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """A match in play: by elimination, exactly the seats within the penalty limit are
+    active; else every total is below the limit (penalties) or the target (points)."""
+    rules = s.rules
+    if s.game.penalties and rules.elimination:
+        for p, t in enumerate(s.totals):
+            if s.active[p] != (t <= rules.penalty_limit):
+                fail(
+                    f"totals[{p}]",
+                    f"={t} with active[{p}]={s.active[p]}",
+                    f"<= penalty_limit ({rules.penalty_limit}) exactly for the active seats",
+                )
+        return
+    key = "penalty_limit" if s.game.penalties else "target"
+    limit = getattr(rules, key)
+    if max(s.totals) >= limit:
+        fail("totals", f"={s.totals}", f"all below {key}={limit} while the match goes on")
+
+
+def _face_value(rules: RuleSet, rank: int) -> int:
+    """A card in hand: an ace its penalty, a 2-9 the low-card penalty where there is one
+    (contract rummy: 5), else its rank, the faces 10."""
+    if 1 <= rank <= 8 and rules.low_card_penalty:
+        return rules.low_card_penalty
+    return rules.ace_penalty if rank == 0 else min(rank + 1, 10)
+
+
+def _hand_size(rules: RuleSet, round_: int) -> int:
+    return rules.hand_size
 
 
 def _opened_by(s: GameState, p: int) -> bool:

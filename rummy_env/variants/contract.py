@@ -82,6 +82,9 @@ def configure(rules: RuleSet, g: Game) -> None:
         return
     g.match_over = _match_by_deals
     g.checks += (_check_contract,)
+    g.check_standing = _no_standing  # (the match is seven deals, whatever the totals)
+    g.hand_size = _hand_size
+    g.one_card_turns = False  # (a buy takes two cards out of turn)
     g.opening_ok = _opening_ok
     g.opened_by = _down
     g.opens_at_once = True
@@ -134,6 +137,19 @@ def _contract_ok(
 def _opening_ok(s: GameState, p: int, nat, wu: int, value: int, pure: bool, forb: int, meld=None):
     """``Game.opening_ok``: the rest of the contract can still be laid this turn."""
     return _contract_ok(s, p, nat, wu, meld, forb)
+
+
+def _hand_size(rules: RuleSet, round_: int) -> int:
+    """Two more cards from the fifth deal on when the match began before it (10 then 12)."""
+    size = rules.hand_size
+    if rules.contract_deal < 5 <= rules.contract_deal + round_:
+        size += 2
+    return size
+
+
+def _no_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """Contract rummy's match ends after its seventh deal (``_check_contract`` checks the
+    deal), whatever the totals."""
 
 
 def _down(s: GameState, p: int) -> bool:

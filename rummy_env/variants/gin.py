@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import compress
 
 from rummy_env.cards import (
@@ -107,6 +108,7 @@ def configure(rules: RuleSet, g: Game) -> None:
         g.upcard = PhaseRules(_legal_upcard, _apply_upcard)
     if rules.scoring == "gin":
         g.knock = _knock
+        g.result_checks += (_check_result,)
         g.score = _score_gin
         g.match_bonus = _gin_bonuses
         g.stuck_count = None  # the wall: a void hand
@@ -226,6 +228,31 @@ def _apply_upcard(s: GameState, p: int, a: int) -> bool:
         s.upcard_stage = 2  # the non-dealer must draw from the stock
         s.phase = _DRAW
     return False
+
+
+def _check_result(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """A gin hand that is over: the winner's points, hands won."""
+    rules = s.rules
+    w = s.winner
+    won = [p == w for p in range(rules.num_players)]
+    if [x > 0 for x in s.round_scores] != won or any(x < 0 for x in s.round_scores):
+        fail(
+            "round_scores",
+            f"={s.round_scores} with winner={w}",
+            "the winner's points (more than 0) and 0 for the other seat; all 0 for a void "
+            "hand (winner None)",
+        )
+    if not rules.match and s.hands_won != [int(x) for x in won]:
+        fail("hands_won", f"={s.hands_won} with winner={w}", "1 for the winner, 0 otherwise")
+    for p in range(rules.num_players):
+        if (s.totals[p] > 0) != (s.hands_won[p] > 0) or s.totals[p] < s.round_scores[p]:
+            fail(
+                f"totals[{p}]",
+                f"={s.totals[p]} with hands_won[{p}]={s.hands_won[p]}, "
+                f"round_scores[{p}]={s.round_scores[p]}",
+                "the points of the hands the seat won: more than 0 exactly when it won one, "
+                "at least this round's",
+            )
 
 
 def _knock(s: GameState, p: int, a: int) -> bool:

@@ -72,7 +72,10 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.draw = g.play = PhaseRules(_legal_tiles, _apply_tiles)
     g.dump_table, g.read_table = _dump_tiles, _read_tiles
     g.discard_pile = False
+    g.one_card_turns = g.melds_owned = False  # (a turn draws or plays; the table is one pool)
     g.checks += (_check_tiles,)
+    g.check_standing = _check_rounds
+    g.face_value = _tile_value
     g.score = _score_rummikub
     g.match_over = _match_by_rounds
 
@@ -175,6 +178,18 @@ def _match_by_rounds(s: GameState, winner: int | None, eliminated: list[int]) ->
     top = max(s.totals)
     s.match_winner = winner if s.totals[winner] == top else s.totals.index(top)
     return True
+
+
+def _tile_value(rules: RuleSet, rank: int) -> int:
+    """A tile counts its number, 1-13."""
+    return rank + 1
+
+
+def _check_rounds(s: GameState, fail: Callable[[str, str, str], None]) -> None:
+    """A Rummikub match is one round per player, whatever the totals."""
+    n = s.rules.num_players
+    if s.round >= n:
+        fail("round", f"={s.round}", f"0..{n - 1}: a Rummikub match is one round per player")
 
 
 def _dump_tiles(s: GameState) -> list[dict[str, Any]]:
