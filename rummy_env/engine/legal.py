@@ -4,7 +4,6 @@ of the play phase, with the no-dead-end checks (DESIGN.md invariant 2)."""
 from __future__ import annotations
 
 from itertools import compress
-from typing import Any
 
 from rummy_env.cards import (
     JOKER,
@@ -279,6 +278,26 @@ def legal_play_to_first_meld(s: GameState) -> list[int]:
 def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     """:func:`_legal_play` without the ``discard_only`` shortcut; with ``first_meld``
     only the first (lowest) action when it is a meld: the list is cut short there."""
+    may_meld, c = _play_context(s)
+    acts: list[int] = []
+    if may_meld:  # melds: sets then runs (ids ascend in this order)
+        if _legal_sets(s, c, acts, first_meld) or _legal_runs(s, c, acts, first_meld):
+            return acts[-1:]
+    last7 = s.game.no_final_discard(s)
+    if s.table and c[14]:  # lay-offs and swaps (only once opened, D-7)
+        _legal_layoffs(s, c, acts, last7)
+    hand, n, L, forb, must, opened = c[1], c[2], c[8], c[10], c[13], c[14]
+    # --- discards: not while a taken card awaits its meld, nor in the middle of an opening
+    if must < 0 and (opened or s.turn_value == 0) and not (last7 and n == 1):
+        b = L.DISCARD
+        acts += [b + f for f in compress(_FACES, hand) if f != forb]
+    return acts
+
+
+def _play_context(s: GameState) -> tuple[bool, tuple]:
+    """Whether the seat to act may lay a new meld now, and what the play phase's move
+    lists share, as a tuple (``p, hand, n, w, jokers, wf, wrank, cat, L, rules, forb,
+    nforb, can_out, must, opened, av, jv, going_down``)."""
     p = s.current
     hand = s.hands[p]
     n = s.nhand[p]
@@ -296,12 +315,9 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     must = s.must_use
     opened = s.opened[p]
     av, jv = rules.ace_meld_value, rules.joker_meld_value
-    acts: list[int] = []
-    # --- melds: sets then runs (ids ascend in this order)
-    opens_at_once = s.game.opens_at_once
-    may_meld = not (opened and opens_at_once)  # contract rummy: no new melds once down
     # contract rummy, going down: the contract search judges what each meld leaves
-    going_down = opens_at_once and not opened
+    going_down = s.game.opens_at_once and not opened
+    may_meld = not (opened and s.game.opens_at_once)  # contract rummy: no new melds once down
     if not opened:
         if rules.open_pure_run and not s.turn_pure:
             # no opening without a pure run of three in hand
@@ -309,6 +325,32 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
             may_meld = bool(run3_bits(a | b << 13 | c << 26 | d << 39, cat.ace_high))
         # no meld is legal unless the whole hand can still complete the opening
         may_meld = may_meld and s.game.opening_ok(s, p, (), 0, 0, False, forb)
+    return may_meld, (
+        p,
+        hand,
+        n,
+        w,
+        jokers,
+        wf,
+        wrank,
+        cat,
+        L,
+        rules,
+        forb,
+        nforb,
+        can_out,
+        must,
+        opened,
+        av,
+        jv,
+        going_down,
+    )
+
+
+def _legal_sets(s: GameState, c: tuple, acts: list[int], first_meld: bool) -> bool:
+    """Append the legal set melds; True when ``first_meld`` stopped at the first."""
+    p, hand, n, w, jokers, wf, wrank, cat, L = c[:9]
+    rules, forb, nforb, can_out, must, opened, av, jv, going_down = c[9:]
     rmask = s.rmask[p]
     nshapes = len(cat.set_shapes)
     shapes = cat.set_shapes
@@ -317,9 +359,7 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     # a taken natural card that must be used: only its rank's sets and its suit's runs
     nat_must = 0 <= must < NUM_NATURAL and must not in wf
     distinct = cat.distinct
-    if not may_meld:
-        ranks: Any = ()
-    elif nat_must:
+    if nat_must:
         ranks = (must % NUM_RANKS,)
     elif w:
         ranks = range(NUM_RANKS)
@@ -370,14 +410,23 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                     if not s.game.opening_ok(s, p, nat, wu, value, False, forb, meld):
                         continue
                 if first_meld:
-                    return [base + r * nshapes + k]
+                    acts.append(base + r * nshapes + k)
+                    return True
                 acts.append(base + r * nshapes + k)
+    return False
+
+
+def _legal_runs(s: GameState, c: tuple, acts: list[int], first_meld: bool) -> bool:
+    """Append the legal run melds; True when ``first_meld`` stopped at the first."""
+    p, hand, n, w, jokers, wf, wrank, cat, L = c[:9]
+    rules, forb, nforb, can_out, must, opened, av, jv, going_down = c[9:]
+    nat_must = 0 <= must < NUM_NATURAL and must not in wf
     smask = s.smask[p]
     nseg = len(cat.segments)
     base = L.MELD + cat.n_sets
     ace_high = cat.ace_high
     segs = cat.segments
-    for su in () if not may_meld else (must // NUM_RANKS,) if nat_must else range(4):
+    for su in (must // NUM_RANKS,) if nat_must else range(4):
         pm = smask[su]
         if not pm:
             continue
@@ -429,45 +478,46 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
                 if not s.game.opening_ok(s, p, nat, wu, value, wu == 0, forb, meld):
                     continue
             if first_meld:
-                return [base + su * nseg + k]
+                acts.append(base + su * nseg + k)
+                return True
             acts.append(base + su * nseg + k)
-    # --- lay-offs and swaps (only once opened, D-7)
-    last7 = s.game.no_final_discard(s)
-    if s.table and opened:
-        lw = L.layoff_width
-        rest = n - 1
-        for mi, m in enumerate(s.table):
-            b = L.LAYOFF + mi * lw
-            for k, f in m.accepts.items():
-                if f == JOKER and wf:
-                    f = _wild_for(s, hand, m, k)
-                    if f < 0:
-                        continue
-                if hand[f] and (must < 0 or f == must):
-                    if k >= NUM_NATURAL and nat_first and _natural_playable(m, k, hand):
-                        continue
-                    if last7 and rest == 1:  # no final discard: the last card must fit
-                        if _last_card_fits(s, hand, f, mi, m.laid_off(k, s.cat, f)):
-                            acts.append(b + k)
-                    elif _may_play(rest, can_out, forb, nforb, f == forb, True):
+    return False
+
+
+def _legal_layoffs(s: GameState, c: tuple, acts: list[int], last7: bool) -> None:
+    """Append the legal lay-offs and joker swaps, and sort the list."""
+    p, hand, n, w, jokers, wf, wrank, cat, L = c[:9]
+    rules, forb, nforb, can_out, must, opened, av, jv, going_down = c[9:]
+    nat_first = rules.joker_natural_first
+    lw = L.layoff_width
+    rest = n - 1
+    for mi, m in enumerate(s.table):
+        b = L.LAYOFF + mi * lw
+        for k, f in m.accepts.items():
+            if f == JOKER and wf:
+                f = _wild_for(s, hand, m, k)
+                if f < 0:
+                    continue
+            if hand[f] and (must < 0 or f == must):
+                if k >= NUM_NATURAL and nat_first and _natural_playable(m, k, hand):
+                    continue
+                if last7 and rest == 1:  # no final discard: the last card must fit
+                    if _last_card_fits(s, hand, f, mi, m.laid_off(k, s.cat, f)):
                         acts.append(b + k)
-        if L.SWAP < L.DISCARD and rules.joker_swap and must < 0:
-            for mi, m in enumerate(s.table):
-                if m.swaps:
-                    b = L.SWAP + mi * NUM_NATURAL
-                    for f in m.swaps:
-                        # the swap gives f and takes a wild card: keep something discardable
-                        if hand[f] and (
-                            forb < 0
-                            or n > nforb + (forb == m.wild_cards[m.swap_index(f)]) - (forb == f)
-                        ):
-                            acts.append(b + f)
-        acts.sort()
-    # --- discards: not while a taken card awaits its meld, nor in the middle of an opening
-    if must < 0 and (opened or s.turn_value == 0) and not (last7 and n == 1):
-        b = L.DISCARD
-        acts += [b + f for f in compress(_FACES, hand) if f != forb]
-    return acts
+                elif _may_play(rest, can_out, forb, nforb, f == forb, True):
+                    acts.append(b + k)
+    if L.SWAP < L.DISCARD and rules.joker_swap and must < 0:
+        for mi, m in enumerate(s.table):
+            if m.swaps:
+                b = L.SWAP + mi * NUM_NATURAL
+                for f in m.swaps:
+                    # the swap gives f and takes a wild card: keep something discardable
+                    if hand[f] and (
+                        forb < 0
+                        or n > nforb + (forb == m.wild_cards[m.swap_index(f)]) - (forb == f)
+                    ):
+                        acts.append(b + f)
+    acts.sort()
 
 
 def _last_card_fits(s: GameState, hand: list[int], f: int, mi: int, new: TableMeld) -> bool:
