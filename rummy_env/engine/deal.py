@@ -191,33 +191,10 @@ def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> di
             f"cards dealt more often than the pack holds them: {', '.join(over)} "
             f"(pack: {_pack_text(rules)})"
         )
-    cut = options.get("cut")
-    if cut is not None:
-        if rules.wild_rank != "cut":
-            raise ValueError(
-                f"cut={_short(cut)} is not allowed with wild_rank={rules.wild_rank!r} "
-                "(allowed: a cut card only where the cut card sets the wild rank, wild_rank='cut')"
-            )
-        cut = _parse(cut, "cut")
     if stock_top_first is None:
-        rest = [f for f in range(53) for _ in range(left[f])]
-        shuffle(rest, rng_seed)
-        if cut is not None:
-            if cut not in rest:
-                raise ValueError(
-                    f"cut={card_str(cut)}: every copy of it is dealt (allowed: a card of the stock)"
-                )
-            rest.remove(cut)
-            rest.insert(0, cut)  # the bottom of the stock
-        stock = rest
+        stock = [f for f in range(53) for _ in range(left[f])]
+        shuffle(stock, rng_seed)
     else:
-        if cut is not None and (not stock_top_first or stock_top_first[-1] != cut):
-            raise ValueError(
-                f"cut={card_str(cut)} is not the bottom of the stock "
-                f"({card_str(stock_top_first[-1]) if stock_top_first else 'empty'}) (allowed: "
-                "the stock's last card, or omit the stock to have it shuffled with the cut "
-                "at the bottom)"
-            )
         missing = sorted({card_str(f) for f in range(53) if left[f] > 0})
         if missing:
             raise ValueError(
@@ -225,10 +202,7 @@ def _validate_deal(rules: RuleSet, options: dict[str, Any], rng_seed: int) -> di
                 f"{', '.join(missing)}"
             )
         stock = stock_top_first[::-1]
-    if rules.wild_rank == "cut" and not stock:
-        raise ValueError(
-            "the deal leaves no stock to cut (allowed: at least one stock card with wild_rank='cut')"
-        )
+    stock = game_of(rules).deal_stock(options, stock, stock_top_first is None)
     return {"hands": hands, "discard": discard, "stock": stock}
 
 

@@ -56,6 +56,8 @@ class Game:
     * ``knock(state, seat, action) -> bool`` or None: a knock ends the round;
     * ``on_deal(state, shuffled)`` or None: after the cards are dealt (``shuffled``: not
       a crafted deal);
+    * ``deal_stock(options, stock, shuffled) -> stock``: a crafted deal's stock (bottom
+      first) with the game's own deal options applied (the cut card), or an error;
     * ``discard_pile``: whether the game has one (else: no rebuild, no crafted discards);
     * ``dump_table(state) -> list`` and ``read_table(saved, state)``: the table in
       ``to_dict`` data and back;
@@ -90,6 +92,7 @@ class Game:
         "knock",
         "on_deal",
         "discard_pile",
+        "deal_stock",
         "dump_table",
         "read_table",
         "on_restore",

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import product
+from typing import Any
 
 from rummy_env.cards import (
     JOKER,
 )
+from rummy_env.engine.deal import _short
 from rummy_env.engine.flow import _apply_after_game, _apply_draw, _apply_play
 from rummy_env.engine.game import Game, PhaseRules
 from rummy_env.engine.legal import (
@@ -181,6 +183,7 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.no_final_discard = _never
     g.on_meld = g.knock = g.on_deal = None
     g.discard_pile = True
+    g.deal_stock = _deal_stock
     g.dump_table, g.read_table = _dump_table, _read_table
     g.on_restore = None
     g.checks = g.result_checks = ()
@@ -207,6 +210,17 @@ def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None
     limit = getattr(rules, key)
     if max(s.totals) >= limit:
         fail("totals", f"={s.totals}", f"all below {key}={limit} while the match goes on")
+
+
+def _deal_stock(options: dict[str, Any], stock: list[int], shuffled: bool) -> list[int]:
+    """A crafted deal's stock as given: a cut card is another game's."""
+    cut = options.get("cut")
+    if cut is not None:
+        raise ValueError(
+            f"cut={_short(cut)} is not allowed with wild_rank='none' "
+            "(allowed: a cut card only where the cut card sets the wild rank, wild_rank='cut')"
+        )
+    return stock
 
 
 def _face_value(rules: RuleSet, rank: int) -> int:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import compress
+from typing import Any
 
 from rummy_env.cards import (
     JOKER,
     NUM_RANKS,
     card_str,
 )
+from rummy_env.engine.deal import _parse
 from rummy_env.engine.fields import CARD, FLAG, INT_OR_NONE, Field
 from rummy_env.engine.flow import _apply_discard, _apply_draw, _end_turn
 from rummy_env.engine.game import Game, PhaseRules
@@ -92,6 +94,7 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.checks += (_check_drops, _check_indian)
     if rules.wild_rank == "cut":
         g.on_deal = _cut
+        g.deal_stock = _cut_stock
         g.on_restore = _restore_cut
     if rules.scoring != "indian":
         return
@@ -101,6 +104,33 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.penalties = True
     g.match_over = _match_by_elimination if rules.elimination else _match_by_penalty_limit
     g.stuck_count = _indian_count
+
+
+def _cut_stock(options: dict[str, Any], stock: list[int], shuffled: bool) -> list[int]:
+    """A crafted deal's stock (bottom first) with its cut card at the bottom: put there when
+    the stock is shuffled, else it must be the given stock's last card."""
+    cut = options.get("cut")
+    if cut is not None:
+        cut = _parse(cut, "cut")
+        if shuffled:
+            if cut not in stock:
+                raise ValueError(
+                    f"cut={card_str(cut)}: every copy of it is dealt (allowed: a card of the stock)"
+                )
+            stock.remove(cut)
+            stock.insert(0, cut)
+        elif not stock or stock[0] != cut:
+            raise ValueError(
+                f"cut={card_str(cut)} is not the bottom of the stock "
+                f"({card_str(stock[0]) if stock else 'empty'}) (allowed: "
+                "the stock's last card, or omit the stock to have it shuffled with the cut "
+                "at the bottom)"
+            )
+    if not stock:
+        raise ValueError(
+            "the deal leaves no stock to cut (allowed: at least one stock card with wild_rank='cut')"
+        )
+    return stock
 
 
 def _cut(s: GameState, shuffled: bool) -> None:
