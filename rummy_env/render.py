@@ -141,24 +141,43 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     here ("round 1"); ``state.round`` and the round's ``info["round"]`` are
     0-based indices (0 for round 1).
     """
-    n = state.rules.num_players
     if viewer is None:
         viewer = acting_seat(state)
-    lines = []
+    lines = _head_lines(state)
+    lines += _variant_lines(state)
+    lines += _table_lines(state)
+    lines += _seat_lines(state, viewer)
+    lines += _score_lines(state)
+    return "\n".join(lines)
+
+
+def _head_lines(state: GameState) -> list[str]:
+    """The game, round, dealer and who acts; the stock and the discard pile; the turn's
+    constraints on discarding and melding."""
     head = f"{state.rules.name} · round {state.round + 1} · dealer player_{state.dealer}"
     if state.phase == Phase.GAME_OVER:
         head += " · game over"
     else:
         head += f" · player_{acting_seat(state)} to {state.phase.name.lower()}"
-    lines.append(head)
     pile = " ".join(card_str(f) for f in state.discard)
-    lines.append(f"stock: {plural(len(state.stock), 'card')} · discard (top last): {pile or '-'}")
+    lines = [
+        head,
+        f"stock: {plural(len(state.stock), 'card')} · discard (top last): {pile or '-'}",
+    ]
     playing = state.phase != Phase.GAME_OVER
     if state.forbidden >= 0 and playing:
         lines.append(f"may not discard this turn: {card_str(state.forbidden)}")
     if state.must_use >= 0 and playing:
         lines.append(f"must use at once (next meld or lay-off): {card_str(state.must_use)}")
+    return lines
+
+
+def _variant_lines(state: GameState) -> list[str]:
+    """What some variants add: the opening, the contract and buys, the credit, the knock
+    limit, the cut card and wild rank."""
     rules = state.rules
+    n = rules.num_players
+    lines = []
     if rules.open_points and rules.scoring != "rummikub":
         opened = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
         lines.append(
@@ -189,7 +208,15 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     if state.cut >= 0:
         rank = "A23456789TJQK"[state.wild_faces[0]]
         lines.append(f"cut card: {card_str(state.cut)} · wild rank this round: {rank}")
-    if rules.scoring == "rummikub":  # the table is one pool of tiles: one valid split of it
+    return lines
+
+
+def _table_lines(state: GameState) -> list[str]:
+    """The table's melds with owners and slot numbers (Rummikub: one pool of tiles, shown
+    as one valid split of it, with the tiles played this turn and the pool)."""
+    n = state.rules.num_players
+    lines = []
+    if state.rules.scoring == "rummikub":
         melds = cover.split(state.tiles) or []
         lines.append("table (one way to split it):" if melds else "table: no tiles")
         lines += [f"  {' '.join(card_str(f) for f in m)}" for m in melds]
@@ -198,14 +225,20 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
             lines.append(f"played this turn: {' '.join(played)}")
         opened = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
         lines.append(f"initial meld made: {opened} · pool: {plural(len(state.stock), 'tile')}")
-    if rules.scoring != "rummikub":
+    else:
         lines.append("table:" if state.table else "table: no melds")
     for i, m in enumerate(state.table):
         kind = "run" if m.is_run else "set"
         lines.append(
             f"  [{i:2d}] player_{m.owner} {kind}: {' '.join(card_str(f) for f in m.cards)}"
         )
-    for p in range(n):
+    return lines
+
+
+def _seat_lines(state: GameState, viewer: int) -> list[str]:
+    """A line per seat: the viewer's hand, the others' sizes and known cards."""
+    lines = []
+    for p in range(state.rules.num_players):
         mark = ">" if p == acting_seat(state) and state.phase != Phase.GAME_OVER else " "
         tag = "" if state.active[p] else " (eliminated)"
         if state.dropped[p] >= 0:
@@ -217,12 +250,18 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
             known = counts_str(state.known[p])
             extra = f", known: {' '.join(known)}" if known else ""
             lines.append(f"{mark} player_{p}: {plural(state.nhand[p], 'card')}{extra}{tag}")
+    return lines
+
+
+def _score_lines(state: GameState) -> list[str]:
+    """The totals and what they mean, and the last round's result."""
+    rules = state.rules
     name = SCORE_MEANING.get(rules.scoring, ("scores",))[0]
     better = "lower" if rules.scoring in PENALTY_SCORING else "higher"
-    lines.append(f"totals ({name}, {better} is better): {state.totals}")
+    lines = [f"totals ({name}, {better} is better): {state.totals}"]
     if state.last_result is not None:
         r = state.last_result
         lines.append(
             f"round {r['round'] + 1} result: {round_outcome(r)}; {name} {r['round_scores']}"
         )
-    return "\n".join(lines)
+    return lines
