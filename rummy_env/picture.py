@@ -147,13 +147,23 @@ def draw_table(
     height = 40 + P * (CARD_H + 34) + 40 + max(1, meld_rows) * (CARD_H + 30) + CARD_H + 60
     img = Image.new("RGB", (width, int(height)), FELT)
     d = ImageDraw.Draw(img)
+    title = f"{state.rules.name} · {P} players · round {state.round + 1}"
+    d.text((16, 10), title, fill=WHITE, font=_font(15))
+    y = _draw_hands(d, state, viewer, actor, omniscient, width, step_hand)
+    y = _draw_melds(d, state, melds, width, y)
+    _draw_piles(d, state, width, y)
+    return np.asarray(img, dtype=np.uint8)
+
+
+def _draw_hands(
+    d, state: GameState, viewer: int, actor: int, omniscient: bool, width: int, step: float
+) -> float:
+    """Every seat's row: its label and facts, and its hand (face up where shown, else card
+    backs with the cards known to be held face up first); the height below them."""
     f13, f15 = _font(13), _font(15)
-    rules = state.rules
-    tiles = rules.scoring == "rummikub"
-    title = f"{rules.name} · {P} players · round {state.round + 1}"
-    d.text((16, 10), title, fill=WHITE, font=f15)
+    tiles = state.rules.scoring == "rummikub"
     y = 40
-    for p in range(P):
+    for p in range(state.rules.num_players):
         hand = state.hand_cards(p)
         show = omniscient or p == viewer
         if show:
@@ -173,14 +183,21 @@ def draw_table(
             info += " · out of the match"
         d.text((16, y), label, fill=GOLD if turn else WHITE, font=f15)
         d.text((16, y + 20), info, fill=WHITE, font=f13)
-        _row(d, 220, y + 2, faces, step_hand)
+        _row(d, 220, y + 2, faces, step)
         y += CARD_H + 34
-    # the table melds (Rummikub: one pool of tiles, drawn as one valid split of it)
-    if tiles:
+    return y
+
+
+def _draw_melds(
+    d, state: GameState, melds: list[tuple[list[Any], set[int], str]], width: int, y: float
+) -> float:
+    """The table melds from height ``y`` (Rummikub: one pool of tiles, drawn as one valid
+    split of it), in rows; the height below them."""
+    if state.rules.scoring == "rummikub":
         head = "table (one way to split it)" if melds else "table: no tiles"
     else:
         head = "table" + ("" if melds else ": no melds")
-    d.text((16, y), head, fill=WHITE, font=f15)
+    d.text((16, y), head, fill=WHITE, font=_font(15))
     y += 22
     x0, x = 16, 16
     for cards, wild, label in melds:
@@ -189,10 +206,17 @@ def draw_table(
         if x + w > width - 16 and x > x0:
             x, y = x0, y + CARD_H + 30
         _row(d, x, y, cards, half, wild)
-        d.text((x, y + CARD_H + 3), label, fill=WHITE, font=f13)
+        d.text((x, y + CARD_H + 3), label, fill=WHITE, font=_font(13))
         x += w + 30
-    y += max(CARD_H, 0) + 30
-    # the stock and the discard pile (Rummikub: the pool, and the tiles played this turn)
+    return y + max(CARD_H, 0) + 30
+
+
+def _draw_piles(d, state: GameState, width: int, y: float) -> None:
+    """The bottom line from height ``y``: the stock and the discard pile (Rummikub: the
+    pool, and the tiles played this turn), the card that may not be discarded, and the
+    round's result once the game is over."""
+    f13, f15 = _font(13), _font(15)
+    tiles = state.rules.scoring == "rummikub"
     d.text((16, y), f"{'pool' if tiles else 'stock'} {len(state.stock)}", fill=WHITE, font=f15)
     if state.stock:
         draw_card(d, 16, y + 20, None)
@@ -204,7 +228,7 @@ def draw_table(
     if not tiles:
         d.text((120, y), f"discard pile {len(pile)}", fill=WHITE, font=f15)
     if pile:
-        if rules.discard_pickup == "any":  # spread: every card may be taken
+        if state.rules.discard_pickup == "any":  # spread: every card may be taken
             step = min(CARD_W // 2, (width - 140 - CARD_W) / max(1, len(pile) - 1))
             _row(d, 120, y + 20, list(pile), step)
         else:
@@ -221,4 +245,3 @@ def draw_table(
             fill=GOLD,
             font=f15,
         )
-    return np.asarray(img, dtype=np.uint8)
