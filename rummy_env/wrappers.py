@@ -294,6 +294,47 @@ class OpponentPool:
 
 
 # ----------------------------------------------------------------------- env
+def _check_env_args(
+    P: int,
+    seat: int | None,
+    reward: str,
+    reward_scale: float,
+    shaping: float,
+    illegal: str,
+    illegal_reward: float,
+    render_mode: str | None,
+    duplicate_deals: int | None,
+) -> None:
+    """Raise ``ValueError`` on an argument of :class:`RummySingleAgentEnv` it does not allow."""
+    if seat is not None and not (isinstance(seat, int) and 0 <= seat < P):
+        raise ValueError(f"seat={seat!r} is not allowed (allowed: None or 0..{P - 1})")
+    if reward not in REWARDS:
+        raise ValueError(
+            f"reward={reward!r} is not allowed (allowed: {', '.join(map(repr, REWARDS))})"
+        )
+    for name, value in (
+        ("reward_scale", reward_scale),
+        ("shaping", shaping),
+        ("illegal_reward", illegal_reward),
+    ):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float, np.integer, np.floating))
+            or not math.isfinite(value)
+        ):
+            raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if not reward_scale > 0:
+        raise ValueError(f"reward_scale must be > 0, got {reward_scale}")
+    if illegal not in ("terminate", "raise"):
+        raise ValueError(f"illegal={illegal!r} is not allowed (allowed: 'terminate', 'raise')")
+    if render_mode not in (None, "ansi", "human"):
+        raise ValueError(
+            f"render_mode={render_mode!r} is not allowed (allowed: None, 'ansi', 'human')"
+        )
+    if duplicate_deals is not None and duplicate_deals < 1:
+        raise ValueError(f"duplicate_deals must be >= 1 or None, got {duplicate_deals}")
+
+
 class RummySingleAgentEnv(gym.Env):
     """One learner seat against embedded opponents (arguments: the module docs)."""
 
@@ -318,33 +359,17 @@ class RummySingleAgentEnv(gym.Env):
     ):
         self.rules = rules_for(preset, num_players, rule_overrides)
         P = self.rules.num_players
-        if seat is not None and not (isinstance(seat, int) and 0 <= seat < P):
-            raise ValueError(f"seat={seat!r} is not allowed (allowed: None or 0..{P - 1})")
-        if reward not in REWARDS:
-            raise ValueError(
-                f"reward={reward!r} is not allowed (allowed: {', '.join(map(repr, REWARDS))})"
-            )
-        for name, value in (
-            ("reward_scale", reward_scale),
-            ("shaping", shaping),
-            ("illegal_reward", illegal_reward),
-        ):
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float, np.integer, np.floating))
-                or not math.isfinite(value)
-            ):
-                raise ValueError(f"{name} must be a finite number, got {value!r}")
-        if not reward_scale > 0:
-            raise ValueError(f"reward_scale must be > 0, got {reward_scale}")
-        if illegal not in ("terminate", "raise"):
-            raise ValueError(f"illegal={illegal!r} is not allowed (allowed: 'terminate', 'raise')")
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(
-                f"render_mode={render_mode!r} is not allowed (allowed: None, 'ansi', 'human')"
-            )
-        if duplicate_deals is not None and duplicate_deals < 1:
-            raise ValueError(f"duplicate_deals must be >= 1 or None, got {duplicate_deals}")
+        _check_env_args(
+            P,
+            seat,
+            reward,
+            reward_scale,
+            shaping,
+            illegal,
+            illegal_reward,
+            render_mode,
+            duplicate_deals,
+        )
         self.preset = preset
         self.seat = seat
         self.reward_mode = reward
@@ -365,6 +390,25 @@ class RummySingleAgentEnv(gym.Env):
         self._values = engine.card_values(self.rules)
         self._dw_cache: dict[tuple[int, ...], int] = {}
 
+        self._take_opponents(opponents)
+        self._agents_cache: dict[tuple[str, int], Any] = {}
+
+        self.state: engine.GameState | None = None
+        self._episode = 0
+        self._me = 0
+        self._opps: list[Any] = [None] * P
+        self._opp_names: list[str] = []
+        self._deal = 0
+        self._redeals = 0
+        self._phi = 0.0
+        self._pending = 0.0
+        self._done = True
+
+    # ------------------------------------------------------------ opponents
+    def _take_opponents(self, opponents: Any) -> None:
+        """Keep the ``opponents`` argument: a self-play pool, or one spec per opponent seat
+        (a list, or one spec for every seat), each name checked at once."""
+        P = self.rules.num_players
         self.pool: OpponentPool | None = None
         self._fixed_specs: list[Any] | None = None
         if isinstance(opponents, OpponentPool):
@@ -381,20 +425,7 @@ class RummySingleAgentEnv(gym.Env):
             for k, spec in enumerate(self._fixed_specs):
                 if isinstance(spec, str):
                     make_opponent(spec, self.rules, (k + 1) % P)
-        self._agents_cache: dict[tuple[str, int], Any] = {}
 
-        self.state: engine.GameState | None = None
-        self._episode = 0
-        self._me = 0
-        self._opps: list[Any] = [None] * P
-        self._opp_names: list[str] = []
-        self._deal = 0
-        self._redeals = 0
-        self._phi = 0.0
-        self._pending = 0.0
-        self._done = True
-
-    # ------------------------------------------------------------ opponents
     def add_opponent(self, name: str, spec: Any) -> list[str]:
         """Add a snapshot to the self-play pool (via ``env_method`` under ``SubprocVecEnv``).
 
