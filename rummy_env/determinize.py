@@ -60,27 +60,46 @@ def observed(
             sizes that do not add up to the pack).
     """
     v = decode(obs, rules)
-    P = rules.num_players
+    hands, known, sizes, need = _hands_seen(v, seat, rules.num_players)
+    bottom, hidden = _hidden_cards(v, rules, hands, need)
+    template = _core_template(v, rules, seat, hands, known, bottom, action_mask)
+    _add_variant_fields(template, v, rules, seat, sizes)
+    _add_turn_facts(template, seat, known)
+    return template, hidden, need
 
-    def absolute(off: int) -> int:
-        return (seat + off) % P
 
-    def by_seat(xs: list) -> list:
-        return [xs[(q - seat) % P] for q in range(P)]
+def _by_seat(xs: list, seat: int, P: int) -> list:
+    """Per-seat values listed from ``seat``'s view (next seat first) in absolute seats."""
+    return [xs[(q - seat) % P] for q in range(P)]
 
+
+def _hands_seen(
+    v: dict[str, Any], seat: int, P: int
+) -> tuple[list[list[str]], list[list[str]], list[int], list[int]]:
+    """``(hands, known, sizes, need)``: per seat the cards ``seat`` sees in the hand (all of
+    its own, the known ones of the others), the known cards, the hand sizes and how many
+    hidden cards each hand still needs."""
     hands: list[list[str]] = [[] for _ in range(P)]
     known: list[list[str]] = [[] for _ in range(P)]
     hands[seat] = list(v["hand"])
     for off in range(1, P):
-        q = absolute(off)
+        q = (seat + off) % P
         known[q] = list(v["known"][off - 1])
         hands[q] = list(known[q])
-    sizes = by_seat(v["hand_sizes"])
+    sizes = _by_seat(v["hand_sizes"], seat, P)
     need = [sizes[q] - len(hands[q]) for q in range(P)]
     if need[seat] != 0 or min(need) < 0:
         raise ValueError(
             f"observation is inconsistent: hand sizes {sizes} vs cards seen {[len(h) for h in hands]}"
         )
+    return hands, known, sizes, need
+
+
+def _hidden_cards(
+    v: dict[str, Any], rules: RuleSet, hands: list[list[str]], need: list[int]
+) -> tuple[list[str], list[int]]:
+    """``(bottom, hidden)``: the stock's seen cards and the faces nobody in view holds
+    (copies repeated, sorted), checked against the pack and the sizes."""
     left = face_counts(deck_faces(rules.decks, rules.jokers))
     # Indian rummy: the cut card lies face up at the bottom of the stock until drawn
     bottom = (
@@ -110,18 +129,71 @@ def observed(
             f"{sum(need)} and the stock holds {v['stock_size']} (a seen cut card among them: "
             f"{len(bottom)})"
         )
+    return bottom, hidden
+
+
+def _core_template(
+    v: dict[str, Any],
+    rules: RuleSet,
+    seat: int,
+    hands: list[list[str]],
+    known: list[list[str]],
+    bottom: list[str],
+    action_mask: np.ndarray | None,
+) -> dict[str, Any]:
+    """The ``to_dict`` fields every game has (and gin's), in absolute seats."""
+    P = rules.num_players
     phase = v["phase"]
-    current = absolute(v["to_act"])
-    asked = None
+    current = (seat + v["to_act"]) % P
     if rules.contract and phase == "buy":  # the asked seat acts; the drawer's turn goes on
-        asked, current = current, absolute(v["turn"])
-    dealer = absolute(v["dealer"])
-    upcard_stage = -1
-    if phase == "upcard":
-        upcard_stage = 1 if current == dealer else 0
-    elif (
+        current = (seat + v["turn"]) % P
+    dealer = (seat + v["dealer"]) % P
+    return {
+        "hands": hands,
+        "stock": bottom,  # the stock's seen cards, bottom last (the hidden ones go on top)
+        "discard": list(v["discard"]),
+        "table": [
+            {"owner": (seat + m["owner"]) % P, "kind": m["kind"], "cards": list(m["cards"])}
+            for m in v["table"]
+        ],
+        "current_player": current,
+        "phase": phase,
+        "dealer": dealer,
+        "forbidden": v["forbidden"],
+        "turn_played": False,
+        "played": _by_seat(v["played"], seat, P),
+        "known": known,
+        "rebuilds": v["rebuilds"],
+        "seed": 0,
+        "round": 0,
+        "round_scores": [0] * P,
+        "totals": _by_seat(v["totals"], seat, P),
+        "active": _by_seat(v["active"], seat, P),
+        "winner": None,
+        "match_winner": None,
+        "reason": None,
+        "step_count": 0,
+        "knock_limit": v.get("knock_limit", rules.knock_limit),
+        "upcard_stage": _upcard_stage(v, rules, seat, current, dealer, known, action_mask),
+        "hands_won": [0] * P,
+    }
+
+
+def _upcard_stage(
+    v: dict[str, Any],
+    rules: RuleSet,
+    seat: int,
+    current: int,
+    dealer: int,
+    known: list[list[str]],
+    action_mask: np.ndarray | None,
+) -> int:
+    """Gin's up-card stage (-1: over) as far as the observation shows it."""
+    if v["phase"] == "upcard":
+        return 1 if current == dealer else 0
+    if (
         rules.upcard_offer
-        and phase == "draw"
+        and v["phase"] == "draw"
         and current != dealer
         and len(v["discard"]) == 1
         and v["rebuilds"] == 0
@@ -131,52 +203,30 @@ def observed(
         # Untouched stock, the non-dealer to draw and nobody holding a taken card:
         # both players passed the up-card, so the non-dealer must draw from the stock.
         # (The dealer's own taken card is not in his observation; the mask settles it.)
-        upcard_stage = 2
         if action_mask is not None and current == seat and action_mask[1]:
-            upcard_stage = -1
-    template = {
-        "hands": hands,
-        "stock": bottom,  # the stock's seen cards, bottom last (the hidden ones go on top)
-        "discard": list(v["discard"]),
-        "table": [
-            {"owner": absolute(m["owner"]), "kind": m["kind"], "cards": list(m["cards"])}
-            for m in v["table"]
-        ],
-        "current_player": current,
-        "phase": phase,
-        "dealer": dealer,
-        "forbidden": v["forbidden"],
-        "turn_played": False,
-        "played": by_seat(v["played"]),
-        "known": known,
-        "rebuilds": v["rebuilds"],
-        "seed": 0,
-        "round": 0,
-        "round_scores": [0] * P,
-        "totals": by_seat(v["totals"]),
-        "active": by_seat(v["active"]),
-        "winner": None,
-        "match_winner": None,
-        "reason": None,
-        "step_count": 0,
-        "knock_limit": v.get("knock_limit", rules.knock_limit),
-        "upcard_stage": upcard_stage,
-        "hands_won": [0] * P,
-    }
-    # fields of later variants, where the observation has them
+            return -1
+        return 2
+    return -1
+
+
+def _add_variant_fields(
+    template: dict[str, Any], v: dict[str, Any], rules: RuleSet, seat: int, sizes: list[int]
+) -> None:
+    """The fields of later variants, where the observation has them."""
+    P = rules.num_players
     for key in ("opened", "credit"):
         if key in v:
-            template[key] = by_seat(v[key])
+            template[key] = _by_seat(v[key], seat, P)
     for key in ("must_use", "turn_value"):
         if key in v:
             template[key] = v[key]
     if rules.scoring == "indian":
         first, middle = rules.drop_penalties
-        drew = by_seat(v["drew"])
+        drew = _by_seat(v["drew"], seat, P)
         template["drew"] = drew
         template["dropped"] = [
             (middle if drew[q] else first) if out else None
-            for q, out in enumerate(by_seat(v["dropped"]))
+            for q, out in enumerate(_by_seat(v["dropped"], seat, P))
         ]
         template["cut"] = v["cut"]
     if rules.scoring == "rummikub":
@@ -188,25 +238,34 @@ def observed(
         )
         template["played_tiles"] = list(v["played_tiles"])
     if rules.contract:
-        template["buys"] = by_seat(v["buys"])
+        template["buys"] = _by_seat(v["buys"], seat, P)
+        asked = None
+        if v["phase"] == "buy":  # the seat asked whether it buys is the one to act
+            asked = (seat + v["to_act"]) % P
         template["asked"] = asked
         template["round"] = v["deal"] - rules.contract_deal
         # the deal's first turn (nobody has discarded yet: the question skips no one)
+        known = template["known"]
         first = len(v["discard"]) == 1 and not v["table"] and not any(known)
         first = first and v["stock_size"] == rules.num_cards - sum(sizes) - 1
         template["turns"] = 0 if first else 1
+
+
+def _add_turn_facts(template: dict[str, Any], seat: int, known: list[list[str]]) -> None:
+    """What the current turn shows: the card the observer must use, and whether the melds
+    of a player yet to open hold a pure run."""
+    current = template["current_player"]
     if template.get("must_use") and current == seat:
         # the observer took it from the discard pile this turn, in view of all: a card
         # known to be in his hand (his own known cards are not in his observation)
         known[seat].append(template["must_use"])
-    if "opened" in v:
+    if "opened" in template:
         # melds of a player who has not opened yet were all laid this turn: the
         # turn holds a pure run when one of them is a run without wild cards
         template["turn_pure"] = not template["opened"][current] and any(
             m["owner"] == current and m["kind"] == "run" and "JK" not in m["cards"]
             for m in template["table"]
         )
-    return template, hidden, need
 
 
 def _randint(rng: Rng) -> int:
