@@ -32,7 +32,7 @@ human readable (``"meld 5H 6H 7H"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, card_str, parse_card
 from rummy_env.melds import catalogue_for, classify_wild, code_faces, run_face
@@ -268,6 +268,27 @@ class ActionCodec:
         self.layout = Layout(rules)
         self.cat = catalogue_for(rules)
         self.num_actions = self.layout.size
+        L = self.layout
+        # move type, whether the rule set has its block, and its encoder (an id where the
+        # block is one action)
+        blocks = (
+            (DrawStock, True, L.DRAW_STOCK),
+            (DrawDiscard, L.max_depth, ActionCodec._encode_draw_discard),
+            (Meld, L.LAYOFF > L.MELD, ActionCodec._encode_meld),
+            (LayOff, L.max_melds, ActionCodec._encode_layoff),
+            (SwapJoker, L.max_melds, ActionCodec._encode_swap),
+            (Discard, L.KNOCK > L.DISCARD, ActionCodec._encode_discard),
+            (Knock, L.PASS > L.KNOCK, ActionCodec._encode_knock),
+            (Pass, L.END_ROUND > L.PASS, L.PASS),
+            (EndRound, L.DECLARE > L.END_ROUND, L.END_ROUND),
+            (Declare, L.DROP > L.DECLARE, ActionCodec._encode_declare),
+            (Drop, L.BUY > L.DROP, L.DROP),
+            (Buy, L.PLAY_TILE > L.BUY, L.BUY),
+            (PlayTile, L.COMMIT > L.PLAY_TILE, ActionCodec._encode_play_tile),
+            (Commit, L.size > L.COMMIT, L.COMMIT),
+        )
+        #: move type -> its encoder or id, for the blocks this rule set has
+        self._encoders: dict[type, Any] = {cls: enc for cls, has, enc in blocks if has}
 
     def encode(self, move: Move, state: GameState | None = None) -> int:
         """The action id of ``move``. With ``state``, a lay-off written with a wild 2 and no
@@ -278,89 +299,19 @@ class ActionCodec:
         Raises:
             ValueError: the move does not exist in this rule set's action space.
         """
+        enc = self._encoders.get(type(move))
+        if enc is None:  # a subclass of a move type, or a move this rule set lacks
+            enc = next((e for cls, e in self._encoders.items() if isinstance(move, cls)), None)
+            if enc is None:
+                raise ValueError(
+                    f"{move!r}: not a move of {self.rules.name!r} "
+                    f"(allowed: {', '.join(self._move_names())})"
+                )
+        return enc if type(enc) is int else enc(self, move, state)
+
+    def _move_names(self) -> list[str]:
+        """The names of the move types of this rule set's action space."""
         L = self.layout
-        if isinstance(move, DrawStock):
-            return L.DRAW_STOCK
-        if isinstance(move, DrawDiscard) and L.max_depth:
-            if not 0 <= move.depth < L.max_depth:
-                allowed = (
-                    "only the top discard (depth 0)"
-                    if L.max_depth == 1
-                    else f"depth 0..{L.max_depth - 1}"
-                )
-                raise ValueError(f"{move}: {allowed} may be taken in {self.rules.name!r}")
-            return L.DRAW_DISCARD + move.depth
-        if isinstance(move, Meld) and L.LAYOFF > L.MELD:
-            cards = [parse_card(c) for c in move.cards]
-            d, _ = classify_wild(cards, self.cat, self.rules.fixed_wild_rank)
-            if d is None:
-                raise ValueError(
-                    f"{move}: not a valid set or run under these rules ({self.rules.meld_text}; "
-                    f"ace={self.rules.ace!r}, jokers={self.rules.jokers})"
-                )
-            if d[0] == "set":
-                if (d[2], d[3]) not in self.cat.set_shapes:
-                    raise ValueError(
-                        f"{move}: a meld lays a set of 3 or 4 cards (allowed: meld 3 or 4 of "
-                        "them, then lay off the others)"
-                    )
-                return L.MELD + self.cat.set_id(d[1], d[2], d[3])
-            return L.MELD + self.cat.run_id(d[1], d[2], d[3])
-        if isinstance(move, (LayOff, SwapJoker)) and L.max_melds:
-            if not 0 <= move.meld < L.max_melds:
-                raise ValueError(
-                    f"{move}: meld number out of range (allowed: 0..{L.max_melds - 1})"
-                )
-            f = parse_card(move.card)
-            if isinstance(move, SwapJoker):
-                if f == JOKER or L.SWAP == L.DISCARD:
-                    raise ValueError(
-                        f"{move}: a swap needs a natural card and a rule set with wild cards"
-                    )
-                return L.SWAP + move.meld * NUM_NATURAL + f
-            k = f
-            if f % NUM_RANKS == self.rules.fixed_wild_rank:  # a 2 laid as a wild card?
-                if move.end is not None:  # at a run's end: as JK there
-                    k = JOKER
-                elif state is not None and move.meld < len(state.table):
-                    m = state.table[move.meld]
-                    wild = [j for j in (NUM_NATURAL, NUM_NATURAL + 1) if j in m.accepts]
-                    if f not in m.accepts and len(wild) == 1:  # a set, or a run open at one end
-                        k = wild[0]
-            if k == JOKER:
-                if not self.rules.wilds:
-                    raise ValueError(f"{move}: this rule set has no jokers")
-                k = NUM_NATURAL + (1 if move.end == "high" else 0)
-            return L.LAYOFF + move.meld * L.layoff_width + k
-        if isinstance(move, Discard) and L.KNOCK > L.DISCARD:
-            f = parse_card(move.card)
-            if f >= L.discard_width:
-                raise ValueError(f"{move}: this rule set has no jokers")
-            return L.DISCARD + f
-        if isinstance(move, Knock) and L.PASS > L.KNOCK:
-            if move.card is None:
-                return L.KNOCK + NUM_NATURAL
-            f = parse_card(move.card)
-            if f == JOKER:
-                raise ValueError(f"{move}: this rule set has no jokers")
-            return L.KNOCK + f
-        if isinstance(move, Pass) and L.END_ROUND > L.PASS:
-            return L.PASS
-        if isinstance(move, EndRound) and L.DECLARE > L.END_ROUND:
-            return L.END_ROUND
-        if isinstance(move, Declare) and L.DROP > L.DECLARE:
-            f = parse_card(move.card)
-            if f >= L.discard_width:
-                raise ValueError(f"{move}: this rule set has no jokers")
-            return L.DECLARE + f
-        if isinstance(move, Drop) and L.BUY > L.DROP:
-            return L.DROP
-        if isinstance(move, Buy) and L.PLAY_TILE > L.BUY:
-            return L.BUY
-        if isinstance(move, PlayTile) and L.COMMIT > L.PLAY_TILE:
-            return L.PLAY_TILE + parse_card(move.tile)
-        if isinstance(move, Commit) and L.size > L.COMMIT:
-            return L.COMMIT
         allowed = ["DrawStock"] + (["DrawDiscard"] if L.max_depth else [])
         if L.LAYOFF > L.MELD:
             allowed += ["Meld", "LayOff"]
@@ -382,9 +333,93 @@ class ActionCodec:
             allowed.append("Buy")
         if L.size > L.COMMIT:
             allowed += ["PlayTile", "Commit"]
-        raise ValueError(
-            f"{move!r}: not a move of {self.rules.name!r} (allowed: {', '.join(allowed)})"
-        )
+        return allowed
+
+    # ------------------------------------- an encoder per move type of several ids
+    def _encode_draw_discard(self, move: DrawDiscard, state: GameState | None) -> int:
+        L = self.layout
+        if not 0 <= move.depth < L.max_depth:
+            allowed = (
+                "only the top discard (depth 0)"
+                if L.max_depth == 1
+                else f"depth 0..{L.max_depth - 1}"
+            )
+            raise ValueError(f"{move}: {allowed} may be taken in {self.rules.name!r}")
+        return L.DRAW_DISCARD + move.depth
+
+    def _encode_meld(self, move: Meld, state: GameState | None) -> int:
+        cards = [parse_card(c) for c in move.cards]
+        d, _ = classify_wild(cards, self.cat, self.rules.fixed_wild_rank)
+        if d is None:
+            raise ValueError(
+                f"{move}: not a valid set or run under these rules ({self.rules.meld_text}; "
+                f"ace={self.rules.ace!r}, jokers={self.rules.jokers})"
+            )
+        if d[0] == "set":
+            if (d[2], d[3]) not in self.cat.set_shapes:
+                raise ValueError(
+                    f"{move}: a meld lays a set of 3 or 4 cards (allowed: meld 3 or 4 of "
+                    "them, then lay off the others)"
+                )
+            return self.layout.MELD + self.cat.set_id(d[1], d[2], d[3])
+        return self.layout.MELD + self.cat.run_id(d[1], d[2], d[3])
+
+    def _check_meld_number(self, move: LayOff | SwapJoker) -> None:
+        if not 0 <= move.meld < self.layout.max_melds:
+            raise ValueError(
+                f"{move}: meld number out of range (allowed: 0..{self.layout.max_melds - 1})"
+            )
+
+    def _encode_swap(self, move: SwapJoker, state: GameState | None) -> int:
+        L = self.layout
+        self._check_meld_number(move)
+        f = parse_card(move.card)
+        if f == JOKER or L.SWAP == L.DISCARD:
+            raise ValueError(f"{move}: a swap needs a natural card and a rule set with wild cards")
+        return L.SWAP + move.meld * NUM_NATURAL + f
+
+    def _encode_layoff(self, move: LayOff, state: GameState | None) -> int:
+        L = self.layout
+        self._check_meld_number(move)
+        f = parse_card(move.card)
+        k = f
+        if f % NUM_RANKS == self.rules.fixed_wild_rank:  # a 2 laid as a wild card?
+            if move.end is not None:  # at a run's end: as JK there
+                k = JOKER
+            elif state is not None and move.meld < len(state.table):
+                m = state.table[move.meld]
+                wild = [j for j in (NUM_NATURAL, NUM_NATURAL + 1) if j in m.accepts]
+                if f not in m.accepts and len(wild) == 1:  # a set, or a run open at one end
+                    k = wild[0]
+        if k == JOKER:
+            if not self.rules.wilds:
+                raise ValueError(f"{move}: this rule set has no jokers")
+            k = NUM_NATURAL + (1 if move.end == "high" else 0)
+        return L.LAYOFF + move.meld * L.layoff_width + k
+
+    def _discarded_face(self, move: Discard | Declare) -> int:
+        """The face of the card a discard or a declaration discards."""
+        f = parse_card(move.card)
+        if f >= self.layout.discard_width:
+            raise ValueError(f"{move}: this rule set has no jokers")
+        return f
+
+    def _encode_discard(self, move: Discard, state: GameState | None) -> int:
+        return self.layout.DISCARD + self._discarded_face(move)
+
+    def _encode_knock(self, move: Knock, state: GameState | None) -> int:
+        if move.card is None:
+            return self.layout.KNOCK + NUM_NATURAL
+        f = parse_card(move.card)
+        if f == JOKER:
+            raise ValueError(f"{move}: this rule set has no jokers")
+        return self.layout.KNOCK + f
+
+    def _encode_declare(self, move: Declare, state: GameState | None) -> int:
+        return self.layout.DECLARE + self._discarded_face(move)
+
+    def _encode_play_tile(self, move: PlayTile, state: GameState | None) -> int:
+        return self.layout.PLAY_TILE + parse_card(move.tile)
 
     def decode(self, action: int, state: GameState | None = None) -> Move:
         """The move of action id ``action``. With ``state``, a run meld shows
