@@ -107,7 +107,44 @@ class ObsLayout:
         # wild_deuces: 4 more columns per slot, the wild 2s in the meld by suit
         self.wild2 = 4 if rules.wild_deuces else 0
         self.slot = P + 2 + F + self.wild2
-        sizes = [
+        self.indian = rules.scoring == "indian"
+        self.contract = rules.contract
+        self.slices: dict[str, slice] = {}
+        off = 0
+        for name, n in self._sizes(rules):
+            self.slices[name] = slice(off, off + n)
+            off += n
+        self.size = off
+        # gin (no melding during play, no opening, one round, no credit): nobody ever has
+        # "played", everyone is active and opened: those fields are constant, written into
+        # the zeros once (encode skips them)
+        self.seat_flags = bool(
+            rules.meld_during_play
+            or rules.open_points
+            or rules.match
+            or rules.scoring == "rummy500"
+        )
+        self.zero_bytes = self._zeros()
+        for name, sl in self.slices.items():
+            setattr(self, name.upper(), sl.start)
+        self.seat_offsets = (
+            self.KNOWN,
+            self.DISCARD,
+            self.HAND_SIZES,
+            self.PLAYED,
+            self.ACTIVE,
+            self.TOTALS,
+            self.OPENED,
+            self.CREDIT,
+        )
+
+    def _sizes(self, rules: RuleSet) -> list[tuple[str, int]]:
+        """The named slices in vector order with their lengths (0: not in this rule set)."""
+        P = self.P
+        ind = 1 if self.indian else 0
+        con = 1 if self.contract else 0
+        tiles = 1 if self.rummikub else 0
+        return [
             ("hand", F),
             ("known", (P - 1) * F),
             ("discard", self.D * F),
@@ -127,59 +164,30 @@ class ObsLayout:
             ("opened", P),
             ("turn_value", 1),
             ("credit", P),
-        ]
-        # Indian rummy: the cut card, the wild rank, drops and draws
-        self.indian = rules.scoring == "indian"
-        ind = 1 if self.indian else 0
-        # contract rummy: the deal (its contract) and each seat's buys left
-        self.contract = rules.contract
-        con = 1 if self.contract else 0
-        sizes += [
+            # Indian rummy: the cut card, the wild rank, drops and draws
             ("cut", ind * F),
             ("wild_rank", ind * NUM_RANKS),
             ("dropped", ind * P),
             ("drew", ind * P),
+            # contract rummy: the deal (its contract) and each seat's buys left
             ("deal", con * 7),
             ("buys", con * P),
             ("turn", con * P),
             # Rummikub: the table's tiles and this turn's played tiles
-            ("table_tiles", (1 if self.rummikub else 0) * F),
-            ("played_tiles", (1 if self.rummikub else 0) * F),
-            ("passes", 1 if self.rummikub else 0),
+            ("table_tiles", tiles * F),
+            ("played_tiles", tiles * F),
+            ("passes", tiles),
         ]
-        self.slices: dict[str, slice] = {}
-        off = 0
-        for name, n in sizes:
-            self.slices[name] = slice(off, off + n)
-            off += n
-        self.size = off
-        # gin (no melding during play, no opening, one round, no credit): nobody ever has
-        # "played", everyone is active and opened: those fields are constant, written into
-        # the zeros once (encode skips them)
-        zeros = array("f", bytes(4 * off))
-        self.seat_flags = bool(
-            rules.meld_during_play
-            or rules.open_points
-            or rules.match
-            or rules.scoring == "rummy500"
-        )
+
+    def _zeros(self) -> bytes:
+        """The bytes of a vector before anything is written: zeros, and the seat flags that
+        never change where :attr:`seat_flags` is off (everyone active and opened)."""
+        zeros = array("f", bytes(4 * self.size))
         if not self.seat_flags:
-            for i in range(P):
+            for i in range(self.P):
                 zeros[self.slices["active"].start + i] = 1.0
                 zeros[self.slices["opened"].start + i] = 1.0
-        self.zero_bytes = zeros.tobytes()
-        for name, sl in self.slices.items():
-            setattr(self, name.upper(), sl.start)
-        self.seat_offsets = (
-            self.KNOWN,
-            self.DISCARD,
-            self.HAND_SIZES,
-            self.PLAYED,
-            self.ACTIVE,
-            self.TOTALS,
-            self.OPENED,
-            self.CREDIT,
-        )
+        return zeros.tobytes()
 
 
 def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
@@ -565,89 +573,104 @@ def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
     o = np.asarray(observation)
     if o.shape != (L.size,):
         raise ValueError(f"observation has shape {o.shape}, expected ({L.size},) for these rules")
-    # the vector is sparse: one pass over its non-zeros, then plain Python per slice
-    nz = np.flatnonzero(o)
-    idx = nz.tolist()
-    val = o[nz].tolist()
-    sl = L.slices
+    r = _Sparse(o, L)
     P = L.P
+    sl = L.slices
+    kn = r.counts("known", (P - 1) * F)
+    return View(
+        hand=r.counts("hand", F),
+        known=[kn[i * F : (i + 1) * F] for i in range(P - 1)],
+        discard=r.discard(),
+        table=r.table(rules.fixed_wild_rank),
+        hand_sizes=r.counts("hand_sizes", P),
+        stock_size=r.scalar("stock_size"),
+        phase=Phase(r.one_hot("phase", 0)),
+        to_act=r.one_hot("to_act", 0),
+        forbidden=r.one_hot("forbidden"),
+        played=r.flags("played"),
+        active=r.flags("active"),
+        totals=r.counts("totals", P),
+        dealer=r.one_hot("dealer", 0),
+        rebuilds=r.scalar("rebuilds"),
+        knock_limit=r.scalar("knock_limit") if "knock_limit" in sl else 0,
+        must_use=r.one_hot("must_use") if "must_use" in sl else -1,
+        opened=r.flags("opened") if "opened" in sl else None,
+        turn_value=r.scalar("turn_value") if "turn_value" in sl else 0,
+        credit=r.counts("credit", P) if "credit" in sl else None,
+        cut=r.one_hot("cut"),
+        wild_rank=r.one_hot("wild_rank"),
+        dropped=r.flags("dropped") if L.indian else None,
+        drew=r.flags("drew") if L.indian else None,
+        deal=r.one_hot("deal") + 1 if L.contract else 0,
+        buys=r.counts("buys", P) if L.contract else None,
+        turn=r.one_hot("turn") if L.contract else -1,
+        table_tiles=r.counts("table_tiles", F) if L.rummikub else None,
+        played_tiles=r.counts("played_tiles", F) if L.rummikub else None,
+        passes=r.scalar("passes") if L.rummikub else 0,
+    )
 
-    def part(name: str) -> tuple[int, list[int], list[float]]:
-        s = sl[name]
+
+class _Sparse:
+    """An observation vector's slices read from its non-zeros (the vector is sparse: one
+    pass over them, then plain Python per slice)."""
+
+    def __init__(self, o: np.ndarray, layout: ObsLayout):
+        nz = np.flatnonzero(o)
+        self.idx = nz.tolist()
+        self.val = o[nz].tolist()
+        self.layout = layout
+
+    def part(self, name: str) -> tuple[int, list[int], list[float]]:
+        """The slice's start, and the indexes and values of its non-zeros."""
+        s = self.layout.slices[name]
+        idx = self.idx
         i, j = bisect_left(idx, s.start), bisect_left(idx, s.stop)
-        return s.start, idx[i:j], val[i:j]
+        return s.start, idx[i:j], self.val[i:j]
 
-    def counts(name: str, n: int) -> list[int]:
+    def counts(self, name: str, n: int) -> list[int]:
         out = [0] * n
-        start, ii, vv = part(name)
+        start, ii, vv = self.part(name)
         for i, v in zip(ii, vv):
             out[i - start] = round(v)
         return out
 
-    def flags(name: str) -> list[bool]:
-        out = [False] * P
-        start, ii, _ = part(name)
+    def flags(self, name: str) -> list[bool]:
+        out = [False] * self.layout.P
+        start, ii, _ = self.part(name)
         for i in ii:
             out[i - start] = True
         return out
 
-    def one_hot(name: str, default: int = -1) -> int:
-        start, ii, _ = part(name)
+    def one_hot(self, name: str, default: int = -1) -> int:
+        start, ii, _ = self.part(name)
         return ii[0] - start if ii else default
 
-    def scalar(name: str) -> int:
-        _, _, vv = part(name)
+    def scalar(self, name: str) -> int:
+        _, _, vv = self.part(name)
         return round(vv[0]) if vv else 0
 
-    hand = counts("hand", F)
-    kn = counts("known", (P - 1) * F)
-    known = [kn[i * F : (i + 1) * F] for i in range(P - 1)]
-    start, ii, _ = part("discard")
-    # row 0 = top: ascending index order is top first
-    discard = [(i - start) % F for i in reversed(ii)]
-    table: list[TableMeldView] = []
-    if L.M:
-        start, ii, vv = part("table")
-        slots: dict[int, dict[int, float]] = {}
-        for i, v in zip(ii, vv):
-            k, c = divmod(i - start, L.slot)
-            slots.setdefault(k, {})[c] = v
-        for k in range(L.M):
-            cols = slots.get(k)
-            if not cols or not any(c < P for c in cols):
-                break  # melds fill the slots in order
-            table.append(_table_meld(cols, P, rules.fixed_wild_rank))
-    return View(
-        hand=hand,
-        known=known,
-        discard=discard,
-        table=table,
-        hand_sizes=counts("hand_sizes", P),
-        stock_size=scalar("stock_size"),
-        phase=Phase(one_hot("phase", 0)),
-        to_act=one_hot("to_act", 0),
-        forbidden=one_hot("forbidden"),
-        played=flags("played"),
-        active=flags("active"),
-        totals=counts("totals", P),
-        dealer=one_hot("dealer", 0),
-        rebuilds=scalar("rebuilds"),
-        knock_limit=scalar("knock_limit") if "knock_limit" in sl else 0,
-        must_use=one_hot("must_use") if "must_use" in sl else -1,
-        opened=flags("opened") if "opened" in sl else None,
-        turn_value=scalar("turn_value") if "turn_value" in sl else 0,
-        credit=counts("credit", P) if "credit" in sl else None,
-        cut=one_hot("cut"),
-        wild_rank=one_hot("wild_rank"),
-        dropped=flags("dropped") if L.indian else None,
-        drew=flags("drew") if L.indian else None,
-        deal=one_hot("deal") + 1 if L.contract else 0,
-        buys=counts("buys", P) if L.contract else None,
-        turn=one_hot("turn") if L.contract else -1,
-        table_tiles=counts("table_tiles", F) if L.rummikub else None,
-        played_tiles=counts("played_tiles", F) if L.rummikub else None,
-        passes=scalar("passes") if L.rummikub else 0,
-    )
+    def discard(self) -> list[int]:
+        """The discard pile's faces, bottom .. top."""
+        start, ii, _ = self.part("discard")
+        # row 0 = top: ascending index order is top first
+        return [(i - start) % F for i in reversed(ii)]
+
+    def table(self, wild_rank: int) -> list[TableMeldView]:
+        """The table's melds, slot by slot (:func:`_table_meld`)."""
+        L = self.layout
+        table: list[TableMeldView] = []
+        if L.M:
+            start, ii, vv = self.part("table")
+            slots: dict[int, dict[int, float]] = {}
+            for i, v in zip(ii, vv):
+                k, c = divmod(i - start, L.slot)
+                slots.setdefault(k, {})[c] = v
+            for k in range(L.M):
+                cols = slots.get(k)
+                if not cols or not any(c < L.P for c in cols):
+                    break  # melds fill the slots in order
+                table.append(_table_meld(cols, L.P, wild_rank))
+        return table
 
 
 def _table_meld(cols: dict[int, float], P: int, wild_rank: int) -> TableMeldView:
