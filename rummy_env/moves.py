@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, card_str, parse_card
+from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, card_str, parse_card
 from rummy_env.melds import catalogue_for, classify_wild, code_faces, run_face
 from rummy_env.rules import RuleSet
 
@@ -230,6 +230,10 @@ class Layout:
     """The flat action space of one rule set: where each block of ids starts (the table above)."""
 
     def __init__(self, rules: RuleSet):
+        from rummy_env.engine.game import game_of  # (the engine lays its states out by this)
+
+        game = game_of(rules)
+        blocks = game.blocks  # the moves the game adds to the common turn, by block
         cat = catalogue_for(rules)
         self.max_melds = rules.max_melds
         self.layoff_width = NUM_NATURAL + (2 if rules.wilds else 0)
@@ -237,27 +241,25 @@ class Layout:
         self.DRAW_STOCK = 0
         self.DRAW_DISCARD = 1
         # DrawDiscard(depth): only the top, or (digging) any depth of the pile
-        tiles = rules.scoring == "rummikub"  # no discard pile: draw, play tiles, commit
-        self.max_depth = 0 if tiles else rules.num_cards if rules.discard_pickup == "any" else 1
+        pile = game.discard_pile  # (Rummikub has none: draw, play tiles, commit)
+        self.max_depth = 0 if not pile else rules.num_cards if rules.discard_pickup == "any" else 1
         self.MELD = self.DRAW_DISCARD + self.max_depth
         self.LAYOFF = self.MELD + (cat.size if rules.meld_during_play else 0)
         self.SWAP = self.LAYOFF + self.max_melds * self.layoff_width
         self.DISCARD = self.SWAP + (self.max_melds * NUM_NATURAL if rules.wilds else 0)
-        self.KNOCK = self.DISCARD + (0 if tiles else self.discard_width)
-        # Knock(card) for each natural card, then Knock(None) (big gin)
-        self.PASS = self.KNOCK + (NUM_NATURAL + 1 if rules.scoring == "gin" else 0)
-        buying = rules.buy_limit > 0
-        # Pass: gin's up-card refused, contract rummy's buy declined
-        self.END_ROUND = self.PASS + (1 if rules.upcard_offer or buying or tiles else 0)
-        indian = rules.scoring == "indian"
-        # Indian rummy: Declare(card) for each card, then Drop()
+        self.KNOCK = self.DISCARD + (self.discard_width if pile else 0)
+        # gin: Knock(card) for each natural card, then Knock(None) (big gin)
+        self.PASS = self.KNOCK + blocks.get("KNOCK", 0)
+        # Pass: gin's up-card refused, contract rummy's buy declined, Rummikub's turn passed
+        self.END_ROUND = self.PASS + blocks.get("PASS", 0)
         self.DECLARE = self.END_ROUND + (1 if rules.empty_stock == "end_round" else 0)
-        self.DROP = self.DECLARE + (self.discard_width if indian else 0)
-        self.BUY = self.DROP + (1 if indian and any(rules.drop_penalties) else 0)
-        self.PLAY_TILE = self.BUY + (1 if buying else 0)  # contract rummy: Buy()
+        # Indian rummy: Declare(card) for each card, then Drop()
+        self.DROP = self.DECLARE + blocks.get("DECLARE", 0)
+        self.BUY = self.DROP + blocks.get("DROP", 0)
+        self.PLAY_TILE = self.BUY + blocks.get("BUY", 0)  # contract rummy: Buy()
         # Rummikub: PlayTile(tile) for each face, then Commit()
-        self.COMMIT = self.PLAY_TILE + (NUM_FACES if tiles else 0)
-        self.size = self.COMMIT + (1 if tiles else 0)
+        self.COMMIT = self.PLAY_TILE + blocks.get("PLAY_TILE", 0)
+        self.size = self.COMMIT + blocks.get("COMMIT", 0)
 
 
 class ActionCodec:

@@ -58,6 +58,9 @@ class Game:
       a crafted deal);
     * ``deal_stock(options, stock, shuffled) -> stock``: a crafted deal's stock (bottom
       first) with the game's own deal options applied (the cut card), or an error;
+    * ``blocks``: the moves the game adds to the common turn, by block of
+      :class:`rummy_env.moves.Layout` (``"KNOCK"``, ``"PASS"``, ``"DECLARE"``, ``"DROP"``,
+      ``"BUY"``, ``"PLAY_TILE"``, ``"COMMIT"``) -> its number of actions;
     * ``discard_pile``: whether the game has one (else: no rebuild, no crafted discards);
     * ``dump_table(state) -> list`` and ``read_table(saved, state)``: the table in
       ``to_dict`` data and back;
@@ -92,6 +95,7 @@ class Game:
         "knock",
         "on_deal",
         "discard_pile",
+        "blocks",
         "deal_stock",
         "dump_table",
         "read_table",

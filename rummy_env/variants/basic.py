@@ -183,6 +183,7 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.no_final_discard = _never
     g.on_meld = g.knock = g.on_deal = None
     g.discard_pile = True
+    g.blocks = {}
     g.deal_stock = _deal_stock
     g.dump_table, g.read_table = _dump_table, _read_table
     g.on_restore = None

@@ -94,6 +94,7 @@ def configure(rules: RuleSet, g: Game) -> None:
         g.draw = PhaseRules(_legal_draw, _apply_contract_draw)
         # the asked seat decides out of turn
         g.buy = PhaseRules(_legal_buy, _apply_buy, operator.attrgetter("asked"))
+        g.blocks = {**g.blocks, "PASS": 1, "BUY": 1}
 
 
 def _contract_left(s: GameState, p: int) -> tuple[int, int]:

@@ -106,8 +106,10 @@ def configure(rules: RuleSet, g: Game) -> None:
         g.play = PhaseRules(_legal_knock_play, _apply_play)
     if rules.upcard_offer:
         g.upcard = PhaseRules(_legal_upcard, _apply_upcard)
+        g.blocks = {**g.blocks, "PASS": 1}
     if rules.scoring == "gin":
         g.knock = _knock
+        g.blocks = {**g.blocks, "KNOCK": NUM_NATURAL + 1}
         g.result_checks += (_check_result,)
         g.score = _score_gin
         g.match_bonus = _gin_bonuses

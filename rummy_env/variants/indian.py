@@ -8,6 +8,7 @@ from typing import Any
 
 from rummy_env.cards import (
     JOKER,
+    NUM_NATURAL,
     NUM_RANKS,
     card_str,
 )
@@ -99,6 +100,8 @@ def configure(rules: RuleSet, g: Game) -> None:
     if rules.scoring != "indian":
         return
     g.draw = PhaseRules(_legal_indian_draw, _apply_indian_draw)
+    declare = NUM_NATURAL + (1 if rules.wilds else 0)  # Declare(card), as a discard
+    g.blocks = {**g.blocks, "DECLARE": declare, "DROP": 1 if any(rules.drop_penalties) else 0}
     g.play = PhaseRules(_legal_declare_play, _apply_declare_play)
     g.score = _score_indian
     g.penalties = True

@@ -72,6 +72,7 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.draw = g.play = PhaseRules(_legal_tiles, _apply_tiles)
     g.dump_table, g.read_table = _dump_tiles, _read_tiles
     g.discard_pile = False
+    g.blocks = {**g.blocks, "PASS": 1, "PLAY_TILE": NUM_FACES, "COMMIT": 1}
     g.one_card_turns = g.melds_owned = False  # (a turn draws or plays; the table is one pool)
     g.checks += (_check_tiles,)
     g.check_standing = _check_rounds
