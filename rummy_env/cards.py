@@ -131,3 +131,8 @@ def shuffle(items: list, seed: int) -> None:
         while j > i:
             j = getrandbits(k)
         items[i], items[j] = items[j], items[i]
+
+
+def plural(n: int, word: str) -> str:
+    """``"1 card"``, ``"2 cards"``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"

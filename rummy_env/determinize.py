@@ -37,6 +37,7 @@ import numpy as np
 
 from rummy_env import engine
 from rummy_env.cards import NUM_FACES, card_str, deck_faces, face_counts, parse_card
+from rummy_env.engine.game import game_of
 from rummy_env.melds import classify_wild
 from rummy_env.observation import decode
 from rummy_env.rules import RuleSet
@@ -102,11 +103,7 @@ def _hidden_cards(
     (copies repeated, sorted), checked against the pack and the sizes."""
     left = face_counts(deck_faces(rules.decks, rules.jokers))
     # Indian rummy: the cut card lies face up at the bottom of the stock until drawn
-    bottom = (
-        [v["cut"]]
-        if rules.wild_rank == "cut" and v["cut"] and v["rebuilds"] == 0 and v["stock_size"]
-        else []
-    )
+    bottom = [v["cut"]] if v["cut"] and v["rebuilds"] == 0 and v["stock_size"] else []
     seen = (
         [c for h in hands for c in h]
         + list(v["discard"])
@@ -145,7 +142,7 @@ def _core_template(
     P = rules.num_players
     phase = v["phase"]
     current = (seat + v["to_act"]) % P
-    if rules.contract and phase == "buy":  # the asked seat acts; the drawer's turn goes on
+    if phase == "buy":  # (contract rummy) the asked seat acts; the drawer's turn goes on
         current = (seat + v["turn"]) % P
     dealer = (seat + v["dealer"]) % P
     return {
@@ -220,7 +217,7 @@ def _add_variant_fields(
     for key in ("must_use", "turn_value"):
         if key in v:
             template[key] = v[key]
-    if rules.scoring == "indian":
+    if v["drew"]:  # (Indian rummy: draws, drops and the cut card)
         first, middle = rules.drop_penalties
         drew = _by_seat(v["drew"], seat, P)
         template["drew"] = drew
@@ -229,7 +226,7 @@ def _add_variant_fields(
             for q, out in enumerate(_by_seat(v["dropped"], seat, P))
         ]
         template["cut"] = v["cut"]
-    if rules.scoring == "rummikub":
+    if not game_of(rules).melds_owned:  # (Rummikub: one pool of tiles)
         template["passes"] = v["passes"]
         template["table"] = (
             [{"owner": None, "kind": None, "cards": list(v["table_tiles"])}]
@@ -237,7 +234,7 @@ def _add_variant_fields(
             else []
         )
         template["played_tiles"] = list(v["played_tiles"])
-    if rules.contract:
+    if v["deal"]:  # (contract rummy: the deal, buys)
         template["buys"] = _by_seat(v["buys"], seat, P)
         asked = None
         if v["phase"] == "buy":  # the seat asked whether it buys is the one to act
@@ -318,7 +315,7 @@ def _fix_table(s: engine.GameState, template: dict[str, Any]) -> None:
     """``from_dict`` classifies a meld from its cards; where a run could also
     read as a set (only when a meld may hold fewer than two naturals), rebuild
     it as the run the observation shows (Rummikub's table is one pool of tiles: nothing)."""
-    if s.rules.scoring == "rummikub":
+    if not s.game.melds_owned:
         return
     for i, m in enumerate(template["table"]):
         if (m["kind"] == "run") == s.table[i].is_run:

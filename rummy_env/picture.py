@@ -114,7 +114,7 @@ def _row(
 
 def _table_melds(state: GameState) -> list[tuple[list[Any], set[int], str]]:
     """The melds to draw: their cards, which of them stand as wild cards, and a label."""
-    if state.rules.scoring == "rummikub":
+    if not state.game.melds_owned:  # (Rummikub: one pool of tiles)
         return [(m, set(), "") for m in cover.split(state.tiles) or []]
     out = []
     for i, m in enumerate(state.table):
@@ -161,7 +161,7 @@ def _draw_hands(
     """Every seat's row: its label and facts, and its hand (face up where shown, else card
     backs with the cards known to be held face up first); the height below them."""
     f13, f15 = _font(13), _font(15)
-    tiles = state.rules.scoring == "rummikub"
+    tiles = not state.game.melds_owned  # (Rummikub's tiles)
     y = 40
     for p in range(state.rules.num_players):
         hand = state.hand_cards(p)
@@ -193,7 +193,7 @@ def _draw_melds(
 ) -> float:
     """The table melds from height ``y`` (Rummikub: one pool of tiles, drawn as one valid
     split of it), in rows; the height below them."""
-    if state.rules.scoring == "rummikub":
+    if not state.game.melds_owned:  # (Rummikub: one pool of tiles)
         head = "table (one way to split it)" if melds else "table: no tiles"
     else:
         head = "table" + ("" if melds else ": no melds")
@@ -216,7 +216,7 @@ def _draw_piles(d, state: GameState, width: int, y: float) -> None:
     pool, and the tiles played this turn), the card that may not be discarded, and the
     round's result once the game is over."""
     f13, f15 = _font(13), _font(15)
-    tiles = state.rules.scoring == "rummikub"
+    tiles = not state.game.discard_pile  # (Rummikub: a pool, tiles played this turn)
     d.text((16, y), f"{'pool' if tiles else 'stock'} {len(state.stock)}", fill=WHITE, font=f15)
     if state.stock:
         draw_card(d, 16, y + 20, None)

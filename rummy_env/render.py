@@ -6,16 +6,10 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from rummy_env import cover
-from rummy_env.cards import card_str, counts_str
-from rummy_env.engine import PENALTY_SCORING, GameState, Phase, acting_seat, deal_number
-from rummy_env.rules import CONTRACTS, RuleSet
-
-
-def plural(n: int, word: str) -> str:
-    """``"1 card"``, ``"2 cards"``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
+from rummy_env.cards import card_str, counts_str, plural
+from rummy_env.engine import GameState, Phase, acting_seat
+from rummy_env.engine.game import game_of
+from rummy_env.rules import RuleSet
 
 #: why a round ended (the ``reason`` of the round's info), in words
 REASONS = {
@@ -100,6 +94,7 @@ def describe_result(result: dict[str, Any], rules: RuleSet) -> str:
     without the rewards).
     """
     n = len(result["round_scores"])
+    penalties = game_of(rules).penalties
     name, meaning = SCORE_MEANING.get(rules.scoring, ("scores", ""))
     lines = [
         f"round {result['round'] + 1} over: {round_outcome(result)}.",
@@ -116,9 +111,9 @@ def describe_result(result: dict[str, Any], rules: RuleSet) -> str:
     if rules.match:
         goal = (
             f"a player over {rules.penalty_limit} is out"
-            if rules.scoring in PENALTY_SCORING and rules.elimination
+            if penalties and rules.elimination
             else f"the match ends at {rules.penalty_limit}, lowest total wins"
-            if rules.scoring in PENALTY_SCORING
+            if penalties
             else f"the first to {rules.target} wins"
         )
         lines.append(
@@ -173,58 +168,17 @@ def _head_lines(state: GameState) -> list[str]:
 
 
 def _variant_lines(state: GameState) -> list[str]:
-    """What some variants add: the opening, the contract and buys, the credit, the knock
-    limit, the cut card and wild rank."""
-    rules = state.rules
-    n = rules.num_players
-    lines = []
-    if rules.open_points and rules.scoring != "rummikub":
-        opened = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
-        lines.append(
-            f"opened: {opened}"
-            + (
-                f" · melded this turn towards the opening: {state.turn_value}"
-                if state.turn_value
-                else ""
-            )
-        )
-    if rules.contract:
-        deal = deal_number(state)
-        sets, runs = CONTRACTS[deal]
-        down = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
-        lines.append(
-            f"deal {deal} of 7 · contract: {plural(sets, 'set')} of 3+ and "
-            f"{plural(runs, 'run')} of {rules.min_run}+ · down: {down} · buys left: {state.buys}"
-        )
-        if state.asked >= 0:
-            lines.append(
-                f"player_{state.asked} is asked whether he buys "
-                f"{card_str(state.discard[-1])} (player_{state.current} draws from the stock)"
-            )
-    if rules.scoring == "rummy500":
-        lines.append(f"melded and laid off this round: {state.credit}")
-    if rules.knock_limit or rules.oklahoma:
-        lines.append(f"knock limit: {state.knock_limit}")
-    if state.cut >= 0:
-        rank = "A23456789TJQK"[state.wild_faces[0]]
-        lines.append(f"cut card: {card_str(state.cut)} · wild rank this round: {rank}")
-    return lines
+    """What the game adds (its ``render_lines`` hooks): the opening, the contract and buys,
+    the credit, the knock limit, the cut card and wild rank."""
+    return [line for lines in state.game.render_lines for line in lines(state)]
 
 
 def _table_lines(state: GameState) -> list[str]:
     """The table's melds with owners and slot numbers (Rummikub: one pool of tiles, shown
     as one valid split of it, with the tiles played this turn and the pool)."""
-    n = state.rules.num_players
     lines = []
-    if state.rules.scoring == "rummikub":
-        melds = cover.split(state.tiles) or []
-        lines.append("table (one way to split it):" if melds else "table: no tiles")
-        lines += [f"  {' '.join(card_str(f) for f in m)}" for m in melds]
-        played = counts_str(state.played_tiles)
-        if played:
-            lines.append(f"played this turn: {' '.join(played)}")
-        opened = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
-        lines.append(f"initial meld made: {opened} · pool: {plural(len(state.stock), 'tile')}")
+    if state.game.table_lines is not None:  # (Rummikub: one pool of tiles)
+        lines += state.game.table_lines(state)
     else:
         lines.append("table:" if state.table else "table: no melds")
     for i, m in enumerate(state.table):
@@ -257,7 +211,7 @@ def _score_lines(state: GameState) -> list[str]:
     """The totals and what they mean, and the last round's result."""
     rules = state.rules
     name = SCORE_MEANING.get(rules.scoring, ("scores",))[0]
-    better = "lower" if rules.scoring in PENALTY_SCORING else "higher"
+    better = "lower" if state.game.penalties else "higher"
     lines = [f"totals ({name}, {better} is better): {state.totals}"]
     if state.last_result is not None:
         r = state.last_result

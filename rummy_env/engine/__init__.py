@@ -48,7 +48,6 @@ from rummy_env.engine.legal import (
     legal_play_to_first_meld,
 )
 from rummy_env.engine.saved import STATE_KEYS, from_dict
-from rummy_env.engine.scoring import PENALTY_SCORING
 from rummy_env.engine.state import (
     GameState,
     IllegalActionError,
@@ -62,7 +61,6 @@ from rummy_env.engine.state import (
 __all__ = [
     "DEAL_KEYS",
     "OPTION_KEYS",
-    "PENALTY_SCORING",
     "STATE_KEYS",
     "GameState",
     "IllegalActionError",

@@ -61,6 +61,9 @@ class Game:
     * ``blocks``: the moves the game adds to the common turn, by block of
       :class:`rummy_env.moves.Layout` (``"KNOCK"``, ``"PASS"``, ``"DECLARE"``, ``"DROP"``,
       ``"BUY"``, ``"PLAY_TILE"``, ``"COMMIT"``) -> its number of actions;
+    * ``render_lines``: ``(state) -> list[str]`` functions, the lines of the game's own
+      fields in the text render; ``table_lines(state) -> list[str]`` or None: the table
+      drawn otherwise than as melds with owners (Rummikub's pool of tiles);
     * ``discard_pile``: whether the game has one (else: no rebuild, no crafted discards);
     * ``dump_table(state) -> list`` and ``read_table(saved, state)``: the table in
       ``to_dict`` data and back;
@@ -95,6 +98,8 @@ class Game:
         "knock",
         "on_deal",
         "discard_pile",
+        "render_lines",
+        "table_lines",
         "blocks",
         "deal_stock",
         "dump_table",

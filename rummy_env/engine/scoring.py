@@ -15,10 +15,6 @@ def _match_by_target(s: GameState, winner: int | None, eliminated: list[int]) ->
     return over
 
 
-#: the scorings whose totals are penalties (lowest best; a match by elimination or limit)
-PENALTY_SCORING = ("standard", "indian")
-
-
 def _end_round(
     s: GameState, winner: int | None, reason: str, points: int = 0, showdown: dict | None = None
 ) -> bool:

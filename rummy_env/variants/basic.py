@@ -183,6 +183,8 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.no_final_discard = _never
     g.on_meld = g.knock = g.on_deal = None
     g.discard_pile = True
+    g.render_lines = (_opening_lines,) if rules.open_points else ()
+    g.table_lines = None
     g.blocks = {}
     g.deal_stock = _deal_stock
     g.dump_table, g.read_table = _dump_table, _read_table
@@ -222,6 +224,14 @@ def _deal_stock(options: dict[str, Any], stock: list[int], shuffled: bool) -> li
             "(allowed: a cut card only where the cut card sets the wild rank, wild_rank='cut')"
         )
     return stock
+
+
+def _opening_lines(s: GameState) -> list[str]:
+    """Who has opened (rummy51: with 51), and what the seat to act melded towards it."""
+    n = s.rules.num_players
+    opened = ", ".join(f"player_{p}" for p in range(n) if s.opened[p]) or "nobody"
+    towards = f" · melded this turn towards the opening: {s.turn_value}" if s.turn_value else ""
+    return [f"opened: {opened}{towards}"]
 
 
 def _face_value(rules: RuleSet, rank: int) -> int:

@@ -9,6 +9,8 @@ from functools import lru_cache
 from rummy_env.cards import (
     JOKER,
     NUM_RANKS,
+    card_str,
+    plural,
 )
 from rummy_env.engine.fields import INT, SEAT_OR_NONE, Field
 from rummy_env.engine.flow import _apply_draw
@@ -84,6 +86,7 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.checks += (_check_contract,)
     g.check_standing = _no_standing  # (the match is seven deals, whatever the totals)
     g.hand_size = _hand_size
+    g.render_lines += (_contract_lines,)
     g.one_card_turns = False  # (a buy takes two cards out of turn)
     g.opening_ok = _opening_ok
     g.opened_by = _down
@@ -138,6 +141,24 @@ def _contract_ok(
 def _opening_ok(s: GameState, p: int, nat, wu: int, value: int, pure: bool, forb: int, meld=None):
     """``Game.opening_ok``: the rest of the contract can still be laid this turn."""
     return _contract_ok(s, p, nat, wu, meld, forb)
+
+
+def _contract_lines(s: GameState) -> list[str]:
+    """The deal and its contract, who is down, the buys left, the seat asked to buy."""
+    rules = s.rules
+    deal = deal_number(s)
+    sets, runs = CONTRACTS[deal]
+    down = ", ".join(f"player_{p}" for p in range(rules.num_players) if s.opened[p]) or "nobody"
+    lines = [
+        f"deal {deal} of 7 · contract: {plural(sets, 'set')} of 3+ and "
+        f"{plural(runs, 'run')} of {rules.min_run}+ · down: {down} · buys left: {s.buys}"
+    ]
+    if s.asked >= 0:
+        lines.append(
+            f"player_{s.asked} is asked whether he buys "
+            f"{card_str(s.discard[-1])} (player_{s.current} draws from the stock)"
+        )
+    return lines
 
 
 def _hand_size(rules: RuleSet, round_: int) -> int:

@@ -104,6 +104,8 @@ def configure(rules: RuleSet, g: Game) -> None:
     game and line bonuses."""
     if not rules.meld_during_play:
         g.play = PhaseRules(_legal_knock_play, _apply_play)
+    if rules.knock_limit or rules.oklahoma:
+        g.render_lines += (_knock_lines,)
     if rules.upcard_offer:
         g.upcard = PhaseRules(_legal_upcard, _apply_upcard)
         g.blocks = {**g.blocks, "PASS": 1}
@@ -255,6 +257,10 @@ def _check_result(s: GameState, fail: Callable[[str, str, str], None]) -> None:
                 "the points of the hands the seat won: more than 0 exactly when it won one, "
                 "at least this round's",
             )
+
+
+def _knock_lines(s: GameState) -> list[str]:
+    return [f"knock limit: {s.knock_limit}"]
 
 
 def _knock(s: GameState, p: int, a: int) -> bool:

@@ -95,6 +95,7 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.checks += (_check_drops, _check_indian)
     if rules.wild_rank == "cut":
         g.on_deal = _cut
+        g.render_lines += (_cut_lines,)
         g.deal_stock = _cut_stock
         g.on_restore = _restore_cut
     if rules.scoring != "indian":
@@ -107,6 +108,13 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.penalties = True
     g.match_over = _match_by_elimination if rules.elimination else _match_by_penalty_limit
     g.stuck_count = _indian_count
+
+
+def _cut_lines(s: GameState) -> list[str]:
+    if s.cut < 0:
+        return []
+    rank = "A23456789TJQK"[s.wild_faces[0]]
+    return [f"cut card: {card_str(s.cut)} · wild rank this round: {rank}"]
 
 
 def _cut_stock(options: dict[str, Any], stock: list[int], shuffled: bool) -> list[int]:

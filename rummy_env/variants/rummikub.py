@@ -9,8 +9,10 @@ from typing import Any
 from rummy_env import cover
 from rummy_env.cards import (
     NUM_FACES,
+    card_str,
     counts_str,
     face_counts,
+    plural,
 )
 from rummy_env.engine.fields import FACES, INT, Field
 from rummy_env.engine.flow import _end_stuck_round, _end_turn
@@ -77,6 +79,8 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.checks += (_check_tiles,)
     g.check_standing = _check_rounds
     g.face_value = _tile_value
+    g.render_lines = ()  # (the opening shows with the table)
+    g.table_lines = _tile_lines
     g.score = _score_rummikub
     g.match_over = _match_by_rounds
 
@@ -179,6 +183,22 @@ def _match_by_rounds(s: GameState, winner: int | None, eliminated: list[int]) ->
     top = max(s.totals)
     s.match_winner = winner if s.totals[winner] == top else s.totals.index(top)
     return True
+
+
+def _tile_lines(state: GameState) -> list[str]:
+    """The table as one valid split of its tiles, the tiles played this turn, who has made
+    the initial meld, the pool."""
+    n = state.rules.num_players
+    lines = []
+    melds = cover.split(state.tiles) or []
+    lines.append("table (one way to split it):" if melds else "table: no tiles")
+    lines += [f"  {' '.join(card_str(f) for f in m)}" for m in melds]
+    played = counts_str(state.played_tiles)
+    if played:
+        lines.append(f"played this turn: {' '.join(played)}")
+    opened = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
+    lines.append(f"initial meld made: {opened} · pool: {plural(len(state.stock), 'tile')}")
+    return lines
 
 
 def _tile_value(rules: RuleSet, rank: int) -> int:

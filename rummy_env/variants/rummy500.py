@@ -41,8 +41,13 @@ def configure(rules: RuleSet, g: Game) -> None:
         return
     g.score = _score_rummy500
     g.on_meld = _credit
+    g.render_lines += (_credit_lines,)
     g.checks += (_check_credit,)
     g.stuck_count = None  # a round nobody went out of scores as it stands
+
+
+def _credit_lines(s: GameState) -> list[str]:
+    return [f"melded and laid off this round: {s.credit}"]
 
 
 def _credit(s: GameState, p: int, new: TableMeld, old: TableMeld | None) -> None:
