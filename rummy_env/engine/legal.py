@@ -277,74 +277,51 @@ def legal_play_to_first_meld(s: GameState) -> list[int]:
 
 def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     """:func:`_legal_play` without the ``discard_only`` shortcut; with ``first_meld``
-    only the first (lowest) action when it is a meld: the list is cut short there."""
-    may_meld, c = _play_context(s)
+    only the first (lowest) action when it is a meld: the list is cut short there.
+
+    Melds (sets, then runs: ids ascend in this order), lay-offs and swaps, and discards
+    are listed by their own functions, which share this turn's facts as one tuple ``c``
+    (``p, hand, n, w, jokers, wf, wrank, cat, L, rules, forb, nforb, can_out, must,
+    opened, av, jv, going_down``)."""
+    p = s.current
+    hand = s.hands[p]
+    w = jokers = hand[JOKER]
+    wf = s.wild_faces
+    if wf:  # wild 2s: wild anywhere but at their own place
+        w += sum([hand[f] for f in wf])
+    rules, game, forb, must, opened = s.rules, s.game, s.forbidden, s.must_use, s.opened[p]
+    n, L = s.nhand[p], s.layout
+    # contract rummy, going down: the contract search judges what each meld leaves
+    going_down = game.opens_at_once and not opened
+    c = (p, hand, n, w, jokers, wf, rules.fixed_wild_rank, s.cat, L, rules, forb)
+    c += (hand[forb] if forb >= 0 else 0, not rules.go_out_requires_discard, must, opened)
+    c += (rules.ace_meld_value, rules.joker_meld_value, going_down)
     acts: list[int] = []
-    if may_meld:  # melds: sets then runs (ids ascend in this order)
-        if _legal_sets(s, c, acts, first_meld) or _legal_runs(s, c, acts, first_meld):
-            return acts[-1:]
-    last7 = s.game.no_final_discard(s)
-    if s.table and c[14]:  # lay-offs and swaps (only once opened, D-7)
+    if _may_meld(s, p, opened, forb) and (
+        _legal_sets(s, c, acts, first_meld) or _legal_runs(s, c, acts, first_meld)
+    ):
+        return acts[-1:]
+    last7 = game.no_final_discard(s)
+    if s.table and opened:  # lay-offs and swaps (only once opened, D-7)
         _legal_layoffs(s, c, acts, last7)
-    hand, n, L, forb, must, opened = c[1], c[2], c[8], c[10], c[13], c[14]
-    # --- discards: not while a taken card awaits its meld, nor in the middle of an opening
+    # discards: not while a taken card awaits its meld, nor in the middle of an opening
     if must < 0 and (opened or s.turn_value == 0) and not (last7 and n == 1):
         b = L.DISCARD
         acts += [b + f for f in compress(_FACES, hand) if f != forb]
     return acts
 
 
-def _play_context(s: GameState) -> tuple[bool, tuple]:
-    """Whether the seat to act may lay a new meld now, and what the play phase's move
-    lists share, as a tuple (``p, hand, n, w, jokers, wf, wrank, cat, L, rules, forb,
-    nforb, can_out, must, opened, av, jv, going_down``)."""
-    p = s.current
-    hand = s.hands[p]
-    n = s.nhand[p]
-    w = jokers = hand[JOKER]
-    wf = s.wild_faces
-    if wf:  # wild 2s: wild anywhere but at their own place
-        w += sum([hand[f] for f in wf])
-    wrank = s.rules.fixed_wild_rank
-    cat = s.cat
-    L = s.layout
-    rules = s.rules
-    forb = s.forbidden
-    nforb = hand[forb] if forb >= 0 else 0
-    can_out = not rules.go_out_requires_discard
-    must = s.must_use
-    opened = s.opened[p]
-    av, jv = rules.ace_meld_value, rules.joker_meld_value
-    # contract rummy, going down: the contract search judges what each meld leaves
-    going_down = s.game.opens_at_once and not opened
-    may_meld = not (opened and s.game.opens_at_once)  # contract rummy: no new melds once down
-    if not opened:
-        if rules.open_pure_run and not s.turn_pure:
-            # no opening without a pure run of three in hand
-            a, b, c, d = s.smask[p]
-            may_meld = bool(run3_bits(a | b << 13 | c << 26 | d << 39, cat.ace_high))
-        # no meld is legal unless the whole hand can still complete the opening
-        may_meld = may_meld and s.game.opening_ok(s, p, (), 0, 0, False, forb)
-    return may_meld, (
-        p,
-        hand,
-        n,
-        w,
-        jokers,
-        wf,
-        wrank,
-        cat,
-        L,
-        rules,
-        forb,
-        nforb,
-        can_out,
-        must,
-        opened,
-        av,
-        jv,
-        going_down,
-    )
+def _may_meld(s: GameState, p: int, opened: bool, forb: int) -> bool:
+    """Whether the seat to act may lay a new meld now."""
+    if opened:
+        return not s.game.opens_at_once  # contract rummy: no new melds once down
+    if s.rules.open_pure_run and not s.turn_pure:
+        # no opening without a pure run of three in hand
+        a, b, c, d = s.smask[p]
+        if not run3_bits(a | b << 13 | c << 26 | d << 39, s.cat.ace_high):
+            return False
+    # no meld is legal unless the whole hand can still complete the opening
+    return s.game.opening_ok(s, p, (), 0, 0, False, forb)
 
 
 def _legal_sets(s: GameState, c: tuple, acts: list[int], first_meld: bool) -> bool:
