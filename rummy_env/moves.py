@@ -15,15 +15,21 @@ and with aces low):
 | `SwapJoker`    | M x 52 if wild cards, else 0 | meld * 52 + natural card                     |
 | `Discard`      | 52 (+1 joker if wild cards)  | card                                         |
 | `Knock`        | 53 in knocking games (gin)   | card discarded; 52 = big gin (no discard)    |
-| `Pass`         | 1 with the up-card offer     | -                                            |
+| `Pass`         | 1 with the up-card offer, buying, or Rummikub | -                           |
 | `EndRound`     | 1 when an empty stock ends the round (rummy500) | -                         |
 | `Declare`      | 52 (+1 joker) in Indian rummy | card discarded                               |
 | `Drop`         | 1 in Indian rummy with drops | -                                            |
+| `Buy`          | 1 in contract rummy with buys | -                                           |
+| `PlayTile`     | 53 in Rummikub               | tile (52 = a joker)                          |
+| `Commit`       | 1 in Rummikub                | -                                            |
 
-Blocks that a rule set cannot use have size 0 (no melds, lay-offs or swaps in
-gin, no swaps without wild cards). For basic with one deck, no jokers and aces
-low: 1 + 1 + 329 + 17*52 + 0 + 52 = 1267 actions; gin: 1 + 1 + 52 + 53 + 1 =
-108; indian: 1 + 1 + 53 + 53 + 1 = 109. A card id is ``suit * 13 + rank`` (:mod:`rummy_env.cards`).
+Which of the last blocks a rule set has is its game's (``Game.blocks``,
+:mod:`rummy_env.variants`). Blocks that a rule set cannot use have size 0 (no
+melds, lay-offs or swaps in gin, no swaps without wild cards; Rummikub has no
+discard pile, so no `DrawDiscard` or `Discard`). For basic with one deck, no jokers
+and aces low: 1 + 1 + 329 + 17*52 + 0 + 52 = 1267 actions; gin: 1 + 1 + 52 + 53 + 1
+= 108; indian: 1 + 1 + 53 + 53 + 1 = 109; Rummikub: 1 + 1 (Pass) + 53 + 1 = 56;
+contract rummy (2 decks): 7,719, its last id `Buy`. A card id is ``suit * 13 + rank`` (:mod:`rummy_env.cards`).
 
 Moves are small frozen dataclasses holding cards as text; ``str(move)`` is
 human readable (``"meld 5H 6H 7H"``).

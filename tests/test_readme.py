@@ -382,3 +382,42 @@ def test_relative_links_resolve():
                 if anchor not in {_slug(h) for h in headings}:
                     broken.append(f"{doc.name}: {target} (no such heading)")
     assert not broken, broken
+
+
+def test_moves_block_table_names_every_block_and_its_totals():
+    """rummy_env/moves.py's docstring: a row for every block of the action layout, and the
+    totals it states are the layout's sizes."""
+    import re
+
+    from rummy_env import moves
+
+    doc = moves.__doc__
+    for name in (
+        "DrawStock",
+        "DrawDiscard",
+        "Meld",
+        "LayOff",
+        "SwapJoker",
+        "Discard",
+        "Knock",
+        "Pass",
+        "EndRound",
+        "Declare",
+        "Drop",
+        "Buy",
+        "PlayTile",
+        "Commit",
+    ):
+        assert f"| `{name}`" in doc, name
+    stated = {
+        "basic": r"= 1267 actions",
+        "gin": r"= 108;",
+        "indian": r"= 109;",
+        "rummikub": r"= 56;",
+        "contract": r"7,719",
+    }
+    for preset, text in stated.items():
+        assert re.search(re.escape(text.replace("\\", "")), " ".join(doc.split())), preset
+    sizes = {"basic": 1267, "gin": 108, "indian": 109, "rummikub": 56, "contract": 7719}
+    for preset, size in sizes.items():
+        assert Layout(rummy_env.make_rules(preset)).size == size, preset
