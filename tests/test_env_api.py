@@ -620,6 +620,9 @@ def test_action_blocks_follow_moves_docs_table(kw):
         "EndRound",
         "Declare",
         "Drop",
+        "Buy",
+        "PlayTile",
+        "Commit",
     ]
     env = rummy_env.raw_env("basic", **kw)
     rules = env.rules
@@ -644,6 +647,9 @@ def test_action_blocks_follow_moves_docs_table(kw):
         "EndRound": 0,
         "Declare": 0,
         "Drop": 0,
+        "Buy": 0,
+        "PlayTile": 0,
+        "Commit": 0,
     }
     assert blocks == [(name, want[name]) for name in names if want[name]]
     assert all(isinstance(getattr(moves, name), type) for name in names)
