@@ -69,7 +69,8 @@ from typing import Any
 import numpy as np
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, card_str, counts_str
-from rummy_env.engine import GameState, Phase, acting_seat, deal_number
+from rummy_env.engine import GameState, Phase, acting_seat
+from rummy_env.engine.game import game_of
 from rummy_env.melds import ACE_HIGH_POS, run_face, suit_code
 from rummy_env.rules import RuleSet
 
@@ -101,14 +102,15 @@ class ObsLayout:
     def __init__(self, rules: RuleSet):
         P = rules.num_players
         self.P = P
-        self.rummikub = rules.scoring == "rummikub"
-        self.D = 0 if self.rummikub else rules.num_cards  # (Rummikub: no discard pile)
+        game = game_of(rules)
+        self.D = rules.num_cards if game.discard_pile else 0  # (Rummikub: no discard pile)
         self.M = rules.max_melds
         # wild_deuces: 4 more columns per slot, the wild 2s in the meld by suit
-        self.wild2 = 4 if rules.wild_deuces else 0
+        self.wild2 = 4 if rules.fixed_wild_rank >= 0 else 0
         self.slot = P + 2 + F + self.wild2
-        self.indian = rules.scoring == "indian"
-        self.contract = rules.contract
+        # the game's own slices, how they are written and read (rummy_env.variants)
+        self.game_slices = game.obs_slices
+        self.writers, self.views = game.obs_writers, game.obs_view
         self.slices: dict[str, slice] = {}
         off = 0
         for name, n in self._sizes(rules):
@@ -122,7 +124,7 @@ class ObsLayout:
             rules.meld_during_play
             or rules.open_points
             or rules.match
-            or rules.scoring == "rummy500"
+            or game.on_meld is not None  # (rummy500's credit)
         )
         self.zero_bytes = self._zeros()
         for name, sl in self.slices.items():
@@ -141,9 +143,7 @@ class ObsLayout:
     def _sizes(self, rules: RuleSet) -> list[tuple[str, int]]:
         """The named slices in vector order with their lengths (0: not in this rule set)."""
         P = self.P
-        ind = 1 if self.indian else 0
-        con = 1 if self.contract else 0
-        tiles = 1 if self.rummikub else 0
+        g = self.game_slices.get
         return [
             ("hand", F),
             ("known", (P - 1) * F),
@@ -151,7 +151,7 @@ class ObsLayout:
             ("table", self.M * self.slot),
             ("hand_sizes", P),
             ("stock_size", 1),
-            ("phase", len(Phase) if rules.contract else Phase.BUY),  # (BUY: contract only)
+            ("phase", Phase.BUY + g("buy_phase", 0)),  # (BUY: contract rummy's)
             ("to_act", P),
             ("forbidden", F),
             ("played", P),
@@ -165,18 +165,18 @@ class ObsLayout:
             ("turn_value", 1),
             ("credit", P),
             # Indian rummy: the cut card, the wild rank, drops and draws
-            ("cut", ind * F),
-            ("wild_rank", ind * NUM_RANKS),
-            ("dropped", ind * P),
-            ("drew", ind * P),
+            ("cut", g("cut", 0)),
+            ("wild_rank", g("wild_rank", 0)),
+            ("dropped", g("dropped", 0)),
+            ("drew", g("drew", 0)),
             # contract rummy: the deal (its contract) and each seat's buys left
-            ("deal", con * 7),
-            ("buys", con * P),
-            ("turn", con * P),
+            ("deal", g("deal", 0)),
+            ("buys", g("buys", 0)),
+            ("turn", g("turn", 0)),
             # Rummikub: the table's tiles and this turn's played tiles
-            ("table_tiles", tiles * F),
-            ("played_tiles", tiles * F),
-            ("passes", tiles),
+            ("table_tiles", g("table_tiles", 0)),
+            ("played_tiles", g("played_tiles", 0)),
+            ("passes", g("passes", 0)),
         ]
 
     def _zeros(self) -> bytes:
@@ -269,31 +269,8 @@ def _write_tail(o: Any, state: GameState, player: int, layout: ObsLayout) -> Non
         o[layout.TURN_VALUE] = min(state.turn_value, OBS_BOUND)
     if state.must_use >= 0:
         o[layout.MUST_USE + state.must_use] = 1.0
-    if layout.contract:
-        o[layout.DEAL + deal_number(state) - 1] = 1.0
-        buys = state.buys
-        for off in range(P):
-            o[layout.BUYS + off] = buys[(player + off) % P]
-        o[layout.TURN + (state.current - player) % P] = 1.0
-    if layout.rummikub:
-        for base, counts in (
-            (layout.TABLE_TILES, state.tiles),
-            (layout.PLAYED_TILES, state.played_tiles),
-        ):
-            for f in compress(_FACES, counts):
-                o[base + f] = counts[f]
-        o[layout.PASSES] = state.passes
-    if layout.indian:
-        if state.cut >= 0:
-            o[layout.CUT + state.cut] = 1.0
-            o[layout.WILD_RANK + state.wild_faces[0]] = 1.0  # (the spade of the wild rank)
-        dropped, drew = state.dropped, state.drew
-        for off in range(P):
-            q = (player + off) % P
-            if dropped[q] >= 0:
-                o[layout.DROPPED + off] = 1.0
-            if drew[q]:
-                o[layout.DREW + off] = 1.0
+    for write in layout.writers:  # the game's own slices
+        write(o, layout, state, player)
 
 
 def _encode_meld(o: Any, m: Any, mb: int, player: int, P: int) -> None:
@@ -599,15 +576,28 @@ def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
         credit=r.counts("credit", P) if "credit" in sl else None,
         cut=r.one_hot("cut"),
         wild_rank=r.one_hot("wild_rank"),
-        dropped=r.flags("dropped") if L.indian else None,
-        drew=r.flags("drew") if L.indian else None,
-        deal=r.one_hot("deal") + 1 if L.contract else 0,
-        buys=r.counts("buys", P) if L.contract else None,
-        turn=r.one_hot("turn") if L.contract else -1,
-        table_tiles=r.counts("table_tiles", F) if L.rummikub else None,
-        played_tiles=r.counts("played_tiles", F) if L.rummikub else None,
-        passes=r.scalar("passes") if L.rummikub else 0,
+        **_game_view(r, L),
     )
+
+
+#: the view's fields of the games' own slices where the game has none
+_NO_GAME_VIEW = {
+    "dropped": None,
+    "drew": None,
+    "deal": 0,
+    "buys": None,
+    "turn": -1,
+    "table_tiles": None,
+    "played_tiles": None,
+    "passes": 0,
+}
+
+
+def _game_view(r: _Sparse, L: ObsLayout) -> dict[str, Any]:
+    view = dict(_NO_GAME_VIEW)
+    for read_slices in L.views:
+        view.update(read_slices(r, L.P))
+    return view
 
 
 class _Sparse:

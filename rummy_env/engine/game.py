@@ -64,6 +64,10 @@ class Game:
     * ``render_lines``: ``(state) -> list[str]`` functions, the lines of the game's own
       fields in the text render; ``table_lines(state) -> list[str]`` or None: the table
       drawn otherwise than as melds with owners (Rummikub's pool of tiles);
+    * ``obs_slices``: the sizes of the observation slices the game fills, by name
+      (:class:`rummy_env.observation.ObsLayout`; ``"buy_phase"``: one more phase);
+      ``obs_writers``: ``(vector, layout, state, seat) -> None`` functions that write
+      them; ``obs_view``: ``(reader, seats) -> dict`` functions that read them back;
     * ``discard_pile``: whether the game has one (else: no rebuild, no crafted discards);
     * ``dump_table(state) -> list`` and ``read_table(saved, state)``: the table in
       ``to_dict`` data and back;
@@ -98,6 +102,9 @@ class Game:
         "knock",
         "on_deal",
         "discard_pile",
+        "obs_slices",
+        "obs_writers",
+        "obs_view",
         "render_lines",
         "table_lines",
         "blocks",

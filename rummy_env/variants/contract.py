@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 from rummy_env.cards import (
     JOKER,
@@ -86,6 +87,10 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.checks += (_check_contract,)
     g.check_standing = _no_standing  # (the match is seven deals, whatever the totals)
     g.hand_size = _hand_size
+    P = rules.num_players
+    g.obs_slices = {**g.obs_slices, "buy_phase": 1, "deal": 7, "buys": P, "turn": P}
+    g.obs_writers += (_write_obs,)
+    g.obs_view += (_read_obs,)
     g.render_lines += (_contract_lines,)
     g.one_card_turns = False  # (a buy takes two cards out of turn)
     g.opening_ok = _opening_ok
@@ -141,6 +146,21 @@ def _contract_ok(
 def _opening_ok(s: GameState, p: int, nat, wu: int, value: int, pure: bool, forb: int, meld=None):
     """``Game.opening_ok``: the rest of the contract can still be laid this turn."""
     return _contract_ok(s, p, nat, wu, meld, forb)
+
+
+def _write_obs(o: Any, layout: Any, s: GameState, player: int) -> None:
+    """The observation's deal, each seat's buys left and whose turn it is (seats from
+    ``player`` on)."""
+    o[layout.DEAL + deal_number(s) - 1] = 1.0
+    buys = s.buys
+    P = len(buys)
+    for off in range(P):
+        o[layout.BUYS + off] = buys[(player + off) % P]
+    o[layout.TURN + (s.current - player) % P] = 1.0
+
+
+def _read_obs(r: Any, P: int) -> dict[str, Any]:
+    return {"deal": r.one_hot("deal") + 1, "buys": r.counts("buys", P), "turn": r.one_hot("turn")}
 
 
 def _contract_lines(s: GameState) -> list[str]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from rummy_env.cards import (
     JOKER,
+    NUM_FACES,
     NUM_NATURAL,
     NUM_RANKS,
     card_str,
@@ -101,6 +102,11 @@ def configure(rules: RuleSet, g: Game) -> None:
     if rules.scoring != "indian":
         return
     g.draw = PhaseRules(_legal_indian_draw, _apply_indian_draw)
+    P = rules.num_players
+    g.obs_slices = {**g.obs_slices, "cut": NUM_FACES, "wild_rank": NUM_RANKS}
+    g.obs_slices.update(dropped=P, drew=P)
+    g.obs_writers += (_write_obs,)
+    g.obs_view += (_read_obs,)
     declare = NUM_NATURAL + (1 if rules.wilds else 0)  # Declare(card), as a discard
     g.blocks = {**g.blocks, "DECLARE": declare, "DROP": 1 if any(rules.drop_penalties) else 0}
     g.play = PhaseRules(_legal_declare_play, _apply_declare_play)
@@ -108,6 +114,26 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.penalties = True
     g.match_over = _match_by_elimination if rules.elimination else _match_by_penalty_limit
     g.stuck_count = _indian_count
+
+
+def _write_obs(o: Any, layout: Any, s: GameState, player: int) -> None:
+    """The observation's cut card and wild rank, and who has dropped or drawn (seats from
+    ``player`` on)."""
+    if s.cut >= 0:
+        o[layout.CUT + s.cut] = 1.0
+        o[layout.WILD_RANK + s.wild_faces[0]] = 1.0  # (the spade of the wild rank)
+    dropped, drew = s.dropped, s.drew
+    P = len(dropped)
+    for off in range(P):
+        q = (player + off) % P
+        if dropped[q] >= 0:
+            o[layout.DROPPED + off] = 1.0
+        if drew[q]:
+            o[layout.DREW + off] = 1.0
+
+
+def _read_obs(r: Any, P: int) -> dict[str, Any]:
+    return {"dropped": r.flags("dropped"), "drew": r.flags("drew")}
 
 
 def _cut_lines(s: GameState) -> list[str]:

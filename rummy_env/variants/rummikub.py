@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import compress
 from operator import add
 from typing import Any
 
@@ -79,6 +80,10 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.checks += (_check_tiles,)
     g.check_standing = _check_rounds
     g.face_value = _tile_value
+    g.obs_slices = {**g.obs_slices, "table_tiles": NUM_FACES, "played_tiles": NUM_FACES}
+    g.obs_slices["passes"] = 1
+    g.obs_writers += (_write_obs,)
+    g.obs_view += (_read_obs,)
     g.render_lines = ()  # (the opening shows with the table)
     g.table_lines = _tile_lines
     g.score = _score_rummikub
@@ -199,6 +204,22 @@ def _tile_lines(state: GameState) -> list[str]:
     opened = ", ".join(f"player_{p}" for p in range(n) if state.opened[p]) or "nobody"
     lines.append(f"initial meld made: {opened} · pool: {plural(len(state.stock), 'tile')}")
     return lines
+
+
+def _write_obs(o: Any, layout: Any, s: GameState, player: int) -> None:
+    """The observation's table tiles, this turn's played tiles and the passes in a row."""
+    for base, counts in ((layout.TABLE_TILES, s.tiles), (layout.PLAYED_TILES, s.played_tiles)):
+        for f in compress(range(NUM_FACES), counts):
+            o[base + f] = counts[f]
+    o[layout.PASSES] = s.passes
+
+
+def _read_obs(r: Any, P: int) -> dict[str, Any]:
+    return {
+        "table_tiles": r.counts("table_tiles", NUM_FACES),
+        "played_tiles": r.counts("played_tiles", NUM_FACES),
+        "passes": r.scalar("passes"),
+    }
 
 
 def _tile_value(rules: RuleSet, rank: int) -> int:
