@@ -31,7 +31,7 @@ Rule decisions taken here (documented in the README too):
   when players are eliminated from a match.
 """
 
-import rummy_env.variants  # noqa: E402,F401 (the games: their modules register here)
+import rummy_env.variants  # noqa: F401 (the games: their modules register here)
 from rummy_env.engine.deal import DEAL_KEYS, OPTION_KEYS, new_game
 from rummy_env.engine.flow import (
     apply_action,
@@ -47,7 +47,7 @@ from rummy_env.engine.legal import (
     legal_actions,
     legal_play_to_first_meld,
 )
-from rummy_env.engine.saved import STATE_KEYS, from_dict
+from rummy_env.engine.saved import from_dict, state_keys
 from rummy_env.engine.state import (
     GameState,
     IllegalActionError,
@@ -57,6 +57,9 @@ from rummy_env.engine.state import (
     deal_number,
     round_hand_size,
 )
+
+#: every key of ``GameState.to_dict()`` data (the core's, then each declared field's)
+STATE_KEYS = state_keys()
 
 __all__ = [
     "DEAL_KEYS",

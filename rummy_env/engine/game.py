@@ -68,6 +68,8 @@ class Game:
       (:class:`rummy_env.observation.ObsLayout`; ``"buy_phase"``: one more phase);
       ``obs_writers``: ``(vector, layout, state, seat) -> None`` functions that write
       them; ``obs_view``: ``(reader, seats) -> dict`` functions that read them back;
+    * ``pending(state) -> bool``: the seat to act has laid cards this turn that are not
+      yet the table's (Rummikub's played tiles): its hand may be empty;
     * ``discard_pile``: whether the game has one (else: no rebuild, no crafted discards);
     * ``dump_table(state) -> list`` and ``read_table(saved, state)``: the table in
       ``to_dict`` data and back;
@@ -102,6 +104,7 @@ class Game:
         "knock",
         "on_deal",
         "discard_pile",
+        "pending",
         "obs_slices",
         "obs_writers",
         "obs_view",

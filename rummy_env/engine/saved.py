@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from rummy_env.cards import (
-    NUM_FACES,
     card_str,
     counts_str,
 )
@@ -17,8 +17,9 @@ from rummy_env.melds import (
 )
 from rummy_env.rules import RuleSet
 
-#: the fields of ``GameState.to_dict()``; :func:`from_dict` requires the first seven
-STATE_KEYS = (
+#: the keys of ``GameState.to_dict()`` beside the declared fields; :func:`from_dict`
+#: requires the first seven
+_CORE_KEYS = (
     "hands",
     "stock",
     "discard",
@@ -27,40 +28,15 @@ STATE_KEYS = (
     "phase",
     "dealer",
     "rules",
-    "forbidden",
-    "turn_played",
-    "played",
     "known",
-    "rebuilds",
-    "seed",
-    "round",
-    "round_scores",
-    "totals",
-    "active",
-    "winner",
-    "match_winner",
-    "reason",
-    "step_count",
-    "knock_limit",
-    "upcard_stage",
-    "hands_won",
-    "must_use",
-    "opened",
-    "turn_value",
-    "turn_pure",
-    "credit",
-    "turns",
-    "cut",
-    "dropped",
-    "drew",
-    "buys",
-    "asked",
-    "played_tiles",
-    "passes",
 )
+_REQUIRED = _CORE_KEYS[:7]
 
 
-_REQUIRED = STATE_KEYS[:7]
+@cache
+def state_keys() -> tuple[str, ...]:
+    """Every key of ``GameState.to_dict()`` data: the core's and each declared field's."""
+    return _CORE_KEYS + tuple(f.name for f in state_class().FIELDS if f.saved)
 
 
 _MELD_KEYS = ("owner", "kind", "cards")
@@ -141,11 +117,12 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
     """
     if not isinstance(d, dict):
         raise ValueError(f"a saved state must be a dict (GameState.to_dict()), got {_short(d)}")
-    unknown = [k for k in d if k not in STATE_KEYS]
+    keys = state_keys()
+    unknown = [k for k in d if k not in keys]
     if unknown:
         raise ValueError(
             f"saved state: unknown field(s) {', '.join(map(repr, unknown))} "
-            f"(allowed: {', '.join(STATE_KEYS)})"
+            f"(allowed: {', '.join(keys)})"
         )
     missing = [k for k in _REQUIRED if k not in d]
     if missing:
@@ -313,8 +290,10 @@ def _check_cards(s: GameState, fail: Callable[[str, str, str], None]) -> None:
             held[c] += k
     for c in s.stock + s.discard + [c for m in s.table for c in m.cards]:
         held[c] += 1
-    for c in range(NUM_FACES):  # Rummikub: the table's tiles and this turn's played tiles
-        held[c] += s.tiles[c] + s.played_tiles[c]
+    for f in s.FIELDS:  # cards the game keeps in fields (Rummikub: the table's tiles)
+        if f.kind is FACES:
+            for c, k in enumerate(getattr(s, f.name)):
+                held[c] += k
     if held != pack:
         extra = [f"{card_str(c)} x{k - pack[c]}" for c, k in enumerate(held) if k > pack[c]]
         lack = [f"{card_str(c)} x{pack[c] - k}" for c, k in enumerate(held) if k < pack[c]]
@@ -388,8 +367,8 @@ def _check_round(s: GameState, fail: Callable[[str, str, str], None]) -> None:
                 f"an active seat: {[q for q in range(n) if s.active[q]]}",
             )
     for p in range(n):
-        # (Rummikub: the player to act may have played his whole rack, not yet committed)
-        if s.active[p] and not s.nhand[p] and not (p == s.current and any(s.played_tiles)):
+        # (the player to act may have laid his whole hand, not yet committed: Rummikub)
+        if s.active[p] and not s.nhand[p] and not (p == s.current and s.game.pending(s)):
             fail(
                 f"hands[{p}]",
                 "is empty while the round is in play",
@@ -562,6 +541,7 @@ def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None
 
 
 from rummy_env.engine.deal import _card_list, _pack_counts, _pack_text, _parse, _short  # noqa: E402
+from rummy_env.engine.fields import FACES  # noqa: E402
 from rummy_env.engine.flow import _meld_value  # noqa: E402
 from rummy_env.engine.game import Game  # noqa: E402
 from rummy_env.engine.state import (  # noqa: E402
@@ -571,4 +551,5 @@ from rummy_env.engine.state import (  # noqa: E402
     _blank,
     _next_active,
     _open_from_start,
+    state_class,  # noqa: E402
 )

@@ -183,6 +183,7 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.no_final_discard = _never
     g.on_meld = g.knock = g.on_deal = None
     g.discard_pile = True
+    g.pending = _never
     g.obs_slices, g.obs_writers, g.obs_view = {}, (), ()
     g.render_lines = (_opening_lines,) if rules.open_points else ()
     g.table_lines = None

@@ -80,6 +80,7 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.checks += (_check_tiles,)
     g.check_standing = _check_rounds
     g.face_value = _tile_value
+    g.pending = _tiles_played
     g.obs_slices = {**g.obs_slices, "table_tiles": NUM_FACES, "played_tiles": NUM_FACES}
     g.obs_slices["passes"] = 1
     g.obs_writers += (_write_obs,)
@@ -220,6 +221,10 @@ def _read_obs(r: Any, P: int) -> dict[str, Any]:
         "played_tiles": r.counts("played_tiles", NUM_FACES),
         "passes": r.scalar("passes"),
     }
+
+
+def _tiles_played(s: GameState) -> bool:
+    return any(s.played_tiles)
 
 
 def _tile_value(rules: RuleSet, rank: int) -> int:
