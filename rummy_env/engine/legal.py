@@ -293,9 +293,8 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     n, L = s.nhand[p], s.layout
     # contract rummy, going down: the contract search judges what each meld leaves
     going_down = game.opens_at_once and not opened
-    c = (p, hand, n, w, jokers, wf, rules.fixed_wild_rank, s.cat, L, rules, forb)
-    c += (hand[forb] if forb >= 0 else 0, not rules.go_out_requires_discard, must, opened)
-    c += (rules.ace_meld_value, rules.joker_meld_value, going_down)
+    nforb = hand[forb] if forb >= 0 else 0
+    c = (p, hand, n, w, jokers, wf, rules.fixed_wild_rank, s.cat, L, rules, forb, nforb, not rules.go_out_requires_discard, must, opened, rules.ace_meld_value, rules.joker_meld_value, going_down)  # fmt: skip
     acts: list[int] = []
     if _may_meld(s, p, opened, forb) and (
         _legal_sets(s, c, acts, first_meld) or _legal_runs(s, c, acts, first_meld)
@@ -326,8 +325,7 @@ def _may_meld(s: GameState, p: int, opened: bool, forb: int) -> bool:
 
 def _legal_sets(s: GameState, c: tuple, acts: list[int], first_meld: bool) -> bool:
     """Append the legal set melds; True when ``first_meld`` stopped at the first."""
-    p, hand, n, w, jokers, wf, wrank, cat, L = c[:9]
-    rules, forb, nforb, can_out, must, opened, av, jv, going_down = c[9:]
+    p, hand, n, w, jokers, wf, wrank, cat, L, rules, forb, nforb, can_out, must, opened, av, jv, going_down = c  # fmt: skip
     rmask = s.rmask[p]
     nshapes = len(cat.set_shapes)
     shapes = cat.set_shapes
@@ -395,8 +393,7 @@ def _legal_sets(s: GameState, c: tuple, acts: list[int], first_meld: bool) -> bo
 
 def _legal_runs(s: GameState, c: tuple, acts: list[int], first_meld: bool) -> bool:
     """Append the legal run melds; True when ``first_meld`` stopped at the first."""
-    p, hand, n, w, jokers, wf, wrank, cat, L = c[:9]
-    rules, forb, nforb, can_out, must, opened, av, jv, going_down = c[9:]
+    p, hand, n, w, jokers, wf, wrank, cat, L, rules, forb, nforb, can_out, must, opened, av, jv, going_down = c  # fmt: skip
     nat_must = 0 <= must < NUM_NATURAL and must not in wf
     smask = s.smask[p]
     nseg = len(cat.segments)
@@ -463,8 +460,7 @@ def _legal_runs(s: GameState, c: tuple, acts: list[int], first_meld: bool) -> bo
 
 def _legal_layoffs(s: GameState, c: tuple, acts: list[int], last7: bool) -> None:
     """Append the legal lay-offs and joker swaps, and sort the list."""
-    p, hand, n, w, jokers, wf, wrank, cat, L = c[:9]
-    rules, forb, nforb, can_out, must, opened, av, jv, going_down = c[9:]
+    p, hand, n, w, jokers, wf, wrank, cat, L, rules, forb, nforb, can_out, must, opened, av, jv, going_down = c  # fmt: skip
     nat_first = rules.joker_natural_first
     lw = L.layoff_width
     rest = n - 1
