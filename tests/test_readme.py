@@ -388,20 +388,12 @@ def test_moves_block_table_totals_are_the_layouts():
     """rummy_env/moves.py's docstring states the action counts of basic, gin, indian,
     Rummikub and contract rummy: they are the layout's sizes (its block names are checked
     by tests/test_env_api.py)."""
-    import re
-
     from rummy_env import moves
 
     doc = moves.__doc__
-    stated = {
-        "basic": r"= 1267 actions",
-        "gin": r"= 108;",
-        "indian": r"= 109;",
-        "rummikub": r"= 56;",
-        "contract": r"7,719",
-    }
-    for preset, text in stated.items():
-        assert re.search(re.escape(text.replace("\\", "")), " ".join(doc.split())), preset
+    text = " ".join(doc.split())
+    for stated in ("= 1267 actions", "= 108;", "= 109;", "= 56;", "(2 decks): 7,719"):
+        assert stated in text, stated
     sizes = {"basic": 1267, "gin": 108, "indian": 109, "rummikub": 56, "contract": 7719}
     for preset, size in sizes.items():
         assert Layout(rummy_env.make_rules(preset)).size == size, preset

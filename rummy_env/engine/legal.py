@@ -384,10 +384,9 @@ def _legal_sets(s: GameState, c: tuple, acts: list[int], first_meld: bool) -> bo
 
                     if not s.game.opening_ok(s, p, nat, wu, value, False, forb, meld):
                         continue
-                if first_meld:
-                    acts.append(base + r * nshapes + k)
-                    return True
                 acts.append(base + r * nshapes + k)
+                if first_meld:
+                    return True
     return False
 
 
@@ -451,10 +450,9 @@ def _legal_runs(s: GameState, c: tuple, acts: list[int], first_meld: bool) -> bo
 
                 if not s.game.opening_ok(s, p, nat, wu, value, wu == 0, forb, meld):
                     continue
-            if first_meld:
-                acts.append(base + su * nseg + k)
-                return True
             acts.append(base + su * nseg + k)
+            if first_meld:
+                return True
     return False
 
 

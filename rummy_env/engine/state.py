@@ -303,7 +303,8 @@ class GameState:
     player ``p``'s hand (kept in step with the counts). The stock is a list with
     its top at the end; the discard pile lists bottom to top. The other fields are
     declared (:data:`CORE_FIELDS`, each game's ``FIELDS``); a state is an instance of
-    the subclass :func:`state_class` makes with all of them.
+    the subclass :func:`state_class` makes with all of them, whose ``copy`` (lists
+    copied, immutable parts shared) is written from the declarations.
     """
 
     __slots__ = (
@@ -331,9 +332,6 @@ class GameState:
     )
     #: every declared field (the core's and every game's): set on :func:`state_class`
     FIELDS: tuple[Field, ...] = CORE_FIELDS
-
-    def copy(self) -> GameState:  # (replaced by state_class with one from the fields)
-        raise NotImplementedError
 
     # ------------------------------------------------------------ card moves
     def add_cards(self, p: int, faces: Iterable[int]) -> None:
@@ -425,7 +423,7 @@ def state_class() -> type[GameState]:
     (:data:`rummy_env.variants.FAMILIES`) and a ``copy`` written from the declarations."""
     from rummy_env.variants import FAMILIES
 
-    extra = tuple(f for family in FAMILIES for f in family.FIELDS)
+    extra = tuple(f for family in FAMILIES for f in getattr(family, "FIELDS", ()))
     fields = CORE_FIELDS + extra
     names = [f.name for f in fields]
     if len(set(names)) != len(names):

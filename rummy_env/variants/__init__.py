@@ -1,7 +1,8 @@
 """One module per game family: what is particular to each game.
 
-Each module has ``configure(rules, game)``, which sets the hooks of
-:class:`rummy_env.engine.game.Game` that its game changes when ``rules`` play it;
+Each module may have ``FIELDS`` (its state fields), ``resolve_rules(rules)`` and
+``check_rules(rules)`` (its rule fields), and ``configure(rules, game)``, which sets the
+hooks of :class:`rummy_env.engine.game.Game` that its game changes when ``rules`` play it;
 :data:`FAMILIES` orders them (a later one builds on what the earlier ones set) and
 :data:`GAMES` ties each preset to its module.
 """

@@ -35,8 +35,6 @@ from rummy_env.melds import (
 )
 from rummy_env.rules import RuleSet
 
-FIELDS = ()  # (no fields of its own)
-
 
 def resolve_rules(r: RuleSet) -> None:
     """The fields left 0 "by player count" that no other game has set (RULES.md 4 basic)."""

@@ -63,10 +63,6 @@ FIELDS = (
 )
 
 
-def resolve_rules(r: RuleSet) -> None:
-    """Gin leaves nothing to resolve by player count beyond basic's."""
-
-
 def check_rules(r: RuleSet) -> None:
     """A knocking game: two players, no melding during play, no wild cards, no digging."""
     if (r.scoring == "gin") != (r.knock_limit > 0 or r.oklahoma):

@@ -51,10 +51,6 @@ FIELDS = (
 )
 
 
-def resolve_rules(r: RuleSet) -> None:
-    """Indian rummy leaves nothing to resolve by player count beyond basic's."""
-
-
 def check_rules(r: RuleSet) -> None:
     """The cut wild rank, drops and the count cap are Indian rummy's, which goes out by
     declaring a hand of at most 13 cards."""

@@ -34,10 +34,6 @@ FIELDS = (
 )
 
 
-def resolve_rules(r: RuleSet) -> None:
-    """Rummikub's pack and rack are fixed by its preset."""
-
-
 #: what Rummikub's rules fix: 106 tiles, two jokers, 1 low, no discard pile
 _FIXED = {
     "decks": 2,

@@ -32,10 +32,6 @@ def resolve_rules(r: RuleSet) -> None:
         object.__setattr__(r, "hand_size", 13 if r.num_players == 2 else 7)
 
 
-def check_rules(r: RuleSet) -> None:
-    """Rummy 500 adds no rule field of its own to check."""
-
-
 def configure(rules: RuleSet, g: Game) -> None:
     if rules.scoring != "rummy500":
         return
