@@ -307,6 +307,7 @@ class raw_env(AECEnv, EzPickle):
         if res is None:
             return
         info = {k: res[k] for k in ("round", "round_scores", "totals", "winner", "reason", "rummy")}
+        info.update(res.get("info", {}))  # (the game's own: Canasta's sides and breakdown)
         if self.rules.match and res["match_over"]:  # a single-round game has no match winner
             info["match_winner"] = res["match_winner"]
         for a in self.agents:

@@ -71,6 +71,22 @@ class DrawDiscard:
 
 
 @dataclass(frozen=True)
+class TakePile:
+    """Canasta: take the whole discard pile, melding its top card at once with ``cards``
+    from the hand: ``()`` (onto the side's meld of its rank), two naturals of its rank,
+    or one such natural and a wild card (RULES.md 4 canasta, D-23)."""
+
+    cards: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        cards = self.cards.split() if isinstance(self.cards, str) else self.cards
+        object.__setattr__(self, "cards", tuple(_norm(c) for c in cards))
+
+    def __str__(self) -> str:
+        return "take pile" + (" with " + " ".join(self.cards) if self.cards else "")
+
+
+@dataclass(frozen=True)
 class Meld:
     """Lay a new meld: runs in rank order, ``JK`` where a wild card stands."""
 
@@ -217,6 +233,7 @@ class Buy:
 Move = (
     DrawStock
     | DrawDiscard
+    | TakePile
     | Meld
     | LayOff
     | SwapJoker
@@ -241,19 +258,23 @@ class Layout:
         game = game_of(rules)
         blocks = game.blocks  # the moves the game adds to the common turn, by block
         cat = catalogue_for(rules)
-        self.max_melds = rules.max_melds
-        self.layoff_width = NUM_NATURAL + (2 if rules.wilds else 0)
+        # (Canasta: its own meld block, table slots and lay-off kinds, TakePile, no swaps)
+        self.max_melds = blocks.get("MELD_SLOTS", rules.max_melds)
+        self.layoff_width = blocks.get("LAYOFF_WIDTH", NUM_NATURAL + (2 if rules.wilds else 0))
         self.discard_width = NUM_NATURAL + (1 if rules.wilds else 0)
         self.DRAW_STOCK = 0
         self.DRAW_DISCARD = 1
         # DrawDiscard(depth): only the top, or (digging) any depth of the pile
-        pile = game.discard_pile  # (Rummikub has none: draw, play tiles, commit)
+        pile = game.discard_pile and "TAKE_PILE" not in blocks  # (Rummikub has none)
         self.max_depth = 0 if not pile else rules.num_cards if rules.discard_pickup == "any" else 1
-        self.MELD = self.DRAW_DISCARD + self.max_depth
-        self.LAYOFF = self.MELD + (cat.size if rules.meld_during_play else 0)
+        self.TAKE_PILE = self.DRAW_DISCARD + self.max_depth  # Canasta: TakePile forms
+        self.MELD = self.TAKE_PILE + blocks.get("TAKE_PILE", 0)
+        melds = blocks.get("MELD", cat.size if rules.meld_during_play else 0)
+        self.LAYOFF = self.MELD + melds
         self.SWAP = self.LAYOFF + self.max_melds * self.layoff_width
-        self.DISCARD = self.SWAP + (self.max_melds * NUM_NATURAL if rules.wilds else 0)
-        self.KNOCK = self.DISCARD + (self.discard_width if pile else 0)
+        swaps = self.max_melds * NUM_NATURAL if rules.wilds else 0
+        self.DISCARD = self.SWAP + blocks.get("SWAP", swaps)
+        self.KNOCK = self.DISCARD + (self.discard_width if game.discard_pile else 0)
         # gin: Knock(card) for each natural card, then Knock(None) (big gin)
         self.PASS = self.KNOCK + blocks.get("KNOCK", 0)
         # Pass: gin's up-card refused, contract rummy's buy declined, Rummikub's turn passed
@@ -297,6 +318,10 @@ class ActionCodec:
         )
         #: move type -> its encoder or id, for the blocks this rule set has
         self._encoders: dict[type, Any] = {cls: enc for cls, has, enc in blocks if has}
+        #: the game's own encoding of moves (Canasta's, D-20), or None
+        from rummy_env.engine.game import game_of
+
+        self._own = game_of(rules).codec
 
     def encode(self, move: Move, state: GameState | None = None) -> int:
         """The action id of ``move``. With ``state``, a lay-off written with a wild 2 and no
@@ -307,6 +332,8 @@ class ActionCodec:
         Raises:
             ValueError: the move does not exist in this rule set's action space.
         """
+        if self._own is not None:
+            return self._own.encode(self, move, state)
         enc = self._encoders.get(type(move))
         if enc is None:  # a subclass of a move type, or a move this rule set lacks
             enc = next((e for cls, e in self._encoders.items() if isinstance(move, cls)), None)
@@ -319,6 +346,8 @@ class ActionCodec:
 
     def _move_names(self) -> list[str]:
         """The names of the move types of this rule set's action space."""
+        if self._own is not None:
+            return list(self._own.names)
         L = self.layout
         allowed = ["DrawStock"] + (["DrawDiscard"] if L.max_depth else [])
         if L.LAYOFF > L.MELD:
@@ -436,6 +465,8 @@ class ActionCodec:
         if isinstance(action, bool) or not 0 <= int(action) < L.size:
             raise ValueError(f"action {action!r} out of range (allowed: 0..{L.size - 1})")
         a = int(action)
+        if self._own is not None:
+            return self._own.decode(self, a, state)
         if a == L.DRAW_STOCK:
             return DrawStock()
         if a < L.MELD:

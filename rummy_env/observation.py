@@ -111,9 +111,12 @@ class ObsLayout:
         # the game's own slices, how they are written and read (rummy_env.variants)
         self.game_slices = game.obs_slices
         self.writers, self.views = game.obs_writers, game.obs_view
+        #: a game's own whole observation (Canasta), else None
+        self.full = game.obs_full
         self.slices: dict[str, slice] = {}
         off = 0
-        for name, n in self._sizes(rules):
+        sizes = self.full.sizes(rules) if self.full is not None else self._sizes(rules)
+        for name, n in sizes:
             self.slices[name] = slice(off, off + n)
             off += n
         self.size = off
@@ -129,6 +132,9 @@ class ObsLayout:
         self.zero_bytes = self._zeros()
         for name, sl in self.slices.items():
             setattr(self, name.upper(), sl.start)
+        if self.full is not None:
+            self.seat_flags = False
+            return
         self.seat_offsets = (
             self.KNOWN,
             self.DISCARD,
@@ -183,7 +189,7 @@ class ObsLayout:
         """The bytes of a vector before anything is written: zeros, and the seat flags that
         never change where :attr:`seat_flags` is off (everyone active and opened)."""
         zeros = array("f", bytes(4 * self.size))
-        if not self.seat_flags:
+        if not self.seat_flags and self.full is None:
             for i in range(self.P):
                 zeros[self.slices["active"].start + i] = 1.0
                 zeros[self.slices["opened"].start + i] = 1.0
@@ -194,7 +200,10 @@ def encode(state: GameState, player: int, layout: ObsLayout) -> np.ndarray:
     """The observation vector of ``player`` (reads no hidden card), built from scratch
     (:class:`LiveObservation` keeps a vector and updates what a move changed)."""
     o = array("f", layout.zero_bytes)
-    _write(o, state, player, layout)
+    if layout.full is not None:
+        layout.full.write(o, layout, state, player)
+    else:
+        _write(o, state, player, layout)
     return np.frombuffer(o, dtype=np.float32)
 
 
@@ -353,6 +362,10 @@ class LiveObservation:
         """Make the vector ``p``'s observation of ``state``; returns :attr:`array`."""
         o = self._o
         L = self.layout
+        if L.full is not None:  # (a game's own observation: written whole)
+            o[:] = self._zero
+            L.full.write(o, L, state, p)
+            return self.array
         if state is not self._state:  # a new game (a reset, a restore): built anew
             self._state = state
             o[:] = self._zero
@@ -550,6 +563,11 @@ def read(observation: np.ndarray | dict, rules: RuleSet) -> View:
     o = np.asarray(observation)
     if o.shape != (L.size,):
         raise ValueError(f"observation has shape {o.shape}, expected ({L.size},) for these rules")
+    if L.full is not None:
+        raise ValueError(
+            f"{rules.name!r} has an observation of its own: read it with "
+            "rummy_env.observation.decode(obs, rules)"
+        )
     r = _Sparse(o, L)
     P = L.P
     sl = L.slices
@@ -723,6 +741,12 @@ def decode(obs: np.ndarray, rules: RuleSet) -> dict[str, Any]:
     ``buys`` and ``turn``, in Rummikub ``table_tiles``, ``played_tiles`` and ``passes`` (empty lists, 0,
     -1 or None, where the rule set's layout has no such slice).
     """
+    L = _layout(rules)
+    if L.full is not None:  # (a game's own slices: Canasta)
+        o = np.asarray(obs["observation"] if isinstance(obs, dict) else obs)
+        if o.shape != (L.size,):
+            raise ValueError(f"observation has shape {o.shape}, expected ({L.size},)")
+        return L.full.decode(o, L)
     v = read(obs, rules)
 
     def card_or_none(f: int) -> str | None:

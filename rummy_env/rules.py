@@ -160,6 +160,32 @@ _PRESETS: dict[str, tuple[str, dict[str, Any], tuple[int, int]]] = {
         },
         (2, 2),
     ),
+    "canasta": (
+        "Canasta, RULES.md 4 canasta: 2-4 players (4: two partnerships), 108 cards, jokers "
+        "and 2s wild, melds of one rank, canastas of seven, the frozen pile, match to 5000",
+        {
+            "decks": 2,
+            "jokers": 2,
+            "ace": "low",
+            "ace_penalty": 20,
+            "joker_penalty": 50,
+            "scoring": "canasta",
+            "max_wilds_per_meld": 3,
+            "wilds_at_most_naturals": False,
+            "target": 5000,
+            "empty_stock": "end_round",
+            "max_stock_rebuilds": 0,
+            "joker_swap": False,
+            "max_set": 0,
+            "set_suits_distinct": False,
+            "partnerships": True,
+            "initial_meld": (15, 50, 90, 120),
+            "canasta_bonus": (500, 300),
+            "red_three_bonus": (100, 800),
+            "out_bonus": (100, 200),
+        },
+        (2, 4),
+    ),
 }
 
 #: Contract rummy: deal number -> (sets, runs) of its contract (RULES.md 4 contract)
@@ -178,11 +204,24 @@ PRESETS: dict[str, str] = {name: desc for name, (desc, _, _) in _PRESETS.items()
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "ace": ("low", "low_or_high"),
-    "scoring": ("standard", "winner_takes_all", "gin", "rummy500", "indian", "rummikub"),
+    "scoring": ("standard", "winner_takes_all", "gin", "rummy500", "indian", "rummikub", "canasta"),
     "wild_rank": ("none", "cut"),
     "discard_pickup": ("top", "any"),
     "discard_pickup_must_meld": ("never", "always", "below_top"),
     "empty_stock": ("rebuild", "end_round"),
+}
+
+
+#: tuple fields -> (length, what the numbers are)
+_TUPLES: dict[str, tuple[int, str]] = {
+    "drop_penalties": (
+        2,
+        "the first drop and the middle drop, e.g. (20, 40); (0, 0) = no dropping",
+    ),
+    "initial_meld": (4, "the minimum for side totals < 0, 0-1495, 1500-2995, >= 3000"),
+    "canasta_bonus": (2, "natural and mixed canasta"),
+    "red_three_bonus": (2, "one red 3, all four for one side"),
+    "out_bonus": (2, "going out, going out concealed"),
 }
 
 
@@ -336,6 +375,22 @@ class RuleSet:
     """Gin, match: bonus for winning the match."""
     line_bonus: int = 25
     """Gin, match: bonus per hand won, for both players, when the match ends."""
+    partnerships: bool = False
+    """Canasta with 4 players: seats 0 and 2 play against 1 and 3, sharing melds, red 3s
+    and score (resolved to False with 2-3 players)."""
+    canastas_to_go_out: int = 0
+    """Canasta: canastas a side needs to go out; 0 = by player count (2 with 2 players, else 1)."""
+    stock_draw: int = 0
+    """Canasta: cards a ``DrawStock`` takes; 0 = by player count (2 with 2 players, else 1)."""
+    initial_meld: tuple[int, int, int, int] = (0, 0, 0, 0)
+    """Canasta: the initial meld minimum for a side whose total is below 0, 0-1495,
+    1500-2995, 3000 or more (15, 50, 90, 120)."""
+    canasta_bonus: tuple[int, int] = (0, 0)
+    """Canasta: bonus per natural and per mixed canasta (500, 300)."""
+    red_three_bonus: tuple[int, int] = (0, 0)
+    """Canasta: bonus per red 3, and for all four with one side (100, 800)."""
+    out_bonus: tuple[int, int] = (0, 0)
+    """Canasta: bonus for going out, and for going out concealed (100, 200)."""
 
     def __post_init__(self) -> None:
         self._check_kinds()
@@ -351,19 +406,19 @@ class RuleSet:
     def _check_kinds(self) -> None:
         """Every field of its type, every choice one of its values, a preset and a player
         count it allows."""
-        drops = self.drop_penalties
-        if isinstance(drops, list):
-            drops = tuple(drops)
-            object.__setattr__(self, "drop_penalties", drops)
-        if not (
-            isinstance(drops, tuple)
-            and len(drops) == 2
-            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in drops)
-        ):
-            raise ValueError(
-                f"drop_penalties={drops!r} is not allowed (allowed: two integers >= 0, the "
-                "first drop and the middle drop, e.g. (20, 40); (0, 0) = no dropping)"
-            )
+        for key, (size, what) in _TUPLES.items():
+            v = getattr(self, key)
+            if isinstance(v, list):
+                v = tuple(v)
+                object.__setattr__(self, key, v)
+            if not (
+                isinstance(v, tuple)
+                and len(v) == size
+                and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v)
+            ):
+                raise ValueError(
+                    f"{key}={v!r} is not allowed (allowed: {size} integers >= 0, {what})"
+                )
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
             if f.type in ("int", int) and (isinstance(v, bool) or not isinstance(v, int)):

@@ -68,7 +68,7 @@ def _start_round(s: GameState, dealer: int, deal: dict[str, Any] | None = None) 
 
 #: the keys of a crafted deal in ``reset(options=...)`` / :func:`new_game` (``cut``:
 #: Indian rummy's cut card, the bottom of the stock)
-DEAL_KEYS = ("hands", "discard", "stock", "dealer", "cut")
+DEAL_KEYS = ("hands", "discard", "stock", "dealer", "cut", "totals")
 
 
 #: every key :func:`new_game` reads from ``options``
@@ -234,6 +234,14 @@ def new_game(rules: RuleSet, seed: int = 0, options: dict[str, Any] | None = Non
         raise ValueError(f"dealer={dealer!r} is not allowed (allowed: 0..{rules.num_players - 1})")
     deal = _validate_deal(rules, options, s.seed) if "hands" in options else None
     _start_round(s, dealer, deal)
+    totals = options.get("totals")
+    if totals is not None:
+        if s.game.deal_totals is None:
+            raise ValueError(
+                f"totals={_short(totals)} is not allowed in {rules.name!r} (allowed: omitted; "
+                "a crafted deal sets the match totals in Canasta only)"
+            )
+        s.game.deal_totals(s, totals)
     return s
 
 

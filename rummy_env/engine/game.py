@@ -82,7 +82,20 @@ class Game:
     * ``face_value(rules, rank) -> int``: a natural card's value in hand (penalty count);
     * ``hand_size(rules, round) -> int``: the cards dealt to each seat in a round;
     * ``checks``: ``(state, fail) -> None`` functions that check a restored state
-      (``fail(field, what is wrong, what is allowed)`` raises).
+      (``fail(field, what is wrong, what is allowed)`` raises);
+    * ``check_opening(state, fail)``: a seat mid-way through its opening can complete it;
+    * ``has_opening``: a first meld must reach a count (besides ``open_points``);
+    * ``deal_totals(state, totals)``: a crafted deal's ``options["totals"]`` (None: not
+      allowed); ``base_totals(state)`` or None: the totals a round started from when
+      they need not be 0 in a single round (None: zeros);
+    * ``held_cards(state)``: cards of the pack the game keeps outside hands, stock, pile,
+      table and card-count fields (Canasta's red 3s);
+    * ``dump_state(state, d)`` and ``load_state(d, rules) -> d`` or None: the game's own
+      form of fields in ``to_dict`` data and back (Canasta's ``opened`` per side);
+    * ``round_info(state) -> dict`` or None: what a round's end adds to ``infos``;
+    * ``obs_full`` or None: an observation of the game's own slices, writer and view,
+      in place of the common one (Canasta); ``codec`` or None: the game's own encoding
+      of moves (Canasta's, D-20).
     """
 
     __slots__ = (
@@ -122,6 +135,16 @@ class Game:
         "check_standing",
         "one_card_turns",
         "melds_owned",
+        "check_opening",
+        "has_opening",
+        "deal_totals",
+        "base_totals",
+        "held_cards",
+        "dump_state",
+        "load_state",
+        "round_info",
+        "obs_full",
+        "codec",
     )
 
     def phases(self) -> tuple[PhaseRules, ...]:

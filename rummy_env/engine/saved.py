@@ -54,9 +54,10 @@ class _Saved:
     """Reads the fields of a saved state ``d`` for ``n`` seats, each checked for type
     and range: a ValueError names the field and what is allowed."""
 
-    def __init__(self, d: dict[str, Any], n: int):
+    def __init__(self, d: dict[str, Any], n: int, rules: RuleSet | None = None):
         self.d = d
         self.n = n
+        self.rules = rules
 
     @staticmethod
     def error(key: str, value: Any, allowed: str) -> ValueError:
@@ -146,7 +147,10 @@ def from_dict(d: dict[str, Any], rules: RuleSet, *, check: bool = True) -> GameS
                 f"(allowed: the rules of this env, e.g. {diff[0]}={mine[diff[0]]!r})"
             )
     n = rules.num_players
-    f = _Saved(d, n)
+    load = game_of(rules).load_state
+    if load is not None:
+        d = load(d, rules)
+    f = _Saved(d, n, rules)
     s = _blank(rules)
     for p, h in enumerate(f.per_seat("hands", None, f.cards)):
         s.add_cards(p, h)
@@ -275,7 +279,7 @@ def _check_state(s: GameState) -> None:
         return
     _check_round(s, _fail)
     _check_turn(s, _fail)
-    _check_opening(s, _fail)
+    s.game.check_opening(s, _fail)
 
 
 def _check_cards(s: GameState, fail: Callable[[str, str, str], None]) -> None:
@@ -289,6 +293,8 @@ def _check_cards(s: GameState, fail: Callable[[str, str, str], None]) -> None:
         for c, k in enumerate(h):
             held[c] += k
     for c in s.stock + s.discard + [c for m in s.table for c in m.cards]:
+        held[c] += 1
+    for c in s.game.held_cards(s):  # (Canasta's red 3s)
         held[c] += 1
     for f in s.FIELDS:  # cards the game keeps in fields (Rummikub: the table's tiles)
         if f.kind is FACES:
@@ -518,11 +524,14 @@ def _check_result(s: GameState, fail: Callable[[str, str, str], None]) -> None:
     if w is not None and not s.active[w]:
         fail("winner", f"={w} is an eliminated seat", "an active seat or None")
     if not rules.match:
-        if (s.totals, s.match_winner) != (s.round_scores, w):
+        base = _base_totals(s)
+        want = [b + r for b, r in zip(base, s.round_scores)]
+        if (s.totals, s.match_winner) != (want, w):
             fail(
                 "totals, match_winner",
                 f"={s.totals}, {s.match_winner} with round_scores={s.round_scores}, winner={w}",
-                "the round's: one round is the whole game (match=False)",
+                "the round's (added to the totals it started from): one round is the whole "
+                "game (match=False)",
             )
     elif s.match_winner is None:
         fail("match_winner", "=None in phase 'game_over'", "the seat that won the match")
@@ -530,12 +539,22 @@ def _check_result(s: GameState, fail: Callable[[str, str, str], None]) -> None:
         check(s, fail)
 
 
+def _base_totals(s: GameState) -> list[int]:
+    """The totals a single round starts from: zeros, or the game's (a crafted deal's)."""
+    base = s.game.base_totals
+    return list(base(s)) if base is not None else [0] * s.rules.num_players
+
+
 def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None:
     """The match totals of a game in play: none has ended the match yet."""
     rules = s.rules
     if not rules.match:
-        if any(s.totals):
-            fail("totals", f"={s.totals}", "zeros: one round, not scored yet (match=False)")
+        if s.totals != _base_totals(s):
+            fail(
+                "totals",
+                f"={s.totals}",
+                f"{_base_totals(s)}: one round, not scored yet (match=False)",
+            )
     else:
         s.game.check_standing(s, fail)
 
@@ -543,7 +562,7 @@ def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None
 from rummy_env.engine.deal import _card_list, _pack_counts, _pack_text, _parse, _short  # noqa: E402
 from rummy_env.engine.fields import FACES  # noqa: E402
 from rummy_env.engine.flow import _meld_value  # noqa: E402
-from rummy_env.engine.game import Game  # noqa: E402
+from rummy_env.engine.game import Game, game_of  # noqa: E402
 from rummy_env.engine.state import (  # noqa: E402
     GameState,
     Phase,

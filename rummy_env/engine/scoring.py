@@ -55,6 +55,8 @@ def _end_round(
         "match_over": over,
         "match_winner": s.match_winner if over else None,
     }
+    if game.round_info is not None:
+        s.last_result["info"] = game.round_info(s)
     if showdown is not None:
         s.last_result["showdown"] = showdown
     if bonus is not None:

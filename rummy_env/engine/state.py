@@ -394,6 +394,8 @@ class GameState:
         for f in self.FIELDS:
             if f.saved:
                 d[f.name] = f.dump(getattr(self, f.name))
+        if self.game.dump_state is not None:
+            self.game.dump_state(self, d)
         return d
 
 
@@ -548,7 +550,8 @@ def _new_round_fields(s: GameState) -> None:
 def _open_from_start(rules: RuleSet) -> bool:
     """Whether a player may lay off from the start of a round: not where he must first
     open (rummy51's count) or go down with his contract (contract rummy)."""
-    return not (rules.open_points or game_of(rules).opens_at_once)  # (Rummikub: open_points)
+    g = game_of(rules)
+    return not (rules.open_points or g.opens_at_once or g.has_opening)  # (Rummikub: open_points)
 
 
 def deal_number(s: GameState) -> int:

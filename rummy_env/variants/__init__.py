@@ -9,10 +9,10 @@ hooks of :class:`rummy_env.engine.game.Game` that its game changes when ``rules`
 
 from __future__ import annotations
 
-from rummy_env.variants import basic, contract, gin, indian, rummikub, rummy51, rummy500
+from rummy_env.variants import basic, canasta, contract, gin, indian, rummikub, rummy51, rummy500
 
 #: every game module, in the order their ``configure`` runs (basic first: it sets every hook)
-FAMILIES = (basic, rummy500, rummy51, gin, indian, contract, rummikub)
+FAMILIES = (basic, rummy500, rummy51, gin, indian, contract, rummikub, canasta)
 
 #: preset -> the module of its game (one line per game)
 GAMES = {
@@ -25,4 +25,5 @@ GAMES = {
     "indian": indian,
     "contract": contract,
     "rummikub": rummikub,
+    "canasta": canasta,
 }

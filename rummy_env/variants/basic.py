@@ -22,7 +22,7 @@ from rummy_env.engine.legal import (
     _nothing_legal,
     _wild_fill,
 )
-from rummy_env.engine.saved import _dump_table, _read_table
+from rummy_env.engine.saved import _check_opening, _dump_table, _read_table
 from rummy_env.engine.scoring import _match_by_target
 from rummy_env.engine.state import (
     GameState,
@@ -194,6 +194,15 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.hand_size = _hand_size
     g.check_standing = _check_standing
     g.one_card_turns = g.melds_owned = True
+    g.check_opening = _check_opening
+    g.has_opening = False
+    g.deal_totals = g.base_totals = g.dump_state = g.load_state = g.round_info = None
+    g.held_cards = _nothing_held
+    g.obs_full = g.codec = None
+
+
+def _nothing_held(s: GameState) -> tuple[int, ...]:
+    return ()
 
 
 def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None:
