@@ -259,6 +259,13 @@ _LATER_FIELDS = {
     "contract_deal": 0,
     "buy_limit": 0,
     "low_card_penalty": 0,
+    "partnerships": False,
+    "canastas_to_go_out": 0,
+    "stock_draw": 0,
+    "initial_meld": (0, 0, 0, 0),
+    "canasta_bonus": (0, 0),
+    "red_three_bonus": (0, 0),
+    "out_bonus": (0, 0),
 }
 
 

@@ -144,25 +144,35 @@ def draw_table(
     melds = _table_melds(state)
     per_row = max(1, (width - 40) // (5 * (CARD_W // 2) + 30))
     meld_rows = -(-len(melds) // per_row) if melds else 0
+    notes = [line for lines in state.game.render_lines for line in lines(state)]
     height = 40 + P * (CARD_H + 34) + 40 + max(1, meld_rows) * (CARD_H + 30) + CARD_H + 60
-    img = Image.new("RGB", (width, int(height)), FELT)
+    img = Image.new("RGB", (width, int(height + 18 * len(notes))), FELT)
     d = ImageDraw.Draw(img)
     title = f"{state.rules.name} · {P} players · round {state.round + 1}"
     d.text((16, 10), title, fill=WHITE, font=_font(15))
-    y = _draw_hands(d, state, viewer, actor, omniscient, width, step_hand)
+    for i, line in enumerate(notes):  # the game's own facts (the opening, Canasta's sides)
+        d.text((16, 32 + 18 * i), line, fill=WHITE, font=_font(13))
+    y = _draw_hands(d, state, viewer, actor, omniscient, width, step_hand, 18 * len(notes))
     y = _draw_melds(d, state, melds, width, y)
     _draw_piles(d, state, width, y)
     return np.asarray(img, dtype=np.uint8)
 
 
 def _draw_hands(
-    d, state: GameState, viewer: int, actor: int, omniscient: bool, width: int, step: float
+    d,
+    state: GameState,
+    viewer: int,
+    actor: int,
+    omniscient: bool,
+    width: int,
+    step: float,
+    top: float = 0,
 ) -> float:
     """Every seat's row: its label and facts, and its hand (face up where shown, else card
     backs with the cards known to be held face up first); the height below them."""
     f13, f15 = _font(13), _font(15)
     tiles = not state.game.melds_owned  # (Rummikub's tiles)
-    y = 40
+    y = 40 + top
     for p in range(state.rules.num_players):
         hand = state.hand_cards(p)
         show = omniscient or p == viewer

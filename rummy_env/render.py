@@ -176,11 +176,9 @@ def _variant_lines(state: GameState) -> list[str]:
 def _table_lines(state: GameState) -> list[str]:
     """The table's melds with owners and slot numbers (Rummikub: one pool of tiles, shown
     as one valid split of it, with the tiles played this turn and the pool)."""
-    lines = []
-    if state.game.table_lines is not None:  # (Rummikub: one pool of tiles)
-        lines += state.game.table_lines(state)
-    else:
-        lines.append("table:" if state.table else "table: no melds")
+    if state.game.table_lines is not None:  # (Rummikub's pool of tiles, Canasta's sides)
+        return state.game.table_lines(state)
+    lines = ["table:" if state.table else "table: no melds"]
     for i, m in enumerate(state.table):
         kind = "run" if m.is_run else "set"
         lines.append(

@@ -95,7 +95,8 @@ def check_state(s: GameState, fail: Fail) -> None:
 
 # ------------------------------------------------------------------ render
 def render_lines(s: GameState) -> list[str]:
-    """The pile (frozen?), red 3s and sides."""
+    """The pile (its size, top, frozen), the opening in progress, the final turn, and
+    each side: its seats, opened or its minimum, red 3s, canastas."""
     pile = s.discard
     top = card_str(pile[-1]) if pile else "-"
     state = "frozen" if s.frozen else "not frozen"
@@ -106,12 +107,6 @@ def render_lines(s: GameState) -> list[str]:
         )
     if s.final_turn:
         lines.append("final turn: the last stock card was a red 3 (no discard, end round)")
-    return lines
-
-
-def table_lines(s: GameState) -> list[str]:
-    """Each side: its seats, melds (canastas marked), red 3s, opened, minimum."""
-    lines = []
     n = s.rules.num_players
     for sd in range(num_sides(s.rules)):
         seats = ", ".join(f"player_{p}" for p in range(n) if side(s, p) == sd)
@@ -120,13 +115,18 @@ def table_lines(s: GameState) -> list[str]:
         lines.append(
             f"side {sd} ({seats}): {opened}, red 3s: {reds}, {plural(canastas(s, sd), 'canasta')}"
         )
-        for i, m in enumerate(s.table):
-            if m.side == sd:
-                kind = ""
-                if m.size >= 7:
-                    kind = " (natural canasta)" if not m.wild else " (mixed canasta)"
-                cards = " ".join(card_str(c) for c in m.cards)
-                lines.append(f"  [{i}] {cards}{kind}")
+    return lines
+
+
+def table_lines(s: GameState) -> list[str]:
+    """The melds side by side, with their slot numbers (canastas marked)."""
+    lines = ["table:" if s.table else "table: no melds"]
+    for i, m in enumerate(s.table):
+        kind = ""
+        if m.size >= 7:
+            kind = " (natural canasta)" if not m.wild else " (mixed canasta)"
+        cards = " ".join(card_str(c) for c in m.cards)
+        lines.append(f"  [{i:2d}] side {m.side} (player_{m.owner}): {cards}{kind}")
     return lines
 
 

@@ -82,6 +82,10 @@ class CMeld(NamedTuple):
     def wild(self) -> int:
         return self.jok + self.deu
 
+    #: (what a picture of the table asks of a meld: a set, its wild cards last)
+    is_run = False
+    n_wild = wild
+
 
 # ------------------------------------------------------------------ rules
 def sides_of(rules: RuleSet) -> tuple[int, ...]:
@@ -237,6 +241,7 @@ def configure(rules: RuleSet, g: Game) -> None:
     g.held_cards = _held_cards
     g.base_totals = _base_totals
     g.score = _score
+    g.stuck_count = None  # (a round cut at max_turns is scored as it stands, nobody out)
     g.round_info = round_info
     g.match_over = _match_over
     g.check_standing = _check_standing
@@ -719,13 +724,13 @@ def _meld(s: GameState, p: int, rc: int, laid: list[int]) -> None:
     for i, m in enumerate(s.table):
         if m.side == sd and m.rc == rc:
             s.table[i] = CMeld(
-                m.owner, sd, rc, m.nat + nat, m.jok + jok, m.deu + deu, m.cards + tuple(laid)
+                m.owner, sd, rc, m.nat + nat, m.jok + jok, m.deu + deu, _laid_out(m.cards, laid)
             )
             if m.owner != p:
                 s.turn_on_old = True
             break
     else:
-        s.table.append(CMeld(p, sd, rc, nat, jok, deu, tuple(laid)))
+        s.table.append(CMeld(p, sd, rc, nat, jok, deu, _laid_out((), laid)))
     s.turn_played = True
 
 
@@ -770,7 +775,7 @@ def apply_play(s: GameState, p: int, a: int) -> bool:
         else:
             rc, i = divmod(k, len(MELD_SHAPES))
             laid = _take_cards(s, p, rc, *MELD_SHAPES[i])
-        s.table.append(CMeld(p, side(s, p), rc, *_kinds(laid), tuple(laid)))
+        s.table.append(CMeld(p, side(s, p), rc, *_kinds(laid), _laid_out((), laid)))
         s.turn_played = True
     else:
         mi, kind = divmod(a - L.LAYOFF, LAYOFF_KINDS)
@@ -784,6 +789,11 @@ def apply_play(s: GameState, p: int, a: int) -> bool:
     if s.nhand[p] == 0 and not any(s.pending):
         return _end_round(s, p, "went_out")
     return False
+
+
+def _laid_out(cards: tuple[int, ...], more: list[int]) -> tuple[int, ...]:
+    """A meld's cards as it shows them: naturals, then jokers, then 2s."""
+    return tuple(sorted((*cards, *more), key=lambda c: (c in WILD, c in DEUCES, c)))
 
 
 def _kinds(cards: list[int] | tuple[int, ...]) -> tuple[int, int, int]:
@@ -963,7 +973,7 @@ def _read_table(f: _Saved, s: GameState) -> None:
         if (sd, rc) in seen:
             raise f.error(f"{key}['cards']", d["cards"], "one meld per rank and side")
         seen.add((sd, rc))
-        s.table.append(CMeld(owner, sd, rc, *_kinds(cards), tuple(cards)))
+        s.table.append(CMeld(owner, sd, rc, *_kinds(cards), _laid_out((), cards)))
 
 
 def _meld_class(cards: list[int], cap: int) -> int | None:
