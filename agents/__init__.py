@@ -24,6 +24,7 @@ Registry names:
 | `indian-expert` | rule-based Indian rummy agent: counts its hand as a show would, drops bad hands (`indian`) |
 | `contract-expert` | rule-based contract rummy agent: distance to the contract, buys, going down (`contract`) |
 | `rummikub-expert` | Rummikub agent: plans the whole turn, weighs what the table gives away, and in the 2-player endgame plays out its choices in deals that fit what the opponent's play revealed (`rummikub`) |
+| `canasta-expert` | rule-based Canasta agent: values the pile, freezes it, builds canastas with its partner, times going out, safe discards (`canasta`) |
 | `search`       | determinized Monte Carlo search with fast rollouts             |
 | `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.npz`, or a `.npz`/`.zip` path; loading runs no code) |
 | `neural:<model>` | a network trained by self-play (`rummy-selfplay`), played in numpy (`agents/trained/neural/<model>.npz`, or a `.npz` path) |
@@ -68,6 +69,7 @@ _AGENTS: dict[str, tuple[str, str, str]] = {
         "RummikubExpertAgent",
         "Rummikub agent: planned turns, the endgame searched",
     ),
+    "canasta-expert": ("agents.canasta", "CanastaExpertAgent", "rule-based Canasta agent"),
     "search": ("agents.search", "SearchAgent", "determinized Monte Carlo search"),
     "ppo": ("agents.ppo_agent", "PPOAgent", "a trained MaskablePPO policy (ppo:<model>)"),
     "rllib": ("agents.rllib_agent", "RLlibAgent", "a policy exported by rummy-train-rllib"),
@@ -90,6 +92,7 @@ VARIANT_AGENTS: dict[str, str] = {
     "indian": "indian-expert",
     "contract": "contract-expert",
     "rummikub": "rummikub-expert",
+    "canasta": "canasta-expert",
 }
 
 VARIANT = "variant"

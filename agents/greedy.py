@@ -17,6 +17,8 @@ arrangement of the hand into sets and runs, :func:`rummy_env.melds.best_arrangem
 * **Rummikub**: plays the largest commit it finds: a tile at a time, the highest number
   first, while any tile is playable (the mask offers only tiles some commit can hold),
   then commits; draws (or passes) when no tile is playable.
+* **Canasta**: the greedy play of :class:`agents.canasta.CanastaGreedyPolicy` (takes the
+  pile when it may, melds the largest meld, lays off all, discards the rarest rank).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from agents.base import (
     move_cards,
     table_fits,
 )
+from agents.canasta import CanastaGreedyPolicy
 from rummy_env.cards import JOKER
 from rummy_env.engine import Phase
 from rummy_env.melds import best_arrangement
@@ -85,6 +88,8 @@ class GreedyAgent(DeadwoodMixin, Agent):
     name = "greedy"
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
+        if self.rules.scoring == "canasta":
+            return self.canasta_policy().act(observation, action_mask)
         observation, legal, kinds = self.choices(observation, action_mask)
         if len(legal) == 1:
             return legal[0]
@@ -94,6 +99,13 @@ class GreedyAgent(DeadwoodMixin, Agent):
         if v.phase in (Phase.DRAW, Phase.UPCARD):
             return self.choose_draw(v, kinds, legal)
         return self.choose_play(v, kinds, legal)
+
+    def canasta_policy(self) -> CanastaGreedyPolicy:
+        """Canasta's greedy play (agents.canasta), made once."""
+        policy = self.__dict__.get("_canasta")
+        if policy is None:
+            policy = self._canasta = CanastaGreedyPolicy(self.rules, self.seat)
+        return policy
 
     def tile_move(self, kinds: dict[int, list[int]]) -> int:
         """Rummikub: the highest playable tile, or commit when none is left."""
