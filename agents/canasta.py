@@ -260,6 +260,10 @@ class CanastaExpertAgent(Agent):
         freeze_pile: pile size from which it freezes an unfrozen pile with a wild card
             rather than risk handing it over.
         danger_weight: weight of the danger of handing the next opponent the pile.
+        take_bias: added to the value of taking the pile (it takes when the value is
+            above 0; a small pile is worth less than the stock's cards).
+        wild_restraint: wild cards only into melds that make or near a canasta (else
+            anywhere, as the greedy player).
     """
 
     name = "canasta-expert"
@@ -268,9 +272,11 @@ class CanastaExpertAgent(Agent):
         self,
         rules: RuleSet,
         seat: int = 0,
-        hold_margin: float = 0.0,
+        hold_margin: float = 300.0,
         freeze_pile: int = 7,
-        danger_weight: float = 1.0,
+        danger_weight: float = 3.0,
+        take_bias: float = -20.0,
+        wild_restraint: bool = True,
     ):
         super().__init__(rules, seat)
         if rules.scoring != "canasta":
@@ -279,6 +285,8 @@ class CanastaExpertAgent(Agent):
         self.hold_margin = hold_margin
         self.freeze_pile = freeze_pile
         self.danger_weight = danger_weight
+        self.take_bias = take_bias
+        self.wild_restraint = wild_restraint
         self.P = self.base.P
         self.S = self.base.S
         self.to_go_out = rules.canastas_to_go_out
@@ -289,7 +297,7 @@ class CanastaExpertAgent(Agent):
 
     @classmethod
     def options(cls) -> tuple[str, ...]:
-        return ("hold_margin", "freeze_pile", "danger_weight")
+        return ("hold_margin", "freeze_pile", "danger_weight", "take_bias", "wild_restraint")
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -452,7 +460,7 @@ class CanastaExpertAgent(Agent):
         elif size >= 5:
             gain += 40
         cost = 30 * j + 15 * t + 3 * n
-        return gain + 15 - cost
+        return gain + self.take_bias - cost
 
     # ------------------------------------------------------------ play
     def play(self, v: _Obs, g: dict[int, list[tuple[int, tuple]]], legal: np.ndarray) -> int:
@@ -517,7 +525,7 @@ class CanastaExpertAgent(Agent):
             elif j + t == 0:
                 ok = n >= 3
             else:
-                ok = endgame or n + j + t >= 7
+                ok = endgame or n + j + t >= 7 or not self.wild_restraint
             if ok and (best is None or key((a, m)) > key(best)):
                 best = (a, m)
         return None if best is None else best[0]
@@ -530,6 +538,8 @@ class CanastaExpertAgent(Agent):
             # onto the meld nearest a canasta first
             return max(naturals, key=lambda x: (int(v.melds[0, x[1][2]].sum()), -x[0]))[0]
         best, best_score = None, 0.0
+        if not self.wild_restraint:
+            return lays[0][0]
         for a, m in lays:
             rc = self.meld_rank(m[1])
             joker = m[2] == 11
