@@ -273,8 +273,8 @@ class CanastaExpertAgent(Agent):
         rules: RuleSet,
         seat: int = 0,
         hold_margin: float = 300.0,
-        freeze_pile: int = 7,
-        danger_weight: float = 3.0,
+        freeze_pile: int = 5,
+        danger_weight: float = 5.0,
         take_bias: float = -20.0,
         wild_restraint: bool = True,
     ):
