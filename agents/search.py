@@ -66,6 +66,7 @@ from rummy_env import engine
 from rummy_env.cards import JOKER, NUM_RANKS
 from rummy_env.determinize import Determinizer
 from rummy_env.engine import Phase
+from rummy_env.engine.game import game_of
 from rummy_env.moves import Layout
 from rummy_env.rules import RuleSet
 
@@ -222,6 +223,12 @@ class SearchAgent(Agent):
     ):
         super().__init__(rules, seat)
         import agents  # the registry imports this module lazily
+
+        if game_of(rules).codec is not None:
+            raise ValueError(
+                f"search does not play {rules.name!r}: its rollouts and determinization cover "
+                "the games of the common meld catalogue (allowed: every other preset)"
+            )
 
         if objective not in ("relative", "own"):
             raise ValueError(f"objective={objective!r} is not allowed (allowed: 'relative', 'own')")

@@ -81,6 +81,7 @@ from agents.model_io import ModelFile, open_model
 from experiments.stats import GameResult, Summary, summarize
 from rummy_env.rules import RuleSet, make_rules
 from rummy_env.rules import parse_overrides as parse_rule_overrides
+from rummy_env.variants import canasta
 
 
 @dataclass
@@ -259,13 +260,7 @@ _LATER_FIELDS = {
     "contract_deal": 0,
     "buy_limit": 0,
     "low_card_penalty": 0,
-    "partnerships": False,
-    "canastas_to_go_out": 0,
-    "stock_draw": 0,
-    "initial_meld": (0, 0, 0, 0),
-    "canasta_bonus": (0, 0),
-    "red_three_bonus": (0, 0),
-    "out_bonus": (0, 0),
+    **canasta.CANASTA_ONLY,
 }
 
 

@@ -60,6 +60,11 @@ def observed(
         ValueError: the observation does not fit the rules (wrong size, or
             sizes that do not add up to the pack).
     """
+    if game_of(rules).obs_full is not None:
+        raise ValueError(
+            f"determinization covers the card games of the common observation, not "
+            f"{rules.name!r} (its observation is its own)"
+        )
     v = decode(obs, rules)
     hands, known, sizes, need = _hands_seen(v, seat, rules.num_players)
     bottom, hidden = _hidden_cards(v, rules, hands, need)

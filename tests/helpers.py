@@ -41,6 +41,9 @@ def places(d: dict[str, Any]) -> Counter:
     for m in d["table"]:
         c.update(m["cards"])
     c.update(d.get("played_tiles", ()))  # (Rummikub: tiles played this turn)
+    c.update(d.get("pending", ()))  # (Canasta: the pile taken, waiting for an opening)
+    for reds in d.get("red_threes", ()):  # (Canasta: red 3s laid out, per side)
+        c.update(reds)
     return c
 
 
@@ -203,15 +206,19 @@ def permute_hidden(d: dict[str, Any], viewer: int, rng: random.Random) -> dict[s
     # that can complete it (the engine lays a first meld only then; a saved state whose
     # hand cannot is refused): his hand is tied to the table, so it stays
     cur = d["current_player"]
+    opened = d["opened"]  # (per seat; Canasta's per side, a side's lowest seat its number)
     mid_opening = (
         type(cur) is int
         and d["phase"] == "play"
-        and not d["opened"][cur]
+        and not opened[cur % len(opened)]
         and any(m["owner"] == cur for m in d["table"])
-    ) or bool(d.get("played_tiles"))  # (Rummikub: a commit must hold the tiles played)
+    ) or bool(d.get("played_tiles") or d.get("pending"))  # (Rummikub, Canasta: tied cards)
     pool = list(d["stock"])
     # Indian rummy: the cut card lies face up at the bottom of the stock until drawn
     seen = [pool.pop()] if d.get("cut") and d["rebuilds"] == 0 and pool else []
+    if d["rules"].get("scoring") == "canasta":  # a red 3 is never held: those stay in the stock
+        seen += [c for c in pool if c in ("3H", "3D")]
+        pool = [c for c in pool if c not in ("3H", "3D")]
     kept: dict[int, list[str]] = {}
     hidden: dict[int, int] = {}
     for q, h in enumerate(d["hands"]):

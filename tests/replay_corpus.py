@@ -10,6 +10,10 @@ behaviour fails at the first step it differs.
 Regenerate (only when a change of behaviour is intended, and say so in the commit)::
 
     python -m tests.replay_corpus --write
+
+A new preset's games are recorded and added, the others kept as recorded::
+
+    python -m tests.replay_corpus --add canasta
 """
 
 from __future__ import annotations
@@ -142,7 +146,26 @@ def load() -> list[dict[str, Any]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true", help=f"record the corpus to {PATH}")
+    ap.add_argument(
+        "--add",
+        metavar="PRESET",
+        help="record the games of one preset the corpus lacks and add them (the rest kept)",
+    )
     args = ap.parse_args()
+    if args.add:
+        old = load()
+        if any(e["preset"] == args.add for e in old):
+            ap.error(f"the corpus already holds {args.add!r} games")
+        new = [play(e) for e in entries() if e["preset"] == args.add and not e["overrides"]]
+        new += [
+            play(e)
+            for e in entries()
+            if e["preset"] == args.add and e["overrides"] == {"match": True}
+        ]
+        with gzip.open(PATH, "wt") as f:
+            json.dump(old + new, f, separators=(",", ":"))
+        print(f"added {len(new)} games, {sum(len(g['actions']) for g in new)} steps, to {PATH}")
+        return
     games = [play(e) for e in entries()]
     steps = sum(len(g["actions"]) for g in games)
     print(f"{len(games)} games, {steps} steps")

@@ -41,6 +41,9 @@ CONFIGS = [
     ("contract", 3, {}),  # buy questions out of turn
     ("contract", 4, {"contract_deal": 7}),  # runs only, no final discard
 ] + [(p, 2, {}) for p in sorted(rummy_env.PRESETS) if p != "basic"]
+#: the games of the common meld catalogue and observation, which the search agent, its
+#: rollout shortcuts, determinization and ``read_observation`` cover (not Canasta's)
+CARD_CONFIGS = [c for c in CONFIGS if c[0] != "canasta"]
 
 
 def _ids(cfg):
@@ -108,7 +111,8 @@ def test_agents_choose_only_legal_moves(cfg):
     preset, players, over = cfg
     decisions = 0
     seed = 0
-    lineups = [["random", "greedy"], ["basic-expert", "random", "greedy"]]
+    expert = "variant" if preset == "canasta" else "basic-expert"  # (its own observation)
+    lineups = [["random", "greedy"], [expert, "random", "greedy"]]
     while decisions < 1500 and seed < 150:  # (random drops out of Indian rummy early)
         decisions += play(preset, players, lineups[seed % 2], seed, **over)
         seed += 1
@@ -118,8 +122,19 @@ def test_agents_choose_only_legal_moves(cfg):
 # Indian rummy's search rollouts run long (greedy hands near a show keep the declaration
 # check busy): its rounds are cut to 30 turns here
 _SEARCH_CONFIGS = [CONFIGS[0], CONFIGS[2]] + [
-    (p, n, {**o, "max_turns": 30} if p == "indian" else o) for p, n, o in CONFIGS[5:]
+    (p, n, {**o, "max_turns": 30} if p == "indian" else o) for p, n, o in CARD_CONFIGS[5:]
 ]
+
+
+def test_search_and_determinization_refuse_canasta_by_name():
+    rules = rummy_env.make_rules("canasta", 4)
+    with pytest.raises(ValueError, match="search does not play 'canasta'"):
+        agents.make("search", rules)
+    env = rummy_env.raw_env("canasta", num_players=4)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)["observation"]
+    with pytest.raises(ValueError, match="not 'canasta'"):
+        observed(obs, rules, 0)
 
 
 @pytest.mark.parametrize("cfg", _SEARCH_CONFIGS, ids=_ids)
@@ -129,7 +144,7 @@ def test_search_agent_chooses_only_legal_moves(cfg):
     assert n > 0
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)
+@pytest.mark.parametrize("cfg", CARD_CONFIGS, ids=_ids)
 def test_rollout_shortcuts_agree_with_legal_actions(cfg):
     """The engine shortcuts of the search rollouts, over random play: when
     ``discard_only`` answers, the legal actions are exactly those discards, and
@@ -174,7 +189,7 @@ def test_agents_are_deterministic_given_seed():
 
 
 # ------------------------------------------------------------------ reading
-@pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)
+@pytest.mark.parametrize("cfg", CARD_CONFIGS, ids=_ids)
 def test_read_observation_matches_decode(cfg):
     preset, players, over = cfg
     rules = rummy_env.make_rules(preset, players, **over)
@@ -236,7 +251,7 @@ def _cards_of(s: engine.GameState) -> Counter:
     return +c
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)
+@pytest.mark.parametrize("cfg", CARD_CONFIGS, ids=_ids)
 def test_determinization_never_contradicts_the_observation(cfg):
     preset, players, over = cfg
     rules = rummy_env.make_rules(preset, players, **over)

@@ -210,6 +210,7 @@ def test_observation_table_matches_the_layout(preset, n, kw):
 BLOCKS = {
     "DrawStock": "DRAW_STOCK",
     "DrawDiscard": "DRAW_DISCARD",
+    "TakePile": "TAKE_PILE",
     "Meld": "MELD",
     "LayOff": "LAYOFF",
     "SwapJoker": "SWAP",

@@ -85,6 +85,13 @@ FIELD_VALUES: dict[str, list[Any]] = {
     "elimination": [True, False],
     "game_bonus": [0, 100],
     "line_bonus": [0, 25],
+    "partnerships": [False, True],
+    "canastas_to_go_out": [0, 0, 1, 2],
+    "stock_draw": [0, 0, 1, 2],
+    "initial_meld": [(0, 0, 0, 0), (15, 50, 90, 120), (0, 15, 30, 45)],
+    "canasta_bonus": [(0, 0), (500, 300)],
+    "red_three_bonus": [(0, 0), (100, 800), (100, 400)],
+    "out_bonus": [(0, 0), (100, 200)],
 }
 MATCH_ROUNDS = 3  # rounds of a match played
 

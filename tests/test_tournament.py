@@ -42,6 +42,7 @@ from experiments.stats import (  # noqa: E402
     summarize,
     wilson,
 )
+from rummy_env.variants import canasta  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -176,6 +177,7 @@ def test_config_key_ignores_later_rule_fields_at_their_default():
         "contract_deal",
         "buy_limit",
         "low_card_penalty",
+        *canasta.CANASTA_ONLY,
     )
     for field in later:  # the fields added since the first stores, each at its default
         del d[field]

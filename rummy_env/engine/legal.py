@@ -141,8 +141,10 @@ def discard_only(s: GameState) -> list[int] | None:
     contract that cannot be laid (no meld, no lay-off), or: no wild card in hand, opened,
     no rank held in three suits (three cards where suits repeat), no three neighbouring
     ranks of a suit (so no meld), no held card that a table meld accepts, and no wild
-    card on the table (no swap).
+    card on the table (no swap). None in a game whose play phase is its own (Canasta).
     """
+    if s.game.codec is not None:
+        return None
     p = s.current
     hand = s.hands[p]
     if s.must_use >= 0:
