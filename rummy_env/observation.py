@@ -362,10 +362,8 @@ class LiveObservation:
         """Make the vector ``p``'s observation of ``state``; returns :attr:`array`."""
         o = self._o
         L = self.layout
-        if L.full is not None:  # (a game's own observation: written whole)
-            o[:] = self._zero
-            L.full.write(o, L, state, p)
-            return self.array
+        if L.full is not None:  # (a game's own observation: written whole but the pile's rows)
+            return self._update_full(state, p)
         if state is not self._state:  # a new game (a reset, a restore): built anew
             self._state = state
             o[:] = self._zero
@@ -405,6 +403,24 @@ class LiveObservation:
             self._table = table[:]
         self._tail[:] = self._zero_tail
         _write_tail(o, state, p, L)
+        return self.array
+
+    def _update_full(self, state: GameState, p: int) -> np.ndarray:
+        """A game's own observation: everything rewritten but the pile's rows, which are
+        shifted as the pile changed (the same for every viewer)."""
+        o, L, zero = self._o, self.layout, self._zero
+        pile = L.slices["discard"]
+        o[: pile.start] = zero[: pile.start]
+        o[pile.stop :] = zero[pile.stop :]
+        L.full.write(o, L, state, p, False)
+        if state is not self._state:
+            self._state = state
+            o[pile] = zero[pile]
+            _write_discard(o, state.discard, L)
+            self._discard = state.discard[:]
+        elif state.discard != self._discard:
+            _shift_discard(o, state.discard, self._discard, L, zero)
+            self._discard = state.discard[:]
         return self.array
 
 

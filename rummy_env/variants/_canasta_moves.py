@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import compress
 from typing import Any, NamedTuple
 
 from rummy_env.cards import NUM_FACES, counts_str, face_counts
@@ -59,12 +60,16 @@ def reachable(
             continue
         options = _rank_options(n, m, wild_cap)
         nxt: dict[tuple[int, int, int], int] = {}
+        value = NAT_VALUE[rc]
         for (w, kept, can), v in states.items():
             for k, add_w, size in options:
-                if w + add_w > wilds:
+                w2 = w + add_w
+                if w2 > wilds:
                     continue
-                key = (w + add_w, min(2, kept + n - k), min(to_go, can + (size >= 7)))
-                nv = v + k * NAT_VALUE[rc]
+                kept2 = kept + n - k
+                can2 = can + 1 if size >= 7 and can < to_go else can
+                key = (w2, kept2 if kept2 < 2 else 2, can2)
+                nv = v + k * value
                 if nxt.get(key, -1) < nv:
                     nxt[key] = nv
         states = nxt
@@ -89,7 +94,10 @@ def _keep(states: dict, n: int) -> dict:
     return out
 
 
-def _rank_options(n: int, m: tuple[int, int] | None, wild_cap: int) -> list[tuple[int, int, int]]:
+@lru_cache(maxsize=4096)
+def _rank_options(
+    n: int, m: tuple[int, int] | None, wild_cap: int
+) -> tuple[tuple[int, int, int], ...]:
     """(naturals laid, wild cards laid, the meld's size) choices for one rank class."""
     out = []
     ks = {k for k in (n, n - 1, n - 2) if k >= 0}
@@ -104,7 +112,7 @@ def _rank_options(n: int, m: tuple[int, int] | None, wild_cap: int) -> list[tupl
         for k in ks:
             for w in range(0, wild_cap - ew + 1):
                 out.append((k, w, size + k + w))
-    return out
+    return tuple(out)
 
 
 def _ends(left: int, can: int, to_go: int, final: bool) -> bool:
@@ -133,9 +141,9 @@ def position(s: GameState, p: int) -> Position:
     for m in s.table:
         if m.side == sd:
             melds[m.rc] = (m.size, m.wild)
-    opened = s.opened[p]
-    need = 0 if opened else minimum(s, sd)
-    return Position(nat, j, t, b, melds, s.opening_count, need, sum(s.pending))
+    if s.opened[p]:
+        return Position(nat, j, t, b, melds, 0, 0, 0)
+    return Position(nat, j, t, b, melds, s.opening_count, minimum(s, sd), sum(s.pending))
 
 
 def _ok(s: GameState, pos: Position, **change: Any) -> bool:
@@ -215,9 +223,11 @@ def _take_ok(
     sd: int,
 ) -> bool:
     """Whether the turn can end after taking the pile this way."""
+    kept = [c for c in rest if c not in RED_THREES]
+    if opened and s.nhand[s.current] - n - j - t + len(kept) >= 2:
+        return True  # (a discard ends the turn)
     m = pos.melds[rc]
     meld = (m[0] if m else 0) + 1 + n + j + t, (m[1] if m else 0) + j + t
-    kept = [c for c in rest if c not in RED_THREES]
     if not opened:  # (the rest of the pile waits until the count is reached)
         return _lay_ok(s, pos, rc, (n, j, t), meld, VALUE[top], len(kept))
     nat = pos.nat[:]
@@ -284,7 +294,8 @@ def legal_play(s: GameState) -> list[int]:
         hand = s.hands[p]
         last = s.nhand[p] == 1
         if not last or canastas(s, sd) >= s.rules.canastas_to_go_out:
-            acts += [L.DISCARD + f for f in range(NUM_FACES) if hand[f]]
+            b = L.DISCARD
+            acts += [b + f for f in compress(range(NUM_FACES), hand)]
     return acts
 
 
@@ -300,9 +311,7 @@ def _legal_melds(s: GameState, p: int, pos: Position) -> list[int]:
         have = nat[rc]
         if have < 2 or pos.melds[rc] is not None:
             continue
-        for i, (n, j, t) in enumerate(MELD_SHAPES):
-            if n > have or j > J or t > T or j + t > cap:
-                continue
+        for i, n, j, t in _shapes(have, J, T, cap):
             left = size - n - j - t
             if fast and left >= 2:
                 acts.append(base + rc * nshapes + i)
@@ -312,6 +321,16 @@ def _legal_melds(s: GameState, p: int, pos: Position) -> list[int]:
     if pos.black >= 3 and pos.melds[BLACK] is None:
         acts += _legal_black(s, p, pos)
     return acts
+
+
+@lru_cache(maxsize=1024)
+def _shapes(have: int, jokers: int, deuces: int, cap: int) -> tuple[tuple[int, ...], ...]:
+    """The meld shapes (index, naturals, jokers, 2s) a hand can lay of one rank."""
+    return tuple(
+        (i, n, j, t)
+        for i, (n, j, t) in enumerate(MELD_SHAPES)
+        if n <= have and j <= jokers and t <= deuces and j + t <= cap
+    )
 
 
 def _legal_black(s: GameState, p: int, pos: Position) -> list[int]:

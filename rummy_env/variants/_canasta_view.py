@@ -4,6 +4,7 @@ vector (DESIGN.md "Canasta", Observation) and the action codec (D-20)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -31,6 +32,7 @@ from rummy_env.variants.canasta import (
 )
 
 Fail = Callable[[str, str, str], None]
+_FACES = range(NUM_FACES)
 
 
 # ------------------------------------------------------------------ saved state
@@ -136,7 +138,7 @@ class CanastaObs(NamedTuple):
     and the readable view."""
 
     sizes: Callable[[RuleSet], list[tuple[str, int]]]
-    write: Callable[[Any, Any, GameState, int], None]
+    write: Callable[..., None]  # (vector, layout, state, seat, pile rows too?)
     decode: Callable[[np.ndarray, Any], dict[str, Any]]
 
 
@@ -168,49 +170,48 @@ def _sizes(rules: RuleSet) -> list[tuple[str, int]]:
     ]
 
 
-def _write(o: Any, L: Any, s: GameState, player: int) -> None:
-    """``player``'s vector into the zeroed buffer ``o``."""
+def _write(o: Any, L: Any, s: GameState, player: int, pile: bool = True) -> None:
+    """``player``'s vector into the zeroed buffer ``o`` (sparse: only the non-zeros);
+    ``pile=False`` leaves the pile's rows (the same for every viewer) as they are."""
     F = NUM_FACES
     P = L.P
     S = num_sides(s.rules)
     me = side(s, player)
-    hand = s.hands[player]
-    for f in range(F):
-        if hand[f]:
-            o[f] = hand[f]
+    for base, counts in ((0, s.hands[player]), (L.PENDING, s.pending)):
+        for f in compress(_FACES, counts):
+            o[base + f] = counts[f]
     for off in range(1, P):
         k = s.known[(player + off) % P]
-        b = L.KNOWN + (off - 1) * F
-        for f in range(F):
-            if k[f]:
+        if any(k):
+            b = L.KNOWN + (off - 1) * F
+            for f in compress(_FACES, k):
                 o[b + f] = k[f]
-    i = L.DISCARD + (len(s.discard) - 1) * F
-    for f in s.discard:
-        o[i + f] = 1.0
-        i -= F
+    if pile:
+        i = L.DISCARD + (len(s.discard) - 1) * F
+        for f in s.discard:
+            o[i + f] = 1.0
+            i -= F
     for m in s.table:
         b = L.MELDS + (((m.side - me) % S) * 12 + m.rc) * 3
         o[b], o[b + 1], o[b + 2] = m.nat, m.jok, m.deu
     for off in range(S):
         sd = (me + off) % S
         o[L.RED_THREES + off] = len(s.red_threes[sd])
-        o[L.OPENED + off] = float(s.opened[sd])
+        o[L.OPENED + off] = s.opened[sd]
         o[L.MINIMUM + off] = minimum(s, sd)
     for off in range(P):
         q = (player + off) % P
         o[L.HAND_SIZES + off] = s.nhand[q]
-        o[L.PLAYED + off] = float(s.played[q])
-        o[L.TOTALS + off] = max(-10_000, min(10_000, s.totals[q]))
+        o[L.PLAYED + off] = s.played[q]
+        t = s.totals[q]
+        o[L.TOTALS + off] = t if -10_000 <= t <= 10_000 else max(-10_000, min(10_000, t))
     o[L.STOCK_SIZE] = len(s.stock)
-    o[L.PILE_SIZE] = len(s.discard)
     if s.discard:
+        o[L.PILE_SIZE] = len(s.discard)
         o[L.PILE_TOP + s.discard[-1]] = 1.0
-    o[L.FROZEN] = float(s.frozen)
+    o[L.FROZEN] = s.frozen
     o[L.OPENING_COUNT] = s.opening_count
-    o[L.FINAL_TURN] = float(s.final_turn)
-    for f in range(F):
-        if s.pending[f]:
-            o[L.PENDING + f] = s.pending[f]
+    o[L.FINAL_TURN] = s.final_turn
     o[L.PHASE + min(int(s.phase), 2)] = 1.0
     o[L.TO_ACT + (s.current - player) % P] = 1.0
     o[L.DEALER + (s.dealer - player) % P] = 1.0

@@ -63,7 +63,8 @@ LAYOFF_KINDS = 13  # natural A, 4..K (0-10), a joker 11, a 2 12
 
 class CMeld(NamedTuple):
     """A meld on the Canasta table: the seat that laid it, its side, its rank class, how
-    many naturals, jokers and 2s it holds, and its cards as laid."""
+    many naturals, jokers and 2s it holds, its cards as laid (naturals, jokers, 2s), and
+    its size and wild cards (made by :meth:`of`)."""
 
     owner: int
     side: int
@@ -72,18 +73,20 @@ class CMeld(NamedTuple):
     jok: int
     deu: int
     cards: tuple[int, ...]
+    size: int
+    wild: int
 
-    @property
-    def size(self) -> int:
-        return self.nat + self.jok + self.deu
-
-    @property
-    def wild(self) -> int:
-        return self.jok + self.deu
+    @classmethod
+    def of(cls, owner: int, side: int, rc: int, cards: tuple[int, ...]) -> CMeld:
+        nat, jok, deu = _kinds(cards)
+        return cls(owner, side, rc, nat, jok, deu, cards, nat + jok + deu, jok + deu)
 
     #: (what a picture of the table asks of a meld: a set, its wild cards last)
     is_run = False
-    n_wild = wild
+
+    @property
+    def n_wild(self) -> int:
+        return self.wild
 
 
 # ------------------------------------------------------------------ rules
@@ -300,8 +303,8 @@ def pile_frozen(pile: list[int]) -> bool:
 
 def hand_classes(hand: list[int]) -> tuple[list[int], int, int, int]:
     """Naturals per rank class (11), jokers, 2s, black 3s of a hand of counts."""
-    nat = [sum(hand[f] for f in faces) for faces in CLASS_FACES[:BLACK]]
-    return nat, hand[JOKER], sum(hand[f] for f in DEUCES), hand[2] + hand[41]
+    nat = [hand[a] + hand[b] + hand[c] + hand[d] for a, b, c, d in CLASS_FACES[:BLACK]]
+    return nat, hand[JOKER], hand[1] + hand[14] + hand[27] + hand[40], hand[2] + hand[41]
 
 
 def _opening(s: GameState, p: int) -> bool:
@@ -389,19 +392,14 @@ def _apply_take(s: GameState, p: int, k: int) -> None:
 def _meld(s: GameState, p: int, rc: int, laid: list[int]) -> None:
     """Put ``laid`` on the side's meld of ``rc`` (a new meld when it has none)."""
     sd = side(s, p)
-    nat = sum(1 for c in laid if c not in WILD)
-    jok = laid.count(JOKER)
-    deu = len(laid) - nat - jok
     for i, m in enumerate(s.table):
         if m.side == sd and m.rc == rc:
-            s.table[i] = CMeld(
-                m.owner, sd, rc, m.nat + nat, m.jok + jok, m.deu + deu, _laid_out(m.cards, laid)
-            )
+            s.table[i] = CMeld.of(m.owner, sd, rc, _laid_out(m.cards, laid))
             if m.owner != p:
                 s.turn_on_old = True
             break
     else:
-        s.table.append(CMeld(p, sd, rc, nat, jok, deu, _laid_out((), laid)))
+        s.table.append(CMeld.of(p, sd, rc, _laid_out((), laid)))
     s.turn_played = True
 
 
@@ -446,7 +444,7 @@ def apply_play(s: GameState, p: int, a: int) -> bool:
         else:
             rc, i = divmod(k, len(MELD_SHAPES))
             laid = _take_cards(s, p, rc, *MELD_SHAPES[i])
-        s.table.append(CMeld(p, side(s, p), rc, *_kinds(laid), _laid_out((), laid)))
+        s.table.append(CMeld.of(p, side(s, p), rc, _laid_out((), laid)))
         s.turn_played = True
     else:
         mi, kind = divmod(a - L.LAYOFF, LAYOFF_KINDS)
@@ -632,7 +630,7 @@ def _read_table(f: _Saved, s: GameState) -> None:
         if (sd, rc) in seen:
             raise f.error(f"{key}['cards']", d["cards"], "one meld per rank and side")
         seen.add((sd, rc))
-        s.table.append(CMeld(owner, sd, rc, *_kinds(cards), _laid_out((), cards)))
+        s.table.append(CMeld.of(owner, sd, rc, _laid_out((), cards)))
 
 
 def _meld_class(cards: list[int], cap: int) -> int | None:
