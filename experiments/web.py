@@ -130,6 +130,7 @@ from rummy_env.observation import encode
 from rummy_env.picture import draw_table
 from rummy_env.render import REASONS, SCORE_MEANING, describe_result, plural, round_outcome
 from rummy_env.rules import CONTRACTS
+from rummy_env.variants import canasta as canasta_rules
 
 #: games listed per page of the game browser
 PAGE_SIZE = 50
@@ -205,6 +206,7 @@ def _png_response(data: bytes, cache: bool) -> Response:
 _KIND_WORDS = {
     "DrawStock": "draw",
     "DrawDiscard": "draw",
+    "TakePile": "take the pile",
     "Meld": "meld",
     "LayOff": "lay off",
     "SwapJoker": "swap a joker",
@@ -234,6 +236,12 @@ def move_words(move: Any) -> str:
             if move.depth == 0
             else f"take the discard pile {move.depth + 1} deep"
         )
+    if isinstance(move, M.TakePile):
+        return (
+            "take the discard pile (its top card onto your side's meld)"
+            if not move.cards
+            else f"take the discard pile, melding its top card with {' '.join(move.cards)}"
+        )
     if isinstance(move, M.Buy):
         return "buy the discard"
     if isinstance(move, M.Pass):
@@ -243,7 +251,7 @@ def move_words(move: Any) -> str:
 
 def move_cards(move: Any) -> list[str]:
     """The cards of the mover's hand a move uses (``JK``: a wild card), none for a draw."""
-    if isinstance(move, M.Meld):
+    if isinstance(move, (M.Meld, M.TakePile)):
         return list(move.cards)
     if isinstance(move, M.PlayTile):
         return [move.tile]
@@ -297,22 +305,75 @@ def _melds(state: GameState) -> list[dict[str, Any]]:
             {"index": None, "owner": None, "kind": "", "cards": _cards(m), "wild": []}
             for m in cover.split(state.tiles) or []
         ]
+    canasta = state.rules.scoring == "canasta"
     out = []
     for i, m in enumerate(state.table):
         if m.is_run:
             wild = [k for k, pos in enumerate(range(m.lo, m.hi + 1)) if m.wild >> pos & 1]
         else:
             wild = list(range(len(m.cards) - m.n_wild, len(m.cards)))
-        out.append(
+        meld = {
+            "index": i,
+            "owner": int(m.owner),
+            "kind": "run" if m.is_run else "set",
+            "cards": _cards(m.cards),
+            "wild": wild,
+        }
+        if canasta:  # Canasta's melds: the side's, and a canasta (7+ cards) natural or mixed
+            meld["side"] = int(m.side)
+            meld["canasta"] = ("mixed" if m.wild else "natural") if m.size >= 7 else None
+        out.append(meld)
+    return out
+
+
+#: Canasta's wild cards as the table shows them (a joker and every 2)
+CANASTA_WILD = ["JK", "2S", "2H", "2D", "2C"]
+
+
+def side_of(rules: rummy_env.RuleSet, seat: int) -> int:
+    """The side of ``seat``: with partnerships (Canasta, 4 players) seats 0&2 and 1&3,
+    else every seat its own."""
+    return seat % 2 if getattr(rules, "partnerships", False) else seat
+
+
+def partner_of(rules: rummy_env.RuleSet, seat: int) -> int | None:
+    """The partner of ``seat`` (the seat across), or None without partnerships."""
+    if not getattr(rules, "partnerships", False):
+        return None
+    return (seat + 2) % rules.num_players
+
+
+def canasta_view(state: GameState, viewer: int | None = None) -> dict[str, Any]:
+    """Canasta's public facts for the table: each side (its seats, opened or its initial
+    meld minimum, red 3s, canastas), the pile's top and whether it is frozen, the cards
+    taken with the pile waiting for an opening (face up when taken), the final turn."""
+    rules = state.rules
+    n = rules.num_players
+    sides = []
+    for sd in range(canasta_rules.num_sides(rules)):
+        sides.append(
             {
-                "index": i,
-                "owner": int(m.owner),
-                "kind": "run" if m.is_run else "set",
-                "cards": _cards(m.cards),
-                "wild": wild,
+                "side": sd,
+                "seats": [p for p in range(n) if side_of(rules, p) == sd],
+                "yours": viewer is not None and side_of(rules, viewer) == sd,
+                "opened": bool(state.opened[sd]),
+                "minimum": int(canasta_rules.minimum(state, sd)),
+                "red_threes": _cards(state.red_threes[sd]),
+                "canastas": int(canasta_rules.canastas(state, sd)),
             }
         )
-    return out
+    pile = state.discard
+    return {
+        "sides": sides,
+        "partner": partner_of(rules, viewer) if viewer is not None else None,
+        "partnerships": bool(rules.partnerships),
+        "to_go_out": int(rules.canastas_to_go_out),
+        "top": card_str(pile[-1]) if pile else None,
+        "frozen": bool(state.frozen),
+        "pending": counts_str(state.pending),
+        "opening_count": int(state.opening_count),
+        "final_turn": bool(state.final_turn),
+    }
 
 
 def table_view(
@@ -342,10 +403,13 @@ def table_view(
                 "opened": bool(state.opened[p]),
                 "active": bool(state.active[p]),
                 "turn": p == actor,
+                "side": side_of(rules, p),
+                "partner": viewer is not None and p == partner_of(rules, viewer),
             }
         )
     pile = list(state.discard)
     shown = pile if rules.discard_pickup == "any" else pile[-1:]
+    canasta = rules.scoring == "canasta"
     return {
         "preset": rules.name,
         "players": rules.num_players,
@@ -362,7 +426,12 @@ def table_view(
         "forbidden": card_str(state.forbidden)
         if state.forbidden >= 0 and state.phase == Phase.PLAY
         else None,
-        "wild": ["JK", *_cards(state.wild_faces)] if rules.wilds else [],
+        "wild": CANASTA_WILD
+        if canasta
+        else ["JK", *_cards(state.wild_faces)]
+        if rules.wilds
+        else [],
+        "canasta": canasta_view(state, None if omniscient else viewer) if canasta else None,
     }
 
 
@@ -386,7 +455,45 @@ def round_summary(
         "laid": [[cards for owner, cards in laid if owner == p] for p in range(n)],
         "match_over": bool(result.get("match_over", True)),
         "text": describe_result(result, rules),
+        "sides": _side_scores(result, rules, laid) if rules.scoring == "canasta" else None,
+        "concealed": bool(result.get("info", {}).get("concealed", False)),
     }
+
+
+#: a Canasta side's score, part by part, as the round's summary lists it
+SCORE_PARTS = (
+    ("melds", "cards melded"),
+    ("canastas", "canastas"),
+    ("red_threes", "red 3s"),
+    ("going_out", "going out"),
+    ("hands", "cards left in hand"),
+)
+
+
+def _side_scores(
+    result: dict[str, Any], rules: rummy_env.RuleSet, laid: list[tuple[int, list[str]]]
+) -> list[dict[str, Any]]:
+    """Canasta: each side's seats, round score with its breakdown (env ``info``), match
+    total and the melds it laid."""
+    info = result.get("info", {})
+    scores = info.get("side_scores", [])
+    breakdown = info.get("breakdown", [])
+    out = []
+    for sd in range(len(scores)):
+        seats = [p for p in range(rules.num_players) if side_of(rules, p) == sd]
+        parts = breakdown[sd] if sd < len(breakdown) else {}
+        out.append(
+            {
+                "side": sd,
+                "seats": seats,
+                "score": int(scores[sd]),
+                "parts": [(words, int(parts.get(k, 0))) for k, words in SCORE_PARTS],
+                "total": int(result["totals"][seats[0]]),
+                "laid": [cards for owner, cards in laid if side_of(rules, owner) == sd],
+                "went_out": result["winner"] in seats,
+            }
+        )
+    return out
 
 
 # ------------------------------------------------------------------ leaderboard
@@ -1531,6 +1638,7 @@ def play_form() -> tuple[str, int]:
     players = form.get("players", "")
     players = int(players) if players.isdigit() and int(players) in counts else counts[0]
     choices = {k: list(offered(preset, k)) for k in counts}
+    partners = [k for k in counts if rummy_env.make_rules(preset, num_players=k).partnerships]
     seat = form.get("seat", "0")
     opps = {}
     for k in range(MAX_SEATS):
@@ -1541,6 +1649,7 @@ def play_form() -> tuple[str, int]:
         presets=rummy_env.PRESETS,
         agents=choices[players],
         choices=choices,
+        partners=partners,
         counts=counts,
         max_seats=max(counts),
         preset=preset,
@@ -1591,6 +1700,13 @@ def play_hint(legal: list[dict[str, Any]], tiles: bool = False) -> str:
         )
     if "Buy" in kinds:
         return "buy the discard (a penalty card from the stock comes with it), or pass"
+    if "TakePile" in kinds and kinds <= {"DrawStock", "TakePile", "EndRound"}:
+        return (
+            "draw by clicking the stock, or take the whole discard pile: click it, or select "
+            "the cards of your hand to meld its top card with"
+        )
+    if kinds == {"EndRound"}:
+        return "the round ends: click end the round"
     if kinds and kinds <= {"DrawStock", "DrawDiscard", "Pass", "Drop"}:
         extra = [w for k, w in (("Pass", "pass"), ("Drop", "drop out")) if k in kinds]
         return "draw by clicking the stock or the discard pile" + (
@@ -1612,8 +1728,18 @@ def play_game(token: str) -> tuple[str, int]:
             summary = game.summaries[-1]  # a round that ended since the person last looked
         game.shown = len(game.summaries)
         phase = game.state.phase.name.lower()
+        rules = game.env.rules
+        partner = partner_of(rules, game.seat)
+        roles = [
+            "you" if p == game.seat else "partner" if p == partner else "opponent"
+            for p in range(rules.num_players)
+        ]
         return render(
             "play.html",
+            roles=roles if partner is not None else None,
+            sides=[side_of(rules, p) for p in range(rules.num_players)]
+            if rules.scoring == "canasta"
+            else None,
             game=game,
             groups=groups,
             legal=legal,
@@ -1690,6 +1816,7 @@ pre.scoring { background: #fff; border: 1px solid #ccc; padding: .8rem 1rem; whi
 .cols { display: flex; gap: 1.5rem; flex-wrap: wrap; align-items: flex-start; }
 .plots img { max-width: 100%; background: #fff; border: 1px solid #ddd; margin: .3rem 0; }
 label { margin-right: .8rem; }
+#opponents tr.partner td { background: #e8f1fc; font-weight: 700; }
 """
     + _HEAT_CSS
     + """</style>{% block head %}{% endblock %}</head>
@@ -1869,18 +1996,22 @@ every hand are shown.</p>
 <label><input type="checkbox" name="match" value="1" {% if match %}checked{% endif %}> a whole match</label></p>
 <table id="opponents"><tr><th>seat</th><th>agent</th></tr>
 {% for k in range(max_seats) %}
-<tr class="opp" data-seat="{{ k }}"><td>player_{{ k }}</td><td><select name="opp{{ k }}" id="opp{{ k }}">
+<tr class="opp" data-seat="{{ k }}"><td>player_{{ k }} <span class="role"></span></td><td><select name="opp{{ k }}" id="opp{{ k }}">
 {% for a in agents %}<option {% if a == opps[k] %}selected{% endif %}>{{ a }}</option>{% endfor %}</select></td></tr>
 {% endfor %}</table>
 <p class="muted">The agents offered are those that play {{ preset }} with that many players;
-"variant" is the preset's own rule-based agent. Agent options may be added in a URL
+"variant" is the preset's own rule-based agent.{% if partners %} With {{ partners|join(', ') }}
+players you play with the agent across the table as your partner (seats 0 &amp; 2 against 1 &amp; 3):
+you share melds, red 3s and score, but neither sees the other's hand.{% endif %} Agent options may be added in a URL
 (<code>opp1=search:simulations=8</code>), within the server's limits.</p>
 <button type="submit" id="start">Start</button>
 </form>
 <script type="application/json" id="choices">{{ choices|tojson }}</script>
+<script type="application/json" id="partners">{{ partners|tojson }}</script>
 {% endblock %}
 {% block script %}<script nonce="{{ csp_nonce() }}">
 var choices = JSON.parse(document.getElementById("choices").textContent);
+var partners = JSON.parse(document.getElementById("partners").textContent);
 function seats() {
   var n = +document.getElementById("players").value, me = +document.getElementById("seat").value;
   document.querySelectorAll("#seat option").forEach(function (o) { o.hidden = +o.value >= n; });
@@ -1889,6 +2020,9 @@ function seats() {
   document.querySelectorAll("tr.opp").forEach(function (tr) {
     var k = +tr.dataset.seat, sel = tr.querySelector("select"), was = sel.value;
     tr.style.display = (k < n && k !== me) ? "" : "none";
+    var duo = partners.indexOf(n) >= 0;
+    tr.classList.toggle("partner", duo && k === (me + 2) % n);
+    tr.querySelector(".role").textContent = !duo ? "" : k === (me + 2) % n ? "(your partner)" : "(opponent)";
     sel.replaceChildren.apply(sel, offer.map(function (a) { return new Option(a, a); }));
     sel.value = offer.indexOf(was) >= 0 ? was : "variant";
   });
@@ -1908,7 +2042,9 @@ _PLAY = """{% extends "base.html" %}{% set nav = 'play' %}
 {% block head %}<link rel="stylesheet" nonce="{{ csp_nonce() }}" href="{{ url_for('static', filename='table.css') }}">{% endblock %}
 {% block main %}
 <h1>{{ game.env.rules.name }}, {{ game.names|length }} players</h1>
-<p>{% for a in game.names %}player_{{ loop.index0 }}: <b>{{ a }}</b>{{ ' · ' if not loop.last }}{% endfor %}</p>
+<p id="players">{% for a in game.names %}<span{% if sides %} class="side-{{ sides[loop.index0] }}"{% endif %}>player_{{ loop.index0 }}: <b>{{ a }}</b>{% if roles and roles[loop.index0] != 'you' %} <span class="role">({{ roles[loop.index0] }})</span>{% endif %}</span>{{ ' · ' if not loop.last }}{% endfor %}</p>
+{% if roles %}<p class="muted" id="partnership">You and your partner player_{{ roles.index('partner') }} ({{ game.names[roles.index('partner')] }}) are side {{ sides[game.seat] }}
+against side {{ 1 - sides[game.seat] }}: you share melds, red 3s and score; neither sees the other's hand.</p>{% endif %}
 {% if game.over %}
 <p class="note" id="over"><b>The game is over.</b> Every hand is shown; the deal was seed {{ game.seed }}.</p>
 {% elif game.my_turn %}
@@ -1919,6 +2055,15 @@ _PLAY = """{% extends "base.html" %}{% set nav = 'play' %}
 {% if summary %}
 <section class="summary" id="summary" aria-label="the end of round {{ summary.round }}">
 <h2>Round {{ summary.round }} is over: {{ summary.outcome }}</h2>
+{% if summary.sides %}
+<table class="summary-table" id="side-scores"><tr><th>side</th><th>laid</th>{% for _, words in summary.sides[0].parts %}<th>{{ words }}</th>{% endfor %}<th>score</th><th>total</th></tr>
+{% for sd in summary.sides %}
+<tr class="side-{{ sd.side }}{{ ' winner' if sd.went_out }}"><td>side {{ sd.side }}: {% for p in sd.seats %}player_{{ p }} ({{ game.names[p] }}){{ ' & ' if not loop.last }}{% endfor %}{{ ' · went out' if sd.went_out }}{{ ' concealed' if sd.went_out and summary.concealed }}</td>
+<td><span class="laid">{% for m in sd.laid %}<span class="meld-text">{{ m|join(' ') }}</span>{% else %}<span class="muted">nothing</span>{% endfor %}</span></td>
+{% for _, v in sd.parts %}<td class="num">{{ '%+d'|format(v) }}</td>{% endfor %}
+<td class="num"><b>{{ sd.score }}</b></td><td class="num">{{ sd.total }}</td></tr>{% endfor %}
+</table>
+{% else %}
 <table class="summary-table"><tr><th>seat</th><th>laid</th><th>{{ summary.score_name }}</th>
 {% if summary.rewards is not none %}<th>reward</th>{% endif %}<th>total</th></tr>
 {% for p in range(summary.scores|length) %}
@@ -1927,6 +2072,7 @@ _PLAY = """{% extends "base.html" %}{% set nav = 'play' %}
 <td class="num">{{ summary.scores[p] }}</td>{% if summary.rewards is not none %}<td class="num">{{ '%+d'|format(summary.rewards[p]) }}</td>{% endif %}
 <td class="num">{{ summary.totals[p] }}</td></tr>{% endfor %}
 </table>
+{% endif %}
 {% if not game.over %}<p><button type="button" id="next-round">Next round &rarr;</button>
 <span class="muted">round {{ summary.round + 1 }} is dealt</span></p>{% endif %}
 </section>

@@ -1,7 +1,9 @@
 /* rummy-web's play page: the person's hand as cards to select (sorted by suit or by rank,
    the choice remembered in the browser), the moves the selection makes that are legal
    (and only those) as buttons, the draw by clicking the stock or the discard pile, a
-   lay-off by clicking a meld. A move is posted as the form #move-form's action id. */
+   lay-off by clicking a meld. A move is posted as the form #move-form's action id. Canasta:
+   suits do not tell moves apart (a 7 is any 7, a 2 any 2), the discard pile is taken by
+   clicking it or with the cards selected that meld its top card. */
 (function () {
   "use strict";
   var T = window.RummyTable;
@@ -19,11 +21,21 @@
   var sent = false;
   var parts;
 
+  var canasta = !!view.canasta;
+
   function isWild(c) { return view.wild.indexOf(c) >= 0; }
+
+  /* Canasta: what tells cards apart in a move, the rank (a joker is a joker). */
+  function rankOf(c) { return c === "JK" ? c : c[0]; }
+
+  function sameRanks(a, b) {
+    return a.map(rankOf).sort().join() === b.map(rankOf).sort().join();
+  }
 
   /* Whether the cards `sel` are exactly the cards move `m` uses (JK: any wild card). */
   function uses(m, sel) {
     if (!m.cards.length || m.cards.length !== sel.length) { return false; }
+    if (canasta) { return sameRanks(m.cards, sel); }
     var left = sel.slice(), jokers = 0;
     for (var i = 0; i < m.cards.length; i++) {
       var c = m.cards[i];
@@ -37,6 +49,7 @@
 
   function canUse(c) {
     return legal.some(function (m) {
+      if (canasta) { return m.cards.some(function (x) { return rankOf(x) === rankOf(c); }); }
       return m.cards.indexOf(c) >= 0 || (isWild(c) && m.cards.indexOf("JK") >= 0);
     });
   }
@@ -65,10 +78,14 @@
   function update() {
     var sel = selection();
     var fit = legal.filter(function (m) { return uses(m, sel); });
-    var free = legal.filter(function (m) { return !m.cards.length && m.kind !== "DrawStock" && m.kind !== "DrawDiscard"; });
+    var free = legal.filter(function (m) {
+      // (every way to take the pile is offered while no card is selected)
+      return (!m.cards.length || (m.kind === "TakePile" && !sel.length)) &&
+        m.kind !== "DrawStock" && m.kind !== "DrawDiscard" && fit.indexOf(m) < 0;
+    });
     actions.replaceChildren();
     fit.concat(free).forEach(function (m) { actions.appendChild(button(m)); });
-    var draws = legal.filter(function (m) { return m.kind === "DrawStock" || m.kind === "DrawDiscard"; });
+    var draws = legal.filter(function (m) { return m.kind === "DrawStock" || m.kind === "DrawDiscard" || m.kind === "TakePile"; });
     if (!fit.length && legal.length) {
       var hint = document.createElement("span");
       hint.className = "hint";
@@ -109,6 +126,21 @@
       parts.stock.classList.add("live");
       parts.stock.title = "draw from the stock";
       parts.stock.addEventListener("click", function () { send(stock); });
+    }
+    var takes = legal.filter(function (m) { return m.kind === "TakePile"; });
+    if (parts.discard && takes.length) {  // Canasta: the whole pile
+      var top = parts.discard;
+      top.disabled = false;
+      top.classList.add("live");
+      top.title = takes.length === 1 ? takes[0].words : "take the discard pile";
+      top.addEventListener("click", function () {
+        var fit = takes.filter(function (m) { return m.cards.length ? uses(m, selection()) : !selected.length; });
+        if (takes.length === 1 || fit.length === 1) { send(fit.length === 1 ? fit[0] : takes[0]); return; }
+        var hint = document.createElement("span");
+        hint.className = "hint";
+        hint.textContent = "take the pile: pick one of the ways below, or select the cards to meld its top card with";
+        actions.prepend(hint);
+      });
     }
     parts.pile.forEach(function (b) {
       var m = legal.find(function (x) { return x.kind === "DrawDiscard" && String(x.depth) === b.dataset.depth; });

@@ -1,6 +1,8 @@
 /* rummy-web's card table: draws a table view (the JSON of experiments/web.py's table_view)
    as HTML cards. RummyTable.render(root, view, opts) returns the elements the pages wire up:
-   the seat's hand cards, the stock, the discard pile and the table melds. */
+   the seat's hand cards, the stock, the discard pile and the table melds. Canasta's table
+   (view.canasta) groups the melds by side, each side with its red 3s, whether it has opened
+   (else its initial meld minimum) and its canastas, marked natural or mixed. */
 (function () {
   "use strict";
   document.documentElement.classList.remove("no-js");  // the controls that need scripts show
@@ -60,6 +62,62 @@
     return cards.slice().sort(function (a, b) { return key(a, by) - key(b, by); });
   }
 
+  var RANK_WORDS = { A: "aces", T: "10s", J: "jacks", Q: "queens", K: "kings" };
+
+  /* The rank a Canasta meld is of, in words ("7s", "aces", "black 3s"). */
+  function meldRank(m) {
+    var c = m.cards.find(function (x) { return x !== "JK" && x[0] !== "2"; }) || m.cards[0];
+    if (c[0] === "3") { return "black 3s"; }
+    return RANK_WORDS[c[0]] || c[0] + "s";
+  }
+
+  function seatWords(view, s) {
+    return "player_" + s.seat + (s.you ? " (you)" : s.partner ? " (partner)" : "");
+  }
+
+  /* Canasta: one box per side, its facts, then its melds (out.melds gets the meld boxes). */
+  function canastaSides(view, opts, out) {
+    var C = view.canasta;
+    var wrap = el("div", "sides");
+    C.sides.forEach(function (sd) {
+      var box = el("div", "side-group side-" + sd.side + (sd.yours ? " yours" : ""));
+      box.dataset.side = sd.side;
+      var head = el("div", "side-head");
+      var who = sd.seats.map(function (p) { return seatWords(view, view.seats[p]); }).join(" & ");
+      head.appendChild(el("b", null, "side " + sd.side + (sd.yours ? " (your side)" : "") + ": " + who));
+      var facts = el("span", "facts");
+      facts.appendChild(el("span", "opened " + (sd.opened ? "yes" : "no"),
+        sd.opened ? "opened" : "not opened: initial meld " + sd.minimum + "+"));
+      facts.appendChild(el("span", null, sd.canastas + " canasta" + (sd.canastas === 1 ? "" : "s") +
+        " (" + C.to_go_out + " to go out)"));
+      var reds = el("span", "reds");
+      reds.appendChild(el("span", null, "red 3s: "));
+      if (!sd.red_threes.length) { reds.appendChild(el("span", "empty", "none")); }
+      sd.red_threes.forEach(function (c) { reds.appendChild(card(c)); });
+      facts.appendChild(reds);
+      head.appendChild(facts);
+      box.appendChild(head);
+      var melds = el("div", "melds");
+      var mine = view.melds.filter(function (m) { return m.side === sd.side; });
+      if (!mine.length) { melds.appendChild(el("span", "empty", "no melds")); }
+      mine.forEach(function (m) {
+        var b = el(opts.me !== undefined ? "button" : "div", "meld" + (m.canasta ? " canasta " + m.canasta : ""));
+        if (b.tagName === "BUTTON") { b.type = "button"; b.disabled = true; }
+        b.dataset.meld = m.index;
+        b.appendChild(row(m.cards, { wild: m.wild }));
+        var label = "meld " + m.index + ": " + meldRank(m) + " \u00b7 " + m.cards.length +
+          (m.canasta ? " \u00b7 " + m.canasta + " canasta" : "");
+        b.appendChild(el("span", "label", label));
+        b.setAttribute("aria-label", label + ", player_" + m.owner + "'s: " + m.cards.join(" "));
+        out.melds.push(b);
+        melds.appendChild(b);
+      });
+      box.appendChild(melds);
+      wrap.appendChild(box);
+    });
+    return wrap;
+  }
+
   function row(cards, opts) {
     var box = el("div", "cards");
     cards.forEach(function (c, i) {
@@ -78,15 +136,21 @@
     head.appendChild(el("b", null, view.preset + " \u00b7 " + view.players + " players \u00b7 round " + view.round));
     if (view.contract) { head.appendChild(el("span", "contract", "contract: " + view.contract)); }
     if (view.phase === "over") { head.appendChild(el("span", null, "the game is over")); }
+    if (view.canasta && view.canasta.final_turn) {
+      head.appendChild(el("span", "contract final-turn",
+        "final turn: the last stock card was a red 3 (meld or lay off, no discard, then end the round)"));
+    }
     root.appendChild(head);
     var unit = view.tiles ? "tile" : "card";
     view.seats.forEach(function (s) {
-      var box = el("div", "seat" + (s.turn ? " turn" : "") + (s.seat === opts.me ? " hand" : ""));
+      var box = el("div", "seat" + (s.turn ? " turn" : "") + (s.seat === opts.me ? " hand" : "") +
+        (view.canasta ? " side-" + s.side : "") + (s.partner ? " partner" : ""));
       box.dataset.seat = s.seat;
       var who = el("div", "who");
       who.appendChild(el("b", null, "player_" + s.seat + (s.you ? " (you)" : "")));
+      if (s.partner) { who.appendChild(el("span", "badge", "partner")); }
       var info = s.name + " \u00b7 " + s.count + " " + unit + (s.count === 1 ? "" : "s") +
-        " \u00b7 total " + s.total;
+        (view.canasta ? " \u00b7 side " + s.side : "") + " \u00b7 total " + s.total;
       if (view.tiles || view.contract) { info += s.opened ? " \u00b7 down" : " \u00b7 not down"; }
       if (!s.active) { info += " \u00b7 out of the match"; }
       if (s.turn) { info += " \u00b7 to " + view.phase; }
@@ -109,8 +173,9 @@
     });
     var table = el("div", "melds");
     var title = view.tiles ? "the table (one way to split it)" : "the table";
-    if (!view.melds.length) { table.appendChild(el("span", "empty", view.tiles ? "no tiles on the table" : "no melds on the table")); }
-    view.melds.forEach(function (m, i) {
+    if (view.canasta) { table = canastaSides(view, opts, out); title = "the table, side by side"; }
+    else if (!view.melds.length) { table.appendChild(el("span", "empty", view.tiles ? "no tiles on the table" : "no melds on the table")); }
+    (view.canasta ? [] : view.melds).forEach(function (m, i) {
       var box = el(opts.me !== undefined && m.index !== null ? "button" : "div", "meld");
       if (box.tagName === "BUTTON") { box.type = "button"; box.disabled = true; }
       box.dataset.meld = m.index === null ? i : m.index;
@@ -136,6 +201,10 @@
     if (!view.tiles) {
       var pile = el("div", "pile discard");
       pile.appendChild(el("span", "label", "discard pile " + view.discard.count));
+      if (view.canasta) {
+        pile.appendChild(el("span", "frozen-state " + (view.canasta.frozen ? "frozen" : "open"),
+          view.canasta.frozen ? "frozen" : "not frozen"));
+      }
       var cards = el("div", "cards");
       var shown = view.discard.cards;
       shown.forEach(function (c, i) {
@@ -151,6 +220,13 @@
       if (out.pile.length) { out.discard = out.pile[out.pile.length - 1]; out.discard.id = "discard"; }
       pile.appendChild(cards);
       piles.appendChild(pile);
+    }
+    if (view.canasta && view.canasta.pending.length) {
+      var pend = el("div", "pile pending");
+      pend.appendChild(el("span", "label", "taken with the pile, waiting for the opening (count " +
+        view.canasta.opening_count + ")"));
+      pend.appendChild(row(view.canasta.pending));
+      piles.appendChild(pend);
     }
     if (view.played && view.played.length) {
       var played = el("div", "pile played");
