@@ -25,6 +25,7 @@ CONFIGS = [
     ("indian", 3, {}),
     ("contract", 3, {}),
     ("rummikub", 2, {}),
+    ("canasta", 4, {}),
 ]
 
 
