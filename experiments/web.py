@@ -326,10 +326,6 @@ def _melds(state: GameState) -> list[dict[str, Any]]:
     return out
 
 
-#: Canasta's wild cards as the table shows them (a joker and every 2)
-CANASTA_WILD = ["JK", "2S", "2H", "2D", "2C"]
-
-
 def side_of(rules: rummy_env.RuleSet, seat: int) -> int:
     """The side of ``seat``: with partnerships (Canasta, 4 players) seats 0&2 and 1&3,
     else every seat its own."""
@@ -426,11 +422,8 @@ def table_view(
         "forbidden": card_str(state.forbidden)
         if state.forbidden >= 0 and state.phase == Phase.PLAY
         else None,
-        "wild": CANASTA_WILD
-        if canasta
-        else ["JK", *_cards(state.wild_faces)]
-        if rules.wilds
-        else [],
+        # the cards a move's JK may stand for (Canasta: a JK is a joker, a 2 reads as itself)
+        "wild": ["JK"] if canasta else ["JK", *_cards(state.wild_faces)] if rules.wilds else [],
         "canasta": canasta_view(state, None if omniscient else viewer) if canasta else None,
     }
 
@@ -2056,7 +2049,7 @@ against side {{ 1 - sides[game.seat] }}: you share melds, red 3s and score; neit
 <section class="summary" id="summary" aria-label="the end of round {{ summary.round }}">
 <h2>Round {{ summary.round }} is over: {{ summary.outcome }}</h2>
 {% if summary.sides %}
-<table class="summary-table" id="side-scores"><tr><th>side</th><th>laid</th>{% for _, words in summary.sides[0].parts %}<th>{{ words }}</th>{% endfor %}<th>score</th><th>total</th></tr>
+<table class="summary-table" id="side-scores"><tr><th>side</th><th>laid</th>{% for words, _ in summary.sides[0].parts %}<th>{{ words }}</th>{% endfor %}<th>score</th><th>total</th></tr>
 {% for sd in summary.sides %}
 <tr class="side-{{ sd.side }}{{ ' winner' if sd.went_out }}"><td>side {{ sd.side }}: {% for p in sd.seats %}player_{{ p }} ({{ game.names[p] }}){{ ' & ' if not loop.last }}{% endfor %}{{ ' · went out' if sd.went_out }}{{ ' concealed' if sd.went_out and summary.concealed }}</td>
 <td><span class="laid">{% for m in sd.laid %}<span class="meld-text">{{ m|join(' ') }}</span>{% else %}<span class="muted">nothing</span>{% endfor %}</span></td>

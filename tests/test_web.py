@@ -278,7 +278,7 @@ def test_play_a_round_against_random(client):
 @pytest.mark.parametrize(
     ("preset", "players", "seat"),
     [("gin", 2, 1), ("rummy500", 3, 2), ("deuces", 2, 0), ("indian", 3, 1), ("contract", 3, 0)]
-    + [("rummikub", 2, 1)],
+    + [("rummikub", 2, 1), ("canasta", 2, 1), ("canasta", 3, 0)],
 )
 def test_play_other_presets_and_seats(client, preset, players, seat):
     url = start(client, preset=preset, players=players, seat=seat, opp0="random", opp1="greedy")
@@ -1040,3 +1040,163 @@ def test_a_replay_jumps_to_each_round():
 
     states = [SimpleNamespace(round=r) for r in (0, 0, 0, 1, 1, 2, 2)]  # the last: game over
     assert W._rounds(states) == [(1, 0), (2, 3), (3, 5)]
+
+
+# ------------------------------------------------------------------ Canasta
+def canasta_hidden(game: W.PlayGame) -> set[str]:
+    """The faces held only in hands the person cannot see (his partner's among them): not
+    known to be held, and no copy in his hand, on the table, among the red 3s, in the pile
+    (all of it was face up), among the pending cards or named in a public move."""
+    s = game.state
+    d = s.to_dict()
+    public = set(" ".join(t for _, t in game.log).split())
+    public |= {card_str(f) for f in s.hand_cards(game.seat)}
+    public |= {c for m in d["table"] for c in m["cards"]} | set(d["discard"])
+    public |= {c for reds in d["red_threes"] for c in reds} | set(d["pending"])
+    out = set()
+    for p in range(s.rules.num_players):
+        if p != game.seat:
+            out |= {card_str(f) for f in s.hand_cards(p)} - set(d["known"][p])
+    return out - public
+
+
+def test_play_a_round_of_canasta_with_a_partner(client):
+    """Four players: the person at seat 0 (his moves greedy's choice) with canasta-expert as
+    partner at seat 2 against two greedy agents, through the routes to the end of the round:
+    the partner is labelled, the table holds both sides, the pile's size, top and frozen
+    state, the pending cards; no card of the hidden hands (the partner's included) reaches
+    the page or its JSON; the summary gives each side's score part by part."""
+    import agents
+
+    url = start(
+        client,
+        preset="canasta",
+        players=4,
+        seat=0,
+        opp1="greedy",
+        opp2="canasta-expert",
+        opp3="greedy",
+    )
+    game = play_game(client, url)
+    assert game.names == ["you", "greedy", "canasta-expert", "greedy"]
+    me = agents.make("greedy", game.env.rules, 0)
+    me.reset(seed=1)
+    seen_hidden = kinds = 0
+    offered = set()
+    for moves in range(3000):
+        html = text(client.get(url))
+        if game.over:
+            break
+        s = game.state
+        assert "Your turn" in html and str(game.seed) not in html
+        assert "(partner)" in html and "(opponent)" in html and 'id="partnership"' in html
+        view = page_json(html, "view")
+        seats = view["seats"]
+        assert [x["side"] for x in seats] == [0, 1, 0, 1]
+        assert [x["partner"] for x in seats] == [False, False, True, False]
+        assert seats[0]["hand"] == [card_str(f) for f in s.hand_cards(0)]
+        for x in seats[1:]:  # the partner's hand too: only its count and the cards known
+            assert x["hand"] is None and x["count"] == s.nhand[x["seat"]]
+            assert x["known"] == list(W.counts_str(s.known[x["seat"]]))
+        c = view["canasta"]
+        assert [sd["seats"] for sd in c["sides"]] == [[0, 2], [1, 3]]
+        assert [sd["yours"] for sd in c["sides"]] == [True, False] and c["partner"] == 2
+        for sd in c["sides"]:
+            assert sd["opened"] == bool(s.opened[sd["side"]]) and sd["minimum"] == 50
+            assert sd["red_threes"] == [card_str(f) for f in s.red_threes[sd["side"]]]
+        assert view["discard"]["count"] == len(s.discard) and c["frozen"] == bool(s.frozen)
+        assert c["top"] == (card_str(s.discard[-1]) if s.discard else None)
+        assert c["pending"] == list(W.counts_str(s.pending))
+        assert [m["side"] for m in view["melds"]] == [m.side for m in s.table]
+        for m in view["melds"]:
+            n, wild = len(m["cards"]), sum(x == "JK" or x[0] == "2" for x in m["cards"])
+            assert m["canasta"] == (None if n < 7 else "mixed" if wild else "natural")
+        hidden = canasta_hidden(game)
+        seen_hidden += bool(hidden)
+        assert '"wild": ["JK"]' in html  # (the same in every game: not counted)
+        page = visible_text(html).replace('"wild": ["JK"]', "")
+        for card in hidden:
+            assert not re.search(rf"\b{card}\b", page), f"{card} of a hidden hand is in the page"
+        legal = page_json(html, "legal")
+        assert {m["id"] for m in legal} == {a for a, _ in game.legal()}
+        for m in legal:
+            offered.add(m["kind"])
+            if m["kind"] == "LayOff":  # onto a meld of the person's side, by its table index
+                assert s.table[m["meld"]].side == 0
+            if m["kind"] == "TakePile":
+                assert m["group"] == "take the pile" and m["words"].startswith(
+                    "take the discard pile"
+                )
+        if moves % 25 == 0:  # the picture: the seat's view
+            frame = client.get(f"{url}/table.png")
+            assert np.array_equal(pixels(frame.data), draw_table(s, viewer=0))
+        obs = game.env.observe(game.env.agent_selection)
+        a = int(me.act(obs["observation"], obs["action_mask"]))
+        r = client.post(f"{url}/move", data={"action": str(a)})
+        assert r.status_code == 303, text(r)
+        kinds += 1
+    assert game.over and kinds > 5 and seen_hidden > 0
+    assert {"DrawStock", "Discard"} <= offered
+    summary = game.summaries[-1]
+    info = game.state.last_result["info"]
+    assert [sd["score"] for sd in summary["sides"]] == info["side_scores"]
+    for sd, parts in zip(summary["sides"], info["breakdown"]):
+        assert sum(v for _, v in sd["parts"]) == sd["score"] == sum(parts.values())
+    assert 'id="side-scores"' in html and "cards left in hand" in html
+    for sd in summary["sides"]:
+        assert f"<b>{sd['score']}</b>" in html
+    assert "side 0: player_0 (you) & player_2 (canasta-expert)" in html
+    assert "side 1: player_1 (greedy) & player_3 (greedy)" in html
+    assert f"seed {game.seed}" in html  # and now every hand
+    assert all(x["hand"] is not None for x in page_json(html, "view")["seats"])
+
+
+def test_canasta_moves_and_melds_as_the_table_shows_them():
+    """Random Canasta games of 2-4 players: every legal action with the hand cards it uses
+    (taking the pile with the cards that meld its top card), lay-offs onto the mover's
+    side's melds, and the table's melds with their side and canastas."""
+    from collections import Counter
+
+    import rummy_env
+
+    kinds = set()
+    canastas = set()
+    for players in (2, 3, 4):
+        env = rummy_env.raw_env("canasta", num_players=players)
+        env.reset(seed=players)
+        rng = np.random.default_rng(players)
+        for _ in range(1500):
+            s = env.state
+            if s.phase.name == "GAME_OVER":
+                break
+            seat = env.agent_name_mapping[env.agent_selection]
+            hand = Counter(card_str(f) for f in s.hand_cards(seat))
+            got = W.legal_view(env)
+            mask = env.observe(env.agent_selection)["action_mask"]
+            assert [m["id"] for m in got] == list(np.flatnonzero(mask))
+            for m in got:
+                kinds.add(m["kind"])
+                assert not Counter(m["cards"]) - hand, (m, hand)
+                if m["kind"] == "LayOff":
+                    assert s.table[m["meld"]].side == W.side_of(s.rules, seat)
+            view = W.table_view(s, [], viewer=seat)
+            assert view["wild"] == ["JK"]
+            assert len(view["canasta"]["sides"]) == (2 if players == 4 else players)
+            for m, tm in zip(view["melds"], s.table):
+                assert m["side"] == tm.side and m["cards"] == [card_str(f) for f in tm.cards]
+                canastas.add(m["canasta"])
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+    assert {"DrawStock", "TakePile", "Meld", "LayOff", "Discard"} <= kinds
+    assert {None, "mixed"} <= canastas
+
+
+def test_the_play_form_names_the_partner(client):
+    html = text(client.get("/play?preset=canasta&players=4"))
+    assert page_json(html, "partners") == [4]
+    assert option_values(html, "players") == ["2", "3", "4"]
+    assert "you play with the agent across the table as your partner" in html
+    assert "canasta-expert" in option_values(html, "opp2")
+    assert page_json(text(client.get("/play?preset=basic")), "partners") == []
+    assert W.play_hint([{"kind": "DrawStock"}, {"kind": "TakePile"}]).startswith(
+        "draw by clicking the stock, or take the whole discard pile"
+    )
