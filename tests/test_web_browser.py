@@ -1,7 +1,7 @@
 """The web app in a real browser: headless Chromium, driven through Selenium with the
 system's chromedriver, plays a whole round of basic and of gin by clicking cards (the
 stock or the discard pile to draw, cards of the hand, then a move their selection offers),
-lays out a 60-tile rack and six melds on a narrow window, lets a stored replay play itself,
+plays a few turns of four-player Canasta with an agent as partner, lays out a 60-tile rack and six melds on a narrow window, lets a stored replay play itself,
 and loads the leaderboard; no console error (CSP violations among them) may appear. A
 screenshot of every page goes to ``$RUMMY_TEST_ARTIFACTS`` (default ``test-artifacts/``).
 
@@ -329,3 +329,74 @@ def test_leaderboard(server, browser, artifacts):
     browser.get(server + "/")
     assert browser.find_elements(By.CSS_SELECTOR, "table.ratings")
     assert console_errors(browser, allow=("/games/9999",)) == []  # the 404 asked for
+
+
+def rank(card: str) -> str:
+    return card if card == "JK" else card[0]
+
+
+def test_canasta_with_a_partner_by_clicking(server, browser, artifacts):
+    """Canasta with four players: the form labels the seat across as the partner; on the
+    table the partner's badge, both sides' boxes (opened or the minimum, red 3s) and the
+    pile's frozen state; a few turns by clicks: the stock or the pile to draw, the cards of
+    a meld then its button, a lay-off by clicking a meld of the side, a discard."""
+    console_errors(browser)
+    browser.get(f"{server}/play?preset=canasta")
+    Select(browser.find_element(By.ID, "players")).select_by_visible_text("4")
+    Select(browser.find_element(By.ID, "seat")).select_by_value("0")
+    role = lambda k: browser.find_element(By.CSS_SELECTOR, f"tr.opp[data-seat='{k}'] .role").text  # noqa: E731
+    assert [role(k) for k in (1, 2, 3)] == ["(opponent)", "(your partner)", "(opponent)"]
+    for k, agent in ((1, "greedy"), (2, "canasta-expert"), (3, "greedy")):
+        Select(browser.find_element(By.ID, f"opp{k}")).select_by_visible_text(agent)
+    click_and_wait(browser, browser.find_element(By.ID, "start"))
+    assert "(partner)" in browser.find_element(By.ID, "players").text
+    done = set()
+    for _ in range(60):
+        if browser.find_elements(By.ID, "scoring") or len(done) >= 4 and "Discard" in done:
+            break
+        partner = browser.find_element(By.CSS_SELECTOR, ".seat.partner")
+        assert partner.get_attribute("data-seat") == "2"
+        assert partner.find_element(By.CSS_SELECTOR, ".badge").text == "partner"
+        assert not partner.find_elements(By.CSS_SELECTOR, ".card:not(.back):not(.known)")
+        sides = browser.find_elements(By.CSS_SELECTOR, ".side-group")
+        assert [s.get_attribute("data-side") for s in sides] == ["0", "1"]
+        assert "your side" in sides[0].text and "player_2 (partner)" in sides[0].text
+        assert all(re.search(r"opened|initial meld \d+\+", s.text) for s in sides)
+        assert all("red 3s" in s.text for s in sides)
+        frozen = browser.find_element(By.CSS_SELECTOR, ".pile.discard .frozen-state").text
+        assert frozen in ("frozen", "not frozen")
+        legal = json.loads(browser.find_element(By.ID, "legal").get_attribute("textContent"))
+        kinds = {m["kind"] for m in legal}
+        takes = [m for m in legal if m["kind"] == "TakePile"]
+        stock = browser.find_elements(By.CSS_SELECTOR, "#stock.live")
+        if "DrawStock" in kinds or takes:  # draw: the stock, or the pile when it takes at once
+            if takes and (len(takes) == 1 or any(not m["cards"] for m in takes)):
+                click_and_wait(browser, browser.find_element(By.CSS_SELECTOR, "#discard.live"))
+                done.add("TakePile")
+            else:
+                click_and_wait(browser, stock[0])
+                done.add("DrawStock")
+            continue
+        if len(done) == 2 and not (artifacts / "web_play_canasta.png").exists():
+            screenshot(browser, artifacts / "web_play_canasta.png")
+        move = next(
+            (m for k in ("Meld", "LayOff", "Discard") for m in legal if m["kind"] == k), None
+        )
+        if move is None:  # a move without cards (end the round)
+            click_and_wait(browser, browser.find_element(By.CSS_SELECTOR, "#actions button.move"))
+            continue
+        for card in move["cards"]:  # its cards, by rank (suits tell no Canasta move apart)
+            hand = browser.find_elements(By.CSS_SELECTOR, ".seat.hand button.card:not(.selected)")
+            next(b for b in hand if rank(b.get_attribute("data-card")) == rank(card)).click()
+        if move["kind"] == "LayOff":
+            target = browser.find_element(
+                By.CSS_SELECTOR, f".meld.live[data-meld='{move['meld']}']"
+            )
+        else:
+            buttons = browser.find_elements(By.CSS_SELECTOR, "#actions button.move")
+            target = next(b for b in buttons if b.get_attribute("data-action") == str(move["id"]))
+        click_and_wait(browser, target)
+        done.add(move["kind"])
+    assert {"Discard"} <= done and len(done) >= 2
+    screenshot(browser, artifacts / "web_play_canasta_later.png")
+    assert console_errors(browser) == []
