@@ -30,7 +30,10 @@ rummy-web --db results/tournament.sqlite --port 8000      # then open http://127
   each seat's score and what each laid, and a match goes on to the next round. Nothing
   the seat's observation does not hold reaches the browser before the game is over: the
   deal seed and the other hands stay on the server. Games in play live in the server's
-  memory, each under a random token. The table's scripts and styles are in
+  memory, each under a random token. Canasta (:func:`canasta_view`): the melds grouped by
+  side, each side's red 3s and opening, the pile frozen or not, the cards pending for an
+  opening; with 4 players the person plays with the agent across as partner and sees
+  only his own hand. The table's scripts and styles are in
   ``experiments/web_static/`` (cards as HTML, laid out with flex-wrap: a 60-tile rack or
   six melds wrap on a narrow window).
 
@@ -1693,13 +1696,14 @@ def play_hint(legal: list[dict[str, Any]], tiles: bool = False) -> str:
         )
     if "Buy" in kinds:
         return "buy the discard (a penalty card from the stock comes with it), or pass"
-    if "TakePile" in kinds and kinds <= {"DrawStock", "TakePile", "EndRound"}:
-        return (
-            "draw by clicking the stock, or take the whole discard pile: click it, or select "
-            "the cards of your hand to meld its top card with"
-        )
-    if kinds == {"EndRound"}:
-        return "the round ends: click end the round"
+    if kinds & {"TakePile", "EndRound"} and kinds <= {"DrawStock", "TakePile", "EndRound"}:
+        ways = {
+            "DrawStock": "draw by clicking the stock",
+            "TakePile": "take the whole discard pile: click it, or select the cards of your "
+            "hand to meld its top card with",
+            "EndRound": "end the round",
+        }
+        return ", or ".join(w for k, w in ways.items() if k in kinds)
     if kinds and kinds <= {"DrawStock", "DrawDiscard", "Pass", "Drop"}:
         extra = [w for k, w in (("Pass", "pass"), ("Drop", "drop out")) if k in kinds]
         return "draw by clicking the stock or the discard pile" + (

@@ -1161,6 +1161,7 @@ def test_canasta_moves_and_melds_as_the_table_shows_them():
 
     kinds = set()
     canastas = set()
+    pending = 0
     for players in (2, 3, 4):
         env = rummy_env.raw_env("canasta", num_players=players)
         env.reset(seed=players)
@@ -1182,12 +1183,14 @@ def test_canasta_moves_and_melds_as_the_table_shows_them():
             view = W.table_view(s, [], viewer=seat)
             assert view["wild"] == ["JK"]
             assert len(view["canasta"]["sides"]) == (2 if players == 4 else players)
+            assert view["canasta"]["pending"] == list(W.counts_str(s.pending))
+            pending += any(s.pending)
             for m, tm in zip(view["melds"], s.table):
                 assert m["side"] == tm.side and m["cards"] == [card_str(f) for f in tm.cards]
                 canastas.add(m["canasta"])
             env.step(int(rng.choice(np.flatnonzero(mask))))
     assert {"DrawStock", "TakePile", "Meld", "LayOff", "Discard"} <= kinds
-    assert {None, "mixed"} <= canastas
+    assert {None, "mixed"} <= canastas and pending > 0
 
 
 def test_the_play_form_names_the_partner(client):
@@ -1197,6 +1200,6 @@ def test_the_play_form_names_the_partner(client):
     assert "you play with the agent across the table as your partner" in html
     assert "canasta-expert" in option_values(html, "opp2")
     assert page_json(text(client.get("/play?preset=basic")), "partners") == []
-    assert W.play_hint([{"kind": "DrawStock"}, {"kind": "TakePile"}]).startswith(
-        "draw by clicking the stock, or take the whole discard pile"
-    )
+    hint = W.play_hint([{"kind": "DrawStock"}, {"kind": "TakePile"}])
+    assert hint.startswith("draw by clicking the stock, or take the whole discard pile")
+    assert W.play_hint([{"kind": "TakePile"}, {"kind": "EndRound"}]).endswith(", or end the round")
