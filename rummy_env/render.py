@@ -29,6 +29,13 @@ REASONS = {
 
 #: what ``round_scores`` and the rewards mean, per ``RuleSet.scoring``: (the scores' name, meaning)
 SCORE_MEANING = {
+    "canasta": (
+        "points",
+        "each side scores the cards of its melds, 500 a natural and 300 a mixed canasta, "
+        "100 a red 3 (800 for all four; negative for a side without a meld), 100 for "
+        "going out (200 concealed), less the cards left in its hands; partners score "
+        "alike; higher is better",
+    ),
     "rummikub": (
         "points",
         "each other player pays the winner his rack total (a joker 30) less the "

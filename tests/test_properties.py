@@ -830,6 +830,24 @@ def test_no_leaks(kw, seed):
 
 
 # ------------------------------------------------------------------ returns
+def _canasta_returns(env, res, before) -> None:
+    """Canasta: each seat's reward is its side's round score (partners equal), a round
+    nobody went out of has no winner, the totals grow by the round's scores."""
+    sides = before["sides"]
+    rewards = res["rewards"]
+    assert rewards == res["round_scores"]
+    assert all(rewards[q] == rewards[sides[q]] for q in range(len(sides)))
+    for a in env.agents:
+        info = env.infos[a]
+        assert info["side_scores"] == [rewards[sd] for sd in range(len(info["side_scores"]))]
+        assert [sum(b.values()) for b in info["breakdown"]] == info["side_scores"]
+    if res["reason"] == "went_out":
+        assert res["winner"] == before["current_player"]
+    else:
+        assert res["winner"] is None
+    assert res["totals"] == [t + s for t, s in zip(before["totals"], res["round_scores"])]
+
+
 @pytest.mark.parametrize("kw", CONFIG_KW, ids=CONFIG_IDS)
 @fast(5)
 @given(seed=SEEDS)
@@ -864,6 +882,9 @@ def test_returns(kw, seed):
         assert res["round"] == before["round"]
         reasons = ("went_out", "stock_exhausted", "turn_limit", "declared", "dropped", "all_passed")
         assert res["reason"] in reasons
+        if rules.scoring == "canasta":  # (tests/test_canasta_scoring.py scores each round)
+            _canasta_returns(env, res, before)
+            continue
         assert 0 <= winner < n and before["active"][winner]
         for a in env.agents:
             assert env.rewards[a] == rewards[env.agent_name_mapping[a]]

@@ -82,6 +82,18 @@ def test_a_gin_knock_and_an_info_without_rewards():
     assert "Points this round, gin scoring" in text and "reward" not in text.splitlines()[-1]
 
 
+def test_a_canasta_round_result_says_how_sides_score():
+    env = rummy_env.raw_env("canasta", num_players=4)
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    while env.state.last_result is None:
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        env.step(int(rng.choice(legal)))
+    text = " ".join(describe_result(env.state.last_result, env.rules).split())
+    assert "Points this round, canasta scoring: each side scores" in text, text
+    assert "500 a natural and 300 a mixed canasta" in text
+
+
 def test_the_demo_explains_the_result(capsys):
     play_rendered("basic", 2, 0)
     out = capsys.readouterr().out
