@@ -341,3 +341,41 @@ def test_masks_equal_the_rule_book_oracle(players):
             legal = np.flatnonzero(mask)
             env.step(int(legal[rng.randrange(len(legal))]))
     assert checked > 100 and openings > 0
+
+
+def test_the_rank_search_agrees_with_trying_every_sequence():
+    """``reachable`` (a programme over the ranks of the hand) answers as ``exact`` (every
+    sequence of melds and lay-offs tried) on random positions; with the pile's cards
+    waiting, ``exact`` may also find that they complete the canastas to go out."""
+    from rummy_env.variants._canasta_moves import exact, reachable
+
+    rng = random.Random(7)
+    agree = waiting = 0
+    for _ in range(3000):
+        nat = [0] * 11
+        for rc in rng.sample(range(11), rng.randint(1, 4)):
+            nat[rc] = rng.randint(1, 5)
+        melds = [None] * 11
+        for rc in rng.sample(range(11), rng.randint(0, 2)):
+            wild = rng.randint(0, 3)
+            melds[rc] = (rng.randint(max(3, wild + 2), 8), wild)
+        pos = (
+            tuple(nat),
+            rng.randint(0, 2),
+            rng.randint(0, 2),
+            rng.choice((0, 0, 1, 3)),
+            tuple(melds),
+            rng.choice((0, 0, 20, 45)),
+            rng.choice((0, 50, 90)),
+        )
+        pending = tuple(rng.choice((0, 0, 0, 1)) for _ in range(14)) if rng.random() < 0.3 else ()
+        ctx = (rng.choice((1, 2)), rng.random() < 0.2, 3)
+        fast = reachable(*pos, sum(pending), *ctx)
+        slow = exact(*pos, pending, *ctx)
+        if pending:
+            waiting += 1
+            assert slow or not fast, (pos, pending, ctx)  # the search never claims too much
+        else:
+            assert fast == slow, (pos, ctx)
+            agree += 1
+    assert agree > 1000 and waiting > 300

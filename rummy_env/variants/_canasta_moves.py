@@ -131,7 +131,7 @@ class Position(NamedTuple):
     melds: list[tuple[int, int] | None]
     count: int
     need: int
-    pending: int
+    pending: tuple[int, ...]  # the pile's cards waiting (D-24): naturals per class, J, 2s, 3s
 
 
 def position(s: GameState, p: int) -> Position:
@@ -142,14 +142,23 @@ def position(s: GameState, p: int) -> Position:
         if m.side == sd:
             melds[m.rc] = (m.size, m.wild)
     if s.opened[p]:
-        return Position(nat, j, t, b, melds, 0, 0, 0)
-    return Position(nat, j, t, b, melds, s.opening_count, minimum(s, sd), sum(s.pending))
+        return Position(nat, j, t, b, melds, 0, 0, ())
+    return Position(nat, j, t, b, melds, s.opening_count, minimum(s, sd), _kinds_of(s.pending))
+
+
+def _kinds_of(counts: list[int]) -> tuple[int, ...]:
+    """Cards as :func:`hand_classes` counts them, flat: naturals per class, J, 2s, 3s."""
+    if not any(counts):
+        return ()
+    nat, j, t, b = hand_classes(counts)
+    return (*nat, j, t, b)
 
 
 def _ok(s: GameState, pos: Position, **change: Any) -> bool:
-    """:func:`reachable` from ``pos`` changed by a move."""
+    """:func:`reachable` from ``pos`` changed by a move; where it says no while the pile's
+    cards wait, :func:`exact` decides (they may complete the canastas to go out)."""
     q = pos._replace(**change)
-    return reachable(
+    args = (
         tuple(q.nat),
         q.jokers,
         q.deuces,
@@ -157,11 +166,82 @@ def _ok(s: GameState, pos: Position, **change: Any) -> bool:
         tuple(q.melds[:BLACK]),
         q.count,
         q.need,
-        q.pending,
-        s.rules.canastas_to_go_out,
-        s.final_turn,
-        s.rules.max_wilds_per_meld,
     )
+    rules = s.rules
+    to_go, final, cap = rules.canastas_to_go_out, s.final_turn, rules.max_wilds_per_meld
+    waiting = sum(q.pending)
+    if reachable(*args, waiting, to_go, final, cap):
+        return True
+    if not waiting or not reachable(*args, waiting, 0, final, cap):
+        return False  # (the count cannot be reached at all)
+    return exact(*args, q.pending, to_go, final, cap)
+
+
+@lru_cache(maxsize=65536)
+def exact(
+    nat: tuple[int, ...],
+    jokers: int,
+    deuces: int,
+    black: int,
+    melds: tuple[tuple[int, int] | None, ...],
+    count: int,
+    need: int,
+    pending: tuple[int, ...],
+    to_go: int,
+    final: bool,
+    cap: int,
+) -> bool:
+    """:func:`reachable` by trying every meld and lay-off in turn: the pile's waiting
+    cards join the hand once the count is reached and may then be laid too."""
+    n = sum(nat) + jokers + deuces + black
+    cans = sum(1 for m in melds if m is not None and m[0] >= 7)
+    if count >= need:
+        if pending:
+            nat = tuple(a + b for a, b in zip(nat, pending))
+            jokers, deuces, black = jokers + pending[11], deuces + pending[12], black + pending[13]
+            return exact(nat, jokers, deuces, black, melds, count, need, (), to_go, final, cap)
+        if _ends(n, cans, to_go, final):
+            return True
+    left = n + sum(pending)
+    for m3 in (3, 4) if black >= 3 and cans >= to_go else ():  # (the last meld, D-27)
+        if m3 <= black and left - m3 <= 1 and count + 5 * m3 >= need:
+            return True
+    for rc, n_, j, t, add, wild in _exact_moves(nat, jokers, deuces, melds, cap):
+        nat2 = nat[:rc] + (nat[rc] - n_,) + nat[rc + 1 :]
+        melds2 = melds[:rc] + ((add, wild),) + melds[rc + 1 :]
+        count2 = count + n_ * NAT_VALUE[rc] + 50 * j + 20 * t if count < need else count
+        if left == n_ + j + t and not pending:  # the hand laid out: going out
+            if count2 >= need and cans + (add >= 7 and (melds[rc] or (0,))[0] < 7) >= to_go:
+                return True
+            continue
+        if exact(
+            nat2, jokers - j, deuces - t, black, melds2, count2, need, pending, to_go, final, cap
+        ):
+            return True
+    return False
+
+
+def _exact_moves(
+    nat: tuple[int, ...], jokers: int, deuces: int, melds: tuple, cap: int
+) -> list[tuple[int, int, int, int, int, int]]:
+    """Every meld and lay-off of a hand: (class, naturals, jokers, 2s, the meld's size
+    and wild cards after it)."""
+    out = []
+    for rc in range(BLACK):
+        m, have = melds[rc], nat[rc]
+        if m is not None:
+            size, wild = m
+            if have:
+                out.append((rc, 1, 0, 0, size + 1, wild))
+            if wild < cap:
+                if jokers:
+                    out.append((rc, 0, 1, 0, size + 1, wild + 1))
+                if deuces:
+                    out.append((rc, 0, 0, 1, size + 1, wild + 1))
+        elif have >= 2:
+            for _, n, j, t in _shapes(have, jokers, deuces, cap):
+                out.append((rc, n, j, t, n + j + t, j + t))
+    return out
 
 
 # ------------------------------------------------------------------ legal moves
@@ -229,7 +309,7 @@ def _take_ok(
     m = pos.melds[rc]
     meld = (m[0] if m else 0) + 1 + n + j + t, (m[1] if m else 0) + j + t
     if not opened:  # (the rest of the pile waits until the count is reached)
-        return _lay_ok(s, pos, rc, (n, j, t), meld, VALUE[top], len(kept))
+        return _lay_ok(s, pos, rc, (n, j, t), meld, VALUE[top], _kinds_of(face_counts(kept)))
     nat = pos.nat[:]
     nat[rc] -= n
     melds = pos.melds[:]
@@ -253,7 +333,7 @@ def _lay_ok(
     lay: tuple[int, int, int],
     meld: tuple[int, int],
     base: int = 0,
-    pending: int | None = None,
+    pending: tuple[int, ...] | None = None,
 ) -> bool:
     """:func:`reachable` after ``lay`` = (naturals of ``rc``, jokers, 2s) left the hand
     for the side's meld of ``rc``, which becomes ``meld`` (cards, wild cards); the count
@@ -342,7 +422,7 @@ def _legal_black(s: GameState, p: int, pos: Position) -> list[int]:
     if canastas(s, sd) < s.rules.canastas_to_go_out:
         return acts
     for m3 in (3, 4):
-        left = s.nhand[p] - m3 + pos.pending
+        left = s.nhand[p] - m3 + sum(pos.pending)
         if m3 <= pos.black and left <= 1 and pos.count + 5 * m3 >= pos.need:
             acts.append(base + m3 - 3)
     return acts
