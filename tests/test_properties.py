@@ -290,6 +290,7 @@ class Oracle:
 
     def __init__(self, env: rummy_env.raw_env):
         self.rules = env.rules
+        self.taken: tuple[str | None, str | None] = (None, None)
         self.max_pos = 13 if self.rules.ace == "low_or_high" else 12
         self.draws, self.discards, self.melds = [], [], []
         self.declares: list[tuple[int, str]] = []  # Indian rummy
@@ -346,12 +347,19 @@ class Oracle:
         return self.rules.wild_deuces and card[0] == "2"
 
     def wild_pool(self, hand: Counter, own: str | None = None, set_of_2s: bool = False):
-        """The wild cards of ``hand`` in the order the rule book lays them (D-13: jokers
-        before 2s; 2s by suit S H D C), without ``own`` (a 2 that would stand at its own
-        place) and without any 2 for a set of 2s (every 2 is natural there)."""
+        """The wild cards of ``hand`` in the order the rule book lays them (D-13: a 2 taken
+        from the pile that must be used now, the jokers, a 2 taken from the pile this turn
+        (it may not be discarded), then the 2s by suit S H D C), without ``own`` (a 2 that
+        would stand at its own place) and without any 2 for a set of 2s (natural there)."""
+        must, taken = self.taken
+        twos = [c for c in ("2S", "2H", "2D", "2C") if c != own]
+        first = [must] if must in twos else []
+        later = [taken] if taken in twos and taken != must else []
+        twos = first + later + [c for c in twos if c not in first + later]
         pool = ["JK"] * hand["JK"]
         if self.rules.wild_deuces and not set_of_2s:
-            pool += [c for c in ("2S", "2H", "2D", "2C") if c != own for _ in range(hand[c])]
+            pool = [c for c in first for _ in range(hand[c])] + pool
+            pool += [c for c in twos[len(first) :] for _ in range(hand[c])]
         return pool
 
     def parse_meld(self, m: dict[str, Any]) -> dict[str, Any]:
@@ -395,6 +403,7 @@ class Oracle:
         raise AssertionError(f"table meld {cards} is not a run")
 
     def legal(self, d: dict[str, Any]) -> set[int]:
+        self.taken = (d.get("must_use"), d.get("forbidden"))  # (the order of wild 2s, D-13)
         p = d["current_player"]
         hand = Counter(d["hands"][p])
         n = len(d["hands"][p])
@@ -682,6 +691,22 @@ def test_mask_exactness(kw, seed):
                 f"{[str(env.decode(a)) for a in sorted(want - got)]}"
             )
     assert brute > 0
+
+
+def test_a_meld_lays_the_2_taken_this_turn_before_another():
+    """D-13: with 2S and 2C (2C taken from the pile this turn, so not discardable) and
+    4D 5D, ``meld JK 4D 5D`` lays 2C and leaves 2S to discard: legal. (The game where the
+    rule book's oracle once disagreed with the mask.)"""
+    env = make(dict(preset="deuces", num_players=4, jokers=1, ace="low_or_high"))
+    oracle = Oracle(env)
+    compared = 0
+    for _agent, mask, _ in random_play(env, 363576399):
+        if mask is None:
+            continue
+        d = env.state.to_dict()
+        assert oracle.legal(d) == set(np.flatnonzero(mask).tolist()), d["step_count"]
+        compared += 1
+    assert compared > 108
 
 
 # --------------------------------------------------------------- 4. termination
