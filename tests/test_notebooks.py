@@ -60,3 +60,24 @@ def test_notebook_is_committed_with_its_outputs(path: Path) -> None:
 
 def test_there_are_notebooks() -> None:
     assert {p.stem for p in NOTEBOOKS} >= {"01_quickstart"}, os.listdir(NOTEBOOKS[0].parent)
+
+
+def test_the_quickstart_is_committed_with_every_preset() -> None:
+    """The committed outputs follow the code: the quickstart's first cell prints the
+    presets (re-execute with ``python -m experiments.notebooks`` when one is added)."""
+    import rummy_env
+
+    nb = nbformat.read(NOTEBOOKS[0], as_version=4)
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    text = "".join(o.get("text", "") for o in first.outputs)
+    assert str(sorted(rummy_env.PRESETS)) in text, text[:300]
+
+
+def test_the_notebook_command_names_what_it_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from experiments import notebooks
+
+    with pytest.raises(SystemExit) as e:
+        notebooks.main(["no_such_notebook"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown notebook(s) no_such_notebook" in err and "01_quickstart" in err
