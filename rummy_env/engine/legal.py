@@ -70,9 +70,7 @@ def _legal_draw(s: GameState) -> list[int]:
                 # the card must be used at once: legal only if some meld or lay-off
                 # containing it is legal after the draw (which also rules out dead ends);
                 # the first legal meld settles it (no discard is legal before it is used)
-                if _may_use(s, p, c, above_s, above_r, above_jokers) and _legal_play_moves(
-                    _drawn(s, p, d), first_meld=True
-                ):
+                if _may_use(s, p, c, above_s, above_r, above_jokers) and _usable_drawn(s, p, d):
                     acts.append(1 + d)
             elif n + d > hand[c] + (d and sum(f == c for f in pile[len(pile) - d :])):
                 acts.append(1 + d)  # something other than the taken face to discard
@@ -109,11 +107,20 @@ _NEAR = [
 ]
 
 
-def _drawn(s: GameState, p: int, d: int) -> GameState:
-    t = s.copy()
-    _draw_discard(t, p, d)
-    t._legal = None
-    return t
+def _usable_drawn(s: GameState, p: int, d: int) -> bool:
+    """Whether some meld or lay-off is legal after taking the discard at depth ``d``: the
+    draw made in place and undone (cheaper than a copy of the state)."""
+    pile, keep = s.discard, (s.forbidden, s.must_use, s.phase, s.upcard_stage, s._legal)
+    taken = pile[len(pile) - 1 - d :]
+    _draw_discard(s, p, d)
+    s._legal = None
+    try:
+        return bool(_legal_play_moves(s, first_meld=True))
+    finally:
+        for f in taken:  # (the known cards the draw added go with them)
+            s._remove(p, f)
+        pile += taken
+        s.forbidden, s.must_use, s.phase, s.upcard_stage, s._legal = keep
 
 
 def _draw_discard(s: GameState, p: int, d: int) -> None:
