@@ -54,6 +54,11 @@ def _legal_draw(s: GameState) -> list[int]:
         hand = s.hands[p]
         n = s.nhand[p]
         depths = range(len(pile)) if rules.discard_pickup == "any" else (0,)
+        # natural cards a table meld takes: an opened player may lay such a card off at
+        # once, when a card other than its copies is left to discard, or going out where
+        # no discard is required
+        laid = _table_bits(s) if s.opened[p] else 0
+        out_ok = not rules.go_out_requires_discard
         # the cards above depth d (they come along), gathered as d grows: suit masks of
         # their ranks, rank masks of their suits, and their jokers
         above_s, above_r, above_jokers = [0] * 4, [0] * NUM_RANKS, 0
@@ -70,7 +75,14 @@ def _legal_draw(s: GameState) -> list[int]:
                 # the card must be used at once: legal only if some meld or lay-off
                 # containing it is legal after the draw (which also rules out dead ends);
                 # the first legal meld settles it (no discard is legal before it is used)
-                if _may_use(s, p, c, above_s, above_r, above_jokers) and _usable_drawn(s, p, d):
+                if laid >> c & 1 and (
+                    n + d > hand[c] + (d and pile[len(pile) - d :].count(c))  # (copies of c
+                    or (n + d == 0 and out_ok)  # left may not be discarded this turn)
+                ):
+                    acts.append(1 + d)
+                elif _may_use(s, p, c, above_s, above_r, above_jokers, laid) and _usable_drawn(
+                    s, p, d
+                ):
                     acts.append(1 + d)
             elif n + d > hand[c] + (d and sum(f == c for f in pile[len(pile) - d :])):
                 acts.append(1 + d)  # something other than the taken face to discard
@@ -80,12 +92,19 @@ def _legal_draw(s: GameState) -> list[int]:
 
 
 def _may_use(
-    s: GameState, p: int, c: int, above_s: list[int], above_r: list[int], above_jokers: int
+    s: GameState,
+    p: int,
+    c: int,
+    above_s: list[int],
+    above_r: list[int],
+    above_jokers: int,
+    laid: int,
 ) -> bool:
     """Quick necessary condition for using card ``c`` of the discard pile after taking it
     with the cards above it (``above_s``: per suit, the mask of their ranks; ``above_r``:
     per rank, the mask of their suits; ``above_jokers``): two other cards related to it
-    (same rank, or same suit within two ranks, or wild) or a table meld accepting it."""
+    (same rank, or same suit within two ranks, or wild) or a table meld accepting it
+    (``laid``: :func:`_table_bits` for an opened player, else 0)."""
     if c == JOKER or c in s.wild_faces:
         return True
     hand = s.hands[p]
@@ -97,7 +116,15 @@ def _may_use(
     # a meld holding c needs two more cards, at least min_naturals - 1 of them natural
     if near >= 2 or (near >= s.cat.min_naturals - 1 and wilds and near + wilds >= 2):
         return True
-    return s.opened[p] and any(c in m.accepts.values() for m in s.table)
+    return bool(laid >> c & 1)
+
+
+def _table_bits(s: GameState) -> int:
+    """Bit ``f`` set for each natural card ``f`` some table meld accepts (its ``lay_bits``)."""
+    bits = 0
+    for m in s.table:
+        bits |= m.lay_bits
+    return bits
 
 
 # ranks within two of each rank (an ace is near 2, 3 and, for Q-K-A, Q and K)
