@@ -10,6 +10,7 @@ and with aces low):
 |----------------|------------------------------|----------------------------------------------|
 | `DrawStock`    | 1                            | -                                            |
 | `DrawDiscard`  | 1, or num_cards when digging | depth (0 = the top card)                     |
+| `TakePile`     | 34 in Canasta                | 0: onto the side's meld; then rank x (2 naturals, natural + joker, natural + 2) |
 | `Meld`         | len(C)                       | catalogue id (sets by rank, then runs by suit)|
 | `LayOff`       | M x (52 + 2 if wild cards)   | meld * width + card; joker: 52 set/low end, 53 high end |
 | `SwapJoker`    | M x 52 if wild cards, else 0 | meld * 52 + natural card                     |
@@ -23,6 +24,9 @@ and with aces low):
 | `PlayTile`     | 53 in Rummikub               | tile (52 = a joker)                          |
 | `Commit`       | 1 in Rummikub                | -                                            |
 
+Canasta lays out its own `Meld` (per rank: naturals, jokers and 2s; 761), `LayOff`
+(table slot x 13 kinds) and `TakePile` blocks, with no `DrawDiscard` or `SwapJoker`
+(DESIGN.md "Canasta"): 1 + 34 + 761 + 24*13 + 53 + 1 = 1162 with 4 players.
 Which of the last blocks a rule set has is its game's (``Game.blocks``,
 :mod:`rummy_env.variants`). Blocks that a rule set cannot use have size 0 (no
 melds, lay-offs or swaps in gin, no swaps without wild cards; Rummikub has no

@@ -611,6 +611,7 @@ def test_action_blocks_follow_moves_docs_table(kw):
     assert names == [
         "DrawStock",
         "DrawDiscard",
+        "TakePile",
         "Meld",
         "LayOff",
         "SwapJoker",
@@ -638,6 +639,7 @@ def test_action_blocks_follow_moves_docs_table(kw):
     want = {
         "DrawStock": 1,
         "DrawDiscard": 1,
+        "TakePile": 0,
         "Meld": expected_num_actions(rules) - 2 - m * (52 + 2 * w) - w * m * 52 - 52 - w,
         "LayOff": m * (52 + 2 * w),
         "SwapJoker": w * m * 52,

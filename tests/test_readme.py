@@ -393,8 +393,9 @@ def test_moves_block_table_totals_are_the_layouts():
 
     doc = moves.__doc__
     text = " ".join(doc.split())
-    for stated in ("= 1267 actions", "= 108;", "= 109;", "= 56;", "(2 decks): 7,719"):
+    for stated in ("= 1267 actions", "= 108;", "= 109;", "= 56;", "(2 decks): 7,719", "= 1162"):
         assert stated in text, stated
     sizes = {"basic": 1267, "gin": 108, "indian": 109, "rummikub": 56, "contract": 7719}
     for preset, size in sizes.items():
         assert Layout(rummy_env.make_rules(preset)).size == size, preset
+    assert Layout(rummy_env.make_rules("canasta", 4)).size == 1162
