@@ -6,8 +6,8 @@
 | Parallel API       | No                                                               |
 | Manual Control     | No                                                               |
 | Agents             | `['player_0', 'player_1', ...]`: 2-6 basic/deuces/indian, 2-8 rummy500/persian/contract, 2-4 rummy51/rummikub, 2 gin |
-| Action Shape       | Discrete(n), n per rule set (basic 2p: 1267, gin 2p: 108, indian 2p: 109, contract 3p: 7719, rummikub 2p: 56) |
-| Observation Shape  | (size,) per rule set (basic 2p: 3961, gin 2p: 2992, indian 2p: 5924, contract 3p: 7959, rummikub 2p: 343) |
+| Action Shape       | Discrete(n), n per rule set (basic 2p: 1267, gin 2p: 108, indian 2p: 109, contract 3p: 7719, rummikub 2p: 56, canasta 4p: 1162) |
+| Observation Shape  | (size,) per rule set (basic 2p: 3961, gin 2p: 2992, indian 2p: 5924, contract 3p: 7959, rummikub 2p: 343, canasta 4p: 6148) |
 | Observation Values | counts, one-hots and scores in -10^4..10^4 (float32, clipped)    |
 
 The rummy family (docs/rules.md) on one rules engine configured by a frozen
@@ -86,7 +86,8 @@ by the project). `env.unwrapped.render_view` picks whose view it draws: None
 * v1: changed encodings. Rummikub's observation holds the passes in a row (slice
   `passes`: 343 values for 2 players, 342 in v0); in contract rummy a set (suits may
   repeat, no size limit) may hold any number of cards, so the meld and lay-off blocks
-  grow (7719 actions, 4950 in v0).
+  grow (7719 actions, 4950 in v0). Canasta (preset `canasta`, its own moves and
+  observation) joins the family; the other presets' encodings are as before.
 * v0: the rummy family of docs/rules.md (basic, deuces, rummy500, persian, rummy51, gin,
   indian, contract, rummikub).
 """
