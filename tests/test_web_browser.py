@@ -25,9 +25,12 @@ pytest.importorskip("flask")
 pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[web]')")
 
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    StaleElementReferenceException,
+    WebDriverException,
+)
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 from werkzeug.serving import make_server  # noqa: E402
 
@@ -107,7 +110,21 @@ def image_loaded(driver, css: str) -> bool:
 def click_and_wait(driver, element) -> None:
     """Click ``element`` and wait for the page it leads to."""
     element.click()
-    WebDriverWait(driver, 20).until(EC.staleness_of(element))
+    WebDriverWait(driver, 20).until(lambda d: _gone(element))
+
+
+def _gone(element) -> bool:
+    """Whether ``element`` left the page. Chromium may answer a node taken out of the page
+    mid-question with "does not belong to the document" rather than a stale reference."""
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as e:
+        if "does not belong to the document" in str(e):
+            return True
+        raise
+    return False
 
 
 def console_errors(driver, allow: tuple[str, ...] = ()) -> list[str]:
