@@ -111,6 +111,9 @@ def click_and_wait(driver, element) -> None:
     """Click ``element`` and wait for the page it leads to."""
     element.click()
     WebDriverWait(driver, 20).until(lambda d: _gone(element))
+    WebDriverWait(driver, 20).until(
+        lambda d: d.execute_script("return document.readyState") == "complete"
+    )
 
 
 def _gone(element) -> bool:
