@@ -7,7 +7,8 @@
 * **Tables and seatings.** With ``P`` players, every combination of ``P``
   distinct agents of ``--agents`` makes a table (fewer agents than seats:
   one table, the agents repeated in turn). Each table is played in every
-  rotation of its seats.
+  rotation of its seats. Partnerships (Canasta with 4 players): each pair of agents
+  plays as the two sides, one at seats 0 and 2, the other at 1 and 3, then swapped.
 * **Duplicate deals.** Deal ``i`` is fixed by seed ``i`` (``env.reset(seed=i)``); the
   deals are seeds ``--first-deal`` (0) up to ``--first-deal + --deals - 1``,
   and replayed in every seating of every table, so every agent plays the same
@@ -227,8 +228,15 @@ def parse_overrides(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
         raise UsageError(f"--set: {e}") from None
 
 
-def seatings(specs: list[AgentSpec], players: int) -> list[tuple[AgentSpec, ...]]:
-    """Every rotation of every table (see the module docs), in a fixed order."""
+def seatings(
+    specs: list[AgentSpec], players: int, partnerships: bool = False
+) -> list[tuple[AgentSpec, ...]]:
+    """Every rotation of every table (see the module docs), in a fixed order. With
+    ``partnerships`` (Canasta, 4 players) each pair of agents plays as the two sides, one
+    agent at seats 0 and 2, the other at 1 and 3, then swapped."""
+    if partnerships:
+        pairs = list(itertools.combinations(specs, 2)) or [(specs[0], specs[0])]
+        return [s for a, b in pairs for s in ((a, b, a, b), (b, a, b, a))]
     if len(specs) >= players:
         tables = list(itertools.combinations(specs, players))
     else:
@@ -721,7 +729,7 @@ def run(args: Args, stop_after: int | None = None) -> Summary | None:
     except (ValueError, TypeError) as e:
         raise UsageError(str(e)) from None
     specs = parse_agents(args.agents, rules)
-    seats = seatings(specs, args.players)
+    seats = seatings(specs, args.players, rules.partnerships)
     if args.deals * len(seats) > MAX_GAMES:
         raise UsageError(_too_many(args.deals, len(seats)))
     config, rules_json = config_of(rules)

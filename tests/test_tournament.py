@@ -158,6 +158,18 @@ def test_seatings_duplicate_format():
         ["random", "greedy"] * 2,
         ["greedy", "random"] * 2,
     ]
+    # partnerships: each pair of agents as the two sides (0 and 2 against 1 and 3), swapped
+    canasta = rummy_env.make_rules("canasta", 4)
+    three = T.parse_agents("random,greedy,variant", canasta)
+    sides = T.seatings(three, 4, canasta.partnerships)
+    assert [[a.name for a in x] for x in sides] == [
+        ["random", "greedy"] * 2,
+        ["greedy", "random"] * 2,
+        ["random", "canasta-expert"] * 2,
+        ["canasta-expert", "random"] * 2,
+        ["greedy", "canasta-expert"] * 2,
+        ["canasta-expert", "greedy"] * 2,
+    ]
 
 
 def test_config_key_ignores_later_rule_fields_at_their_default():
