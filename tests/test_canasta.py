@@ -35,9 +35,9 @@ import numpy as np
 import pytest
 
 import rummy_env
-from rummy_env.cards import card_str, deck_faces
+from rummy_env.cards import card_str
 from rummy_env.moves import Discard, DrawStock, EndRound, LayOff, Meld, TakePile
-from tests.helpers import assert_illegal, play
+from tests.helpers import assert_illegal, pack, places, play
 
 # ======================================================================================
 # The few API details assumed beyond DESIGN.md's names (fix them here if they differ)
@@ -106,7 +106,7 @@ def hand_value(cards) -> int:
 
 
 def the_pack() -> Counter:
-    return Counter(card_str(f) for f in deck_faces(2, 2))
+    return pack(rummy_env.make_rules("canasta", 4))
 
 
 def cards(text: str | list[str]) -> list[str]:
@@ -257,21 +257,6 @@ def assert_round_end(env, *, reason, winner, concealed, breakdown, start_totals=
         assert list(got["totals"]) == [s + r for s, r in zip(start, per_seat)]
         assert got["breakdown"][sides[p]]["hands"] <= 0
     assert [env.rewards[f"player_{p}"] for p in range(n)] == per_seat
-
-
-def places(d: dict[str, Any]) -> Counter:
-    """Every card of a to_dict() state: hands, stock, pile, table, red 3s, pending."""
-    c = Counter()
-    for h in d["hands"]:
-        c.update(h)
-    c.update(d["stock"])
-    c.update(d["discard"])
-    for m in d["table"]:
-        c.update(m["cards"])
-    for r in d["red_threes"]:
-        c.update(r)
-    c.update(d["pending"])
-    return c
 
 
 # ======================================================================================

@@ -28,8 +28,8 @@ import numpy as np
 import pytest
 
 import rummy_env
-from rummy_env.cards import card_str, deck_faces
 from rummy_env.moves import LayOff, Meld, TakePile
+from tests.helpers import pack, places
 
 # ------------------------------------------------------- the rule book's numbers
 
@@ -118,21 +118,7 @@ def went_out_concealed(start: dict[str, Any], end: dict[str, Any], winner: int) 
 
 
 def the_pack() -> Counter:
-    return Counter(card_str(f) for f in deck_faces(2, 2))
-
-
-def places(d: dict[str, Any]) -> Counter:
-    c = Counter()
-    for h in d["hands"]:
-        c.update(h)
-    c.update(d["stock"])
-    c.update(d["discard"])
-    for m in d["table"]:
-        c.update(m["cards"])
-    for r in d["red_threes"]:
-        c.update(r)
-    c.update(d["pending"])
-    return c
+    return pack(rummy_env.make_rules("canasta", 4))
 
 
 def check_state(d: dict[str, Any], sides: list[int], pack: Counter) -> None:

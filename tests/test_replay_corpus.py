@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 import rummy_env
+from rummy_env.engine.state import state_class
 from rummy_env.variants import canasta
 from tests import replay_corpus
 
@@ -38,11 +39,20 @@ LATER_RULES = set(canasta.CANASTA_ONLY)
 
 
 def _as_recorded(got: dict | None, want: dict | None) -> dict | None:
-    """``got`` without the keys added after ``want`` was recorded (only those may be new)."""
+    """``got`` without the keys added after ``want`` was recorded (only those may be new,
+    each at its start value, as a state saved without it restores)."""
     if not got or not want:
         return got
     assert set(got) - set(want) <= LATER_KEYS, set(got) - set(want)
     assert set(got["rules"]) - set(want["rules"]) <= LATER_RULES
+    rules = rummy_env.RuleSet(
+        **{k: tuple(v) if isinstance(v, list) else v for k, v in got["rules"].items()}
+    )
+    n = rules.num_players
+    for f in state_class().FIELDS:
+        if f.name in set(got) - set(want):
+            start = f.dump(f.fresh(f.start_value(rules), n))
+            assert got[f.name] == replay_corpus._jsonable(start), f.name
     out = {k: v for k, v in got.items() if k in want}
     out["rules"] = {k: v for k, v in got["rules"].items() if k in want["rules"]}
     return out

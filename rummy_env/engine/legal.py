@@ -57,7 +57,7 @@ def _legal_draw(s: GameState) -> list[int]:
         # natural cards a table meld takes: an opened player may lay such a card off at
         # once, when a card other than its copies is left to discard, or going out where
         # no discard is required
-        laid = _table_bits(s) if s.opened[p] else 0
+        laid = _table_bits(s) if s.opened[p] and mode != "never" else 0
         out_ok = not rules.go_out_requires_discard
         # the cards above depth d (they come along), gathered as d grows: suit masks of
         # their ranks, rank masks of their suits, and their jokers

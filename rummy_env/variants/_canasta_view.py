@@ -220,7 +220,7 @@ def _write(o: Any, L: Any, s: GameState, player: int, pile: bool = True) -> None
 def _decode(obs: np.ndarray, L: Any) -> dict[str, Any]:
     o = np.asarray(obs)
     P = L.P
-    S = len(range(*L.slices["opened"].indices(L.size)))
+    S = L.slices["opened"].stop - L.slices["opened"].start
     F = NUM_FACES
 
     def part(name: str) -> list[int]:

@@ -53,6 +53,27 @@ def check_rules(r: RuleSet) -> None:
     _check_melds(r)
 
 
+def own_scoring(r: RuleSet, scoring: str, fixed: dict[str, Any], why: str, note: str = "") -> bool:
+    """The checks of a game whose scoring belongs to the preset of its name: ``scoring``
+    exactly for that preset (``note`` says why), and with it the rule values ``fixed``
+    (``why`` says what they make). Returns whether the rules play it."""
+    if (r.name == scoring) != (r.scoring == scoring):
+        raise ValueError(
+            f"scoring={r.scoring!r} is not allowed with {r.name!r} (allowed: "
+            f"scoring={scoring!r} exactly for the {scoring!r} preset{note})"
+        )
+    if r.scoring != scoring:
+        return False
+    clash = [f"{k}={getattr(r, k)!r}" for k, v in fixed.items() if getattr(r, k) != v]
+    if clash:
+        raise ValueError(
+            f"{', '.join(clash)} is not allowed with scoring={scoring!r} (allowed: "
+            + ", ".join(f"{k}={v!r}" for k, v in fixed.items())
+            + f": {why})"
+        )
+    return True
+
+
 def _check_pack(r: RuleSet) -> None:
     most = 3 if r.contract else 2  # (contract rummy with 5 or more: three decks)
     if not 1 <= r.decks <= most:

@@ -25,6 +25,7 @@ from rummy_env.engine.saved import _MELD_KEYS, _Saved
 from rummy_env.engine.scoring import _end_round
 from rummy_env.engine.state import _PLAY, GameState
 from rummy_env.rules import RuleSet
+from rummy_env.variants.basic import own_scoring
 
 # ------------------------------------------------------------------ cards
 #: the natural ranks in rank-class order (A 4 5 6 7 8 9 T J Q K); class 11 = black 3s
@@ -142,12 +143,8 @@ _FIXED = {
 
 def check_rules(r: RuleSet) -> None:
     """Canasta's fields belong to its scoring, which belongs to the preset."""
-    if (r.name == "canasta") != (r.scoring == "canasta"):
-        raise ValueError(
-            f"scoring={r.scoring!r} is not allowed with {r.name!r} (allowed: "
-            "scoring='canasta' exactly for the 'canasta' preset)"
-        )
-    if r.scoring != "canasta":
+    why = "108 cards, an up-card, EndRound when the stock is out"
+    if not own_scoring(r, "canasta", _FIXED, why):
         bad = [f"{k}={getattr(r, k)!r}" for k, v in CANASTA_ONLY.items() if getattr(r, k) != v]
         if bad:
             raise ValueError(
@@ -155,13 +152,6 @@ def check_rules(r: RuleSet) -> None:
                 "the defaults; these fields are Canasta's)"
             )
         return
-    clash = [f"{k}={getattr(r, k)!r}" for k, v in _FIXED.items() if getattr(r, k) != v]
-    if clash:
-        raise ValueError(
-            f"{', '.join(clash)} is not allowed with scoring='canasta' (allowed: "
-            + ", ".join(f"{k}={v!r}" for k, v in _FIXED.items())
-            + ": 108 cards, an up-card, EndRound when the stock is out)"
-        )
     if not 1 <= r.canastas_to_go_out <= 8 or not 1 <= r.stock_draw <= 2:
         raise ValueError(
             f"canastas_to_go_out={r.canastas_to_go_out}, stock_draw={r.stock_draw} is not "
@@ -590,7 +580,7 @@ def _match_over(s: GameState, winner: int | None, eliminated: list[int]) -> bool
 def _check_standing(s: GameState, fail: Callable[[str, str, str], None]) -> None:
     top = max(s.totals)
     leaders = {side(s, p) for p in range(s.rules.num_players) if s.totals[p] == top}
-    if top >= s.rules.target and len(leaders) == 1 and s.round_start_totals == s.totals:
+    if top >= s.rules.target and len(leaders) == 1:
         fail("totals", f"={s.totals}", f"below target={s.rules.target} for a match in play")
 
 

@@ -22,6 +22,7 @@ from rummy_env.engine.saved import _MELD_KEYS, _Saved
 from rummy_env.engine.scoring import _end_round
 from rummy_env.engine.state import _PLAY, GameState, Phase, _next_active
 from rummy_env.rules import RuleSet
+from rummy_env.variants.basic import own_scoring
 
 #: Rummikub's fields: the table's tiles (saved as the table), the tiles played this turn,
 #: passes in a row since the last commit (the pool empty), the tile played last this turn
@@ -47,21 +48,13 @@ _FIXED = {
 
 def check_rules(r: RuleSet) -> None:
     """Rummikub's scoring belongs to its preset, whose table is one pool of tiles."""
-    if (r.name == "rummikub") != (r.scoring == "rummikub"):
-        raise ValueError(
-            f"scoring={r.scoring!r} is not allowed with {r.name!r} (allowed: "
-            "scoring='rummikub' exactly for the 'rummikub' preset, whose table is one pool "
-            "of tiles)"
-        )
-    if r.scoring != "rummikub":
-        return
-    clash = [f"{k}={getattr(r, k)!r}" for k, v in _FIXED.items() if getattr(r, k) != v]
-    if clash:
-        raise ValueError(
-            f"{', '.join(clash)} is not allowed with scoring='rummikub' (allowed: "
-            + ", ".join(f"{k}={v!r}" for k, v in _FIXED.items())
-            + ": 106 tiles, two jokers, 1 low, no discard pile)"
-        )
+    own_scoring(
+        r,
+        "rummikub",
+        _FIXED,
+        "106 tiles, two jokers, 1 low, no discard pile",
+        ", whose table is one pool of tiles",
+    )
 
 
 def configure(rules: RuleSet, g: Game) -> None:
