@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import LogitsAgent
+from agents.meld_features import KINDS, SIZE, MeldFeatures
 from agents.model_io import ModelFile, check_weights, open_model, read_npz
 from rummy_env.cards import NUM_FACES
 from rummy_env.observation import COUNT_SCALES, ObsLayout
@@ -39,9 +40,12 @@ class Compress:
     """The network's input from a batch of observations ``(B, size)``: every slice but the
     discard pile, count fields divided by :data:`rummy_env.observation.COUNT_SCALES`, the
     pile's top ``pile_rows`` rows one by one and its per-face counts (the pile is most of
-    the observation, and below its top only which cards are gone matters)."""
+    the observation, and below its top only which cards are gone matters); with
+    ``features="melds"``, then the :class:`agents.meld_features.MeldFeatures` of the hand."""
 
-    def __init__(self, rules: RuleSet, pile_rows: int):
+    def __init__(self, rules: RuleSet, pile_rows: int, features: str = ""):
+        if features not in KINDS:
+            raise ValueError(f"features={features!r}: allowed are {', '.join(map(repr, KINDS))}")
         L = ObsLayout(rules)
         d = L.slices["discard"]
         F = NUM_FACES
@@ -52,15 +56,17 @@ class Compress:
         for k, v in COUNT_SCALES.items():
             scale[L.slices[k]] = 1.0 / v
         self.scale = scale[self.keep]
-        self.size = len(self.keep) + (F if self.D else 0)
+        self.melds = MeldFeatures(rules) if features == "melds" else None
+        self.size = len(self.keep) + (F if self.D else 0) + (SIZE if self.melds else 0)
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
-        x = obs[:, self.keep] * self.scale
-        if not self.D:
-            return x
-        F = NUM_FACES
-        pile = obs[:, self.d0 : self.d0 + self.D * F].reshape(len(obs), self.D, F).sum(1)
-        return np.concatenate([x, pile], axis=1)
+        parts = [obs[:, self.keep] * self.scale]
+        if self.D:
+            F = NUM_FACES
+            parts.append(obs[:, self.d0 : self.d0 + self.D * F].reshape(len(obs), self.D, F).sum(1))
+        if self.melds is not None:
+            parts.append(self.melds(obs))
+        return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
 
 
 def model_path(model: str | Path) -> Path:
@@ -100,6 +106,7 @@ class NeuralAgent(LogitsAgent):
             names = ("w0", "b0", "w1", "b1", "w_pi", "b_pi")
             self.w = [np.asarray(z[k], np.float32) for k in names]
             pile_rows = int(self.meta["pile_rows"])
+            features = str(self.meta.get("features", ""))
         except (KeyError, ValueError, TypeError) as e:
             raise ValueError(f"{path}: not a rummy-selfplay network ({e})") from None
         want = (rules.name, rules.num_players)
@@ -108,7 +115,7 @@ class NeuralAgent(LogitsAgent):
                 f"{path} plays {self.meta.get('preset')} with {self.meta.get('num_players')} "
                 f"players, not {rules.name} with {rules.num_players}"
             )
-        self.compress = Compress(rules, pile_rows)
+        self.compress = Compress(rules, pile_rows, features)
         n_in = self.compress.size
         for i in range(0, 6, 2):
             w, b = self.w[i], self.w[i + 1]

@@ -85,6 +85,8 @@ class Config:
     hidden: int = 256
     pile_rows: int = 3
     """top rows of the discard pile the network reads one by one (the rest as counts)"""
+    features: str = ""
+    """"melds": add agents.meld_features (deadwood after each discard, ...) to the input"""
     reward_scale: float = 100.0
     seed: int = 0
     threads: int = 1
@@ -111,6 +113,7 @@ FIELD_HELP = {
     "max_grad_norm": "gradients clipped to this norm",
     "hidden": "units of each of the two hidden layers",
     "pile_rows": "top rows of the discard pile the network reads one by one (the rest as counts)",
+    "features": "'melds': add the hand's meld features (agents.meld_features) to the input",
     "reward_scale": "game points are divided by this to make the reward",
     "seed": "seeds the deals and the network",
     "threads": "torch threads",
@@ -141,7 +144,7 @@ def _build(cfg: Config) -> tuple[VectorEnv, Compress, Net]:
     venv = rummy_env.vector_env(
         cfg.preset, cfg.num_envs, cfg.num_players, seed=cfg.seed, **parse_overrides(cfg.overrides)
     )
-    comp = Compress(venv.rules, cfg.pile_rows)
+    comp = Compress(venv.rules, cfg.pile_rows, cfg.features)
     return venv, comp, Net(comp.size, venv.num_actions, cfg.hidden)
 
 
@@ -224,13 +227,8 @@ def train(
         saved = Config(
             **{k: tuple(v) if k == "overrides" else v for k, v in json.loads(ck["config"]).items()}
         )
-        if (saved.preset, saved.num_players, saved.overrides, saved.hidden, saved.pile_rows) != (
-            cfg.preset,
-            cfg.num_players,
-            cfg.overrides,
-            cfg.hidden,
-            cfg.pile_rows,
-        ):
+        same = ("preset", "num_players", "overrides", "hidden", "pile_rows", "features")
+        if any(getattr(saved, k) != getattr(cfg, k) for k in same):
             raise ValueError(f"{resume} was trained with another game or network: {saved}")
         counters = json.loads(ck["counters"])
     torch.manual_seed(cfg.seed + counters["updates"])
@@ -544,6 +542,7 @@ def export(checkpoint: Path, out: Path) -> Path:
         "num_players": cfg["num_players"],
         "overrides": list(cfg["overrides"]),
         "pile_rows": cfg["pile_rows"],
+        "features": cfg.get("features", ""),
         "steps": json.loads(ck["counters"])["steps"],
     }
     out.parent.mkdir(parents=True, exist_ok=True)

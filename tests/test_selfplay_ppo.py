@@ -126,13 +126,15 @@ def test_a_run_stops_after_max_seconds_with_a_checkpoint(tmp_path):
     assert saved["steps"] == res["steps"]  # the checkpoint written when time ran out
 
 
-def test_exported_networks_play_as_in_training(tmp_path):
-    """neural:<file> (numpy) picks the move the trained torch network picks."""
+@pytest.mark.parametrize("features", ["", "melds"])
+def test_exported_networks_play_as_in_training(tmp_path, features):
+    """neural:<file> (numpy) picks the move the trained torch network picks, with the
+    meld features computed alike."""
     agents = pytest.importorskip("agents")
     import rummy_env
 
     out = tmp_path / "run"
-    sp.train(_cfg(preset="basic"), out)
+    sp.train(_cfg(preset="basic", features=features), out)
     ck = sorted((out / "checkpoints").glob("*.pt"))[-1]
     path = sp.export(ck, tmp_path / "net.npz")
     torch_agent, _ = sp.load_agent(ck)

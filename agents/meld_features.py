@@ -1,0 +1,258 @@
+"""Meld features of a batch of observations, for networks (``features="melds"``).
+
+A network on the observation's card one-hots has to find on its own which cards of a
+hand form melds and what each discard leaves. These features give it that, computed
+from the observation alone (the own hand and the top of the discard pile), so they show
+nothing the observation does not. Per observation (deadwood: the value of the cards left
+over by the best arrangement of natural sets and runs, :mod:`rummy_env.melds`; wild
+cards count as deadwood):
+
+===============  =====================================================================
+slice            value
+===============  =====================================================================
+``after``        per face ``f`` held: the deadwood of the hand without one ``f`` / 50
+                 (faces not held: 0)
+``in_meld``      per face: 1 when a copy of it is in the hand's best arrangement
+``deadwood``     the deadwood of the hand / 50
+``least_after``  the least ``after`` over the faces held / 50
+``take``         the least deadwood after taking the top discard and discarding
+                 another card / 50 (no discard pile, or an empty one: the least
+                 ``after``)
+``top_melds``    1 when the top discard is in a meld of the best arrangement of the
+                 hand with it
+===============  =====================================================================
+
+One search per hand gives every ``after`` at once: every arrangement of disjoint
+melds is visited once, each with its gain (the value it takes out of the deadwood)
+and the faces it leaves free; the deadwood without ``f`` is the hand's value less
+``f``'s less the greatest gain among the arrangements that leave a copy of ``f`` free.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from rummy_env.cards import NUM_FACES
+from rummy_env.engine import card_values
+from rummy_env.melds import _each_arrangement, natural_melds
+from rummy_env.observation import ObsLayout
+from rummy_env.rules import RuleSet
+
+F = NUM_FACES
+SCALARS = ("deadwood", "least_after", "take", "top_melds")
+SIZE = 2 * F + len(SCALARS)
+SCALE = 50.0
+#: the names a model records (``features`` in its metadata)
+KINDS = ("", "melds")
+
+
+class MeldFeatures:
+    """``obs (B, size) -> float32 (B, SIZE)`` (module docs), for one rule set."""
+
+    size = SIZE
+
+    def __init__(self, rules: RuleSet):
+        L = ObsLayout(rules)
+        self.hand = L.slices["hand"]
+        d = L.slices.get("discard")
+        self.top = slice(d.start, d.start + F) if d is not None and L.D else None
+        self.values = list(card_values(rules))
+        self.ace_high = rules.ace_high
+        self.one_deck = rules.decks == 1
+        self._suit: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+
+    # -------------------------------------------------- hands of one deck, as bits
+    def _melds_bits(self, hand: int) -> list[tuple[int, int]]:
+        """Every natural meld within ``hand`` (faces as bits) as ``(bits, value)``."""
+        p = [hand >> 13 * s & 0x1FFF for s in range(4)]
+        out: list[tuple[int, int]] = []
+        three = p[0] & p[1] & (p[2] | p[3]) | (p[0] | p[1]) & p[2] & p[3]
+        while three:
+            r = (three & -three).bit_length() - 1
+            three &= three - 1
+            faces = [s * 13 + r for s in range(4) if p[s] >> r & 1]
+            out += [
+                (sum(1 << f for f in m), sum(self.values[f] for f in m))
+                for m in _rank_sets(r, tuple(f // 13 for f in faces))
+            ]
+        for s in range(4):
+            if p[s]:
+                key = (s, p[s])
+                runs = self._suit.get(key)
+                if runs is None:
+                    runs = self._suit[key] = tuple(
+                        (sum(1 << f for f in m), sum(self.values[f] for f in m))
+                        for m in _suit_runs(s, p[s], self.ace_high)
+                    )
+                out += runs
+        return out
+
+    def _after_bits(self, hand: int, total: int) -> tuple[int, dict[int, int], int]:
+        """:meth:`after` of a one-deck hand given as bits and its value."""
+        melds = self._melds_bits(hand)
+        arr = [(0, 0)]  # (gain, faces used)
+
+        def search(start: int, used: int, gain: int) -> None:
+            for j in range(start, len(melds)):
+                m, g = melds[j]
+                if not m & used:
+                    arr.append((gain + g, used | m))
+                    search(j + 1, used | m, gain + g)
+
+        search(0, 0, 0)
+        arr.sort(reverse=True)
+        vals = self.values
+        out = {}
+        h = hand
+        while h:
+            bit = h & -h
+            h ^= bit
+            f = bit.bit_length() - 1
+            for gain, used in arr:
+                if not used & bit:
+                    out[f] = total - vals[f] - gain
+                    break
+        return total - arr[0][0], out, arr[0][1]
+
+    # ------------------------------------------------------------ any hand
+    def arrangements(self, counts: list[int]) -> tuple[int, list[tuple[int, int]]]:
+        """The hand's value and, per arrangement, ``(gain, free)``: the value its melds
+        take out and the faces it leaves a copy of, as bits."""
+        melds = natural_melds(counts, self.ace_high)
+        vals = self.values
+        total = sum(c * v for c, v in zip(counts, vals))
+        held = 0
+        for f, c in enumerate(counts):
+            if c:
+                held |= 1 << f
+        if not melds:
+            return total, [(0, held)]
+        gains = [sum(vals[f] for f in m) for m in melds]
+        out: list[tuple[int, int]] = []
+
+        def visit(chosen: list[int], avail: list[int]) -> None:
+            free = held
+            for i in chosen:
+                for f in melds[i]:
+                    if not avail[f]:
+                        free &= ~(1 << f)
+            out.append((sum(gains[i] for i in chosen), free))
+
+        _each_arrangement(counts, melds, visit)
+        return total, out
+
+    def after(self, counts: list[int]) -> tuple[int, dict[int, int], int]:
+        """``(deadwood, {face held: deadwood without one of it}, faces of the best
+        arrangement's melds as bits)``."""
+        if self.one_deck:
+            hand = 0
+            for f, c in enumerate(counts):
+                if c:
+                    hand |= 1 << f
+            return self._after_bits(hand, sum(c * v for c, v in zip(counts, self.values)))
+        total, arr = self.arrangements(counts)
+        best_gain, best_free = max(arr, key=lambda a: a[0])
+        vals = self.values
+        out = {}
+        for f, c in enumerate(counts):
+            if c:
+                bit = 1 << f
+                g = max(gain for gain, free in arr if free & bit)
+                out[f] = total - vals[f] - g
+        covered = 0
+        for f, c in enumerate(counts):
+            if c and not best_free >> f & 1:
+                covered |= 1 << f
+        return total - best_gain, out, covered
+
+    def _one(self, x: np.ndarray, after3: tuple, top: int, after_top, top_twice: bool) -> None:
+        """The features of one hand into ``x`` (zeroed): ``after3`` is its :meth:`after`,
+        ``after_top`` that of the hand with the top discard ``top`` (None: no top), which
+        it then holds twice when ``top_twice``."""
+        dw, after, covered = after3
+        for f, d in after.items():
+            x[f] = d / SCALE
+        c = covered
+        while c:
+            bit = c & -c
+            c ^= bit
+            x[F + bit.bit_length() - 1] = 1.0
+        least = min(after.values())
+        x[2 * F] = dw / SCALE
+        x[2 * F + 1] = least / SCALE
+        take = least
+        if after_top is not None:
+            _, after_t, covered_t = after_top
+            rest = [d for f, d in after_t.items() if f != top or top_twice]
+            if rest:
+                take = min(rest)
+            x[2 * F + 3] = float(covered_t >> top & 1)
+        x[2 * F + 2] = take / SCALE
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        B = len(obs)
+        out = np.zeros((B, SIZE), np.float32)
+        H = obs[:, self.hand]
+        totals = (H @ np.asarray(self.values, np.float32)).round().astype(int).tolist()
+        if self.top is not None:
+            T = obs[:, self.top]
+            tops = T.argmax(1)
+            has_top = T[np.arange(B), tops] > 0
+            tops = tops.tolist()
+        else:
+            tops, has_top = [0] * B, np.zeros(B, bool)
+        has_top = has_top.tolist()
+        if self.one_deck:
+            packed = np.packbits(H[:, :52] > 0, axis=1, bitorder="little")
+            joker = (H[:, 52] > 0).tolist()
+            for i in range(B):
+                hand = int.from_bytes(packed[i].tobytes(), "little") | (joker[i] << 52)
+                if not hand:
+                    continue
+                a = self._after_bits(hand, totals[i])
+                t = tops[i]
+                at = None
+                if has_top[i]:
+                    at = self._after_bits(hand | 1 << t, totals[i] + self.values[t])
+                self._one(out[i], a, t, at, False)
+            return out
+        for i in range(B):
+            counts = [int(c) for c in H[i]]
+            if not any(counts):
+                continue
+            a = self.after(counts)
+            t = tops[i]
+            at = None
+            if has_top[i]:
+                counts[t] += 1
+                at = self.after(counts)
+            self._one(out[i], a, t, at, counts[t] > 1)
+        return out
+
+
+@cache
+def _suit_runs(suit: int, pattern: int, ace_high: bool) -> tuple[tuple[int, ...], ...]:
+    """The runs (face tuples) of one suit whose ranks held are the bits of ``pattern``."""
+    have = [pattern >> r & 1 for r in range(13)]
+    if ace_high:
+        have.append(have[0])  # the ace again, above the king
+    out = []
+    for lo in range(len(have)):
+        hi = lo
+        while hi < len(have) and have[hi] and hi - lo <= 12:
+            if hi - lo >= 2:
+                out.append(tuple(suit * 13 + p % 13 for p in range(lo, hi + 1)))
+            hi += 1
+    return tuple(out)
+
+
+@cache
+def _rank_sets(rank: int, suits: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    faces = tuple(s * 13 + rank for s in suits)
+    if len(faces) < 3:
+        return ()
+    if len(faces) == 3:
+        return (faces,)
+    return (faces, *(tuple(f for f in faces if f != g) for g in faces))

@@ -1,0 +1,80 @@
+"""agents.meld_features: the meld features networks read, against a direct computation
+with rummy_env.melds on observations of random games (one deck and two)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rummy_env
+from agents.meld_features import SCALE, SIZE, F, MeldFeatures
+from agents.neural import Compress
+from rummy_env.engine import card_values
+from rummy_env.melds import best_arrangement
+from rummy_env.vector_env import random_actions
+
+
+def _direct(o: np.ndarray, mf: MeldFeatures, values: list[int], ace_high: bool) -> np.ndarray:
+    """The features of one observation, each from its own meld search."""
+    x = np.zeros(SIZE, np.float32)
+    counts = [int(c) for c in o[mf.hand]]
+    if not any(counts):
+        return x
+
+    def dw(h):
+        return best_arrangement(h, values, ace_high)[0]
+
+    after = {}
+    for f, c in enumerate(counts):
+        if c:
+            h = list(counts)
+            h[f] -= 1
+            after[f] = dw(h)
+            x[f] = after[f] / SCALE
+    d, groups = best_arrangement(counts, values, ace_high)
+    for g in groups:
+        for f in g:
+            x[F + f] = 1.0
+    x[2 * F] = d / SCALE
+    x[2 * F + 1] = min(after.values()) / SCALE
+    take = min(after.values())
+    row = o[mf.top]
+    t = int(row.argmax())
+    if row[t] > 0:
+        h = list(counts)
+        h[t] += 1
+        others = [f for f, c in enumerate(h) if c and (f != t or h[t] > 1)]
+        take = min(dw([c - (g == f) for g, c in enumerate(h)]) for f in others)
+        x[2 * F + 3] = float(any(t in g for g in best_arrangement(h, values, ace_high)[1]))
+    x[2 * F + 2] = take / SCALE
+    return x
+
+
+@pytest.mark.parametrize("preset", ["gin", "basic", "rummy51"])
+def test_features_match_a_direct_meld_search(preset):
+    rules = rummy_env.make_rules(preset, num_players=2)
+    mf = MeldFeatures(rules)
+    values = list(card_values(rules))
+    venv = rummy_env.vector_env(preset, 16, 2, seed=5)
+    obs, mask, _ = venv.reset(seed=5)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for step in range(120):
+        if step % 6 == 0:
+            got = mf(obs)
+            for i in range(len(obs)):
+                want = _direct(obs[i], mf, values, rules.ace_high)
+                # the meld flags may name another arrangement of equal deadwood
+                np.testing.assert_allclose(got[i, :F], want[:F], err_msg=f"after, step {step}")
+                np.testing.assert_allclose(got[i, 2 * F : 2 * F + 3], want[2 * F : 2 * F + 3])
+                if got[i, F : 2 * F].sum() == want[F : 2 * F].sum():
+                    checked += 1
+        obs, mask, *_ = venv.step(random_actions(mask, rng))
+    assert checked > 100
+
+
+def test_an_unknown_feature_kind_is_refused():
+    rules = rummy_env.make_rules("gin", num_players=2)
+    with pytest.raises(ValueError, match="features='hand': allowed are '', 'melds'"):
+        Compress(rules, 3, "hand")
+    assert Compress(rules, 3, "melds").size == Compress(rules, 3).size + SIZE
