@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import LogitsAgent
+from agents.base import DISCARD, KNOCK, LAYOFF, LogitsAgent, MoveTable
 from agents.meld_features import KINDS, SIZE, MeldFeatures
 from agents.model_io import ModelFile, check_weights, open_model, read_npz
 from rummy_env.cards import NUM_FACES
@@ -58,6 +58,13 @@ class Compress:
         self.scale = scale[self.keep]
         self.melds = MeldFeatures(rules) if features == "melds" else None
         self.size = len(self.keep) + (F if self.D else 0) + (SIZE if self.melds else 0)
+        #: where each per-face block of the input starts (:func:`face_actions`): the hand,
+        #: the first opponent's known cards, the top discard, the pile's counts, and with
+        #: the meld features the deadwood without the face and its meld flag
+        self.face_offsets: list[int] = []
+        if self.melds is not None and self.D:
+            pile = len(self.keep)
+            self.face_offsets = [0, F, d.start, pile, pile + F, pile + 2 * F]
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         parts = [obs[:, self.keep] * self.scale]
@@ -67,6 +74,24 @@ class Compress:
         if self.melds is not None:
             parts.append(self.melds(obs))
         return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+
+
+#: the move kinds whose logit the face head adds to (agents.base kinds)
+FACE_KINDS = (DISCARD, KNOCK, LAYOFF)
+
+
+def face_actions(rules: RuleSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The actions the face head scores, their face and their kind's index in
+    :data:`FACE_KINDS`: a discard, a knock or a lay-off of one card."""
+    table = MoveTable.of(rules)
+    ids, faces, kinds = [], [], []
+    for a in range(table.num_actions):
+        kind, face, _ = table[a]
+        if kind in FACE_KINDS and face >= 0:
+            ids.append(a)
+            faces.append(face)
+            kinds.append(FACE_KINDS.index(kind))
+    return np.array(ids, np.int64), np.array(faces, np.int64), np.array(kinds, np.int64)
 
 
 def model_path(model: str | Path) -> Path:
@@ -132,6 +157,35 @@ class NeuralAgent(LogitsAgent):
                 f"{rules.num_players} players has {self.moves.num_actions} actions"
             )
         check_weights(dict(zip(names, self.w)), path)
+        self.face = None
+        if self.meta.get("face_head"):
+            fnames = ("w_fz", "b_fz", "w_f1", "b_f1", "w_f2", "b_f2")
+            try:
+                fw = [np.asarray(z[k], np.float32) for k in fnames]
+            except KeyError as e:
+                raise ValueError(f"{path}: the face head lacks {e}") from None
+            ids, face, kind = face_actions(rules)
+            offs = self.compress.face_offsets
+            k, nk, hid = len(offs), int(kind.max()) + 1, self.w[2].shape[0]
+            wz, bz, w1, b1, w2, b2 = fw
+            if (
+                wz.shape[1] != hid
+                or w1.shape[1] != k + nk + wz.shape[0]
+                or w2.shape[1] != w1.shape[0]
+            ):
+                raise ValueError(f"{path}: the face head's layers do not fit this game's input")
+            check_weights(dict(zip(fnames, fw)), path)
+            self.face = (
+                ids,
+                np.asarray(offs)[None, :] + face[:, None],
+                (np.eye(nk, dtype=np.float32)[kind] @ w1[:, k : k + nk].T + b1),
+                wz,
+                bz,
+                w1[:, :k],
+                w1[:, k + nk :],
+                w2[0],
+                float(b2[0]),
+            )
 
     @classmethod
     def options(cls) -> tuple[str, ...]:
@@ -147,4 +201,10 @@ class NeuralAgent(LogitsAgent):
         x = self.compress(np.asarray(observation, np.float32)[None])[0]
         h = np.maximum(w0 @ x + b0, 0.0)
         h = np.maximum(w1 @ h + b1, 0.0)
-        return wp @ h + bp
+        out = wp @ h + bp
+        if self.face is not None:
+            ids, cols, kind, wz, bz, w_phi, w_z, w2, b2 = self.face
+            zs = w_z @ np.maximum(wz @ h + bz, 0.0)
+            u = np.maximum(x[cols] @ w_phi.T + kind + zs, 0.0)
+            out[ids] += u @ w2 + b2
+        return out

@@ -55,7 +55,7 @@ import torch
 from torch import nn
 
 import rummy_env
-from agents.neural import Compress
+from agents.neural import Compress, face_actions
 from rummy_env.rules import parse_overrides
 from rummy_env.vector_env import VectorEnv
 
@@ -87,6 +87,9 @@ class Config:
     """top rows of the discard pile the network reads one by one (the rest as counts)"""
     features: str = ""
     """"melds": add agents.meld_features (deadwood after each discard, ...) to the input"""
+    face_head: bool = False
+    """score each discard, knock and lay-off also by one small network shared by every
+    face, from that face's features (needs features="melds")"""
     reward_scale: float = 100.0
     seed: int = 0
     threads: int = 1
@@ -114,6 +117,8 @@ FIELD_HELP = {
     "hidden": "units of each of the two hidden layers",
     "pile_rows": "top rows of the discard pile the network reads one by one (the rest as counts)",
     "features": "'melds': add the hand's meld features (agents.meld_features) to the input",
+    "face_head": "also score each discard, knock and lay-off by a head shared by every face, "
+    "from that face's features (needs --features melds)",
     "reward_scale": "game points are divided by this to make the reward",
     "seed": "seeds the deals and the network",
     "threads": "torch threads",
@@ -122,8 +127,19 @@ FIELD_HELP = {
 
 
 # ------------------------------------------------------------------ network
+#: units of the face head's hidden layer and of its summary of the state
+FACE_HIDDEN, FACE_STATE = 32, 16
+
+
 class Net(nn.Module):
-    def __init__(self, n_in: int, n_actions: int, hidden: int):
+    """An MLP with a policy and a value head. With ``faces`` (the input offsets of the
+    per-face blocks and :func:`agents.neural.face_actions`), a face head adds to the logit
+    of each discard, knock and lay-off ``w2 . relu(W1 [phi_f, kind, relu(Wz h)] + b1)``:
+    one small network for every face, reading that face's features ``phi_f`` (its count
+    in hand, known to the opponent, on top of the pile, in the pile, the deadwood without
+    it, in a meld), so that what it learns of one card serves every card."""
+
+    def __init__(self, n_in: int, n_actions: int, hidden: int, faces: tuple | None = None):
         super().__init__()
         self.body = nn.Sequential(
             nn.Linear(n_in, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
@@ -133,11 +149,35 @@ class Net(nn.Module):
         nn.init.orthogonal_(self.pi.weight, 0.01)
         nn.init.zeros_(self.pi.bias)
         nn.init.orthogonal_(self.v.weight, 1.0)
+        self.faces = faces is not None
+        if faces is not None:
+            offsets, ids, face, kind = faces
+            k, nk = len(offsets), int(kind.max()) + 1
+            self.register_buffer("f_ids", torch.as_tensor(ids), persistent=False)
+            cols = torch.as_tensor(np.asarray(offsets)[None, :] + face[:, None])
+            self.register_buffer("f_cols", cols, persistent=False)
+            self.register_buffer(
+                "f_kind", nn.functional.one_hot(torch.as_tensor(kind), nk).float(), persistent=False
+            )
+            self.fz = nn.Linear(hidden, FACE_STATE)
+            self.f1 = nn.Linear(k + nk + FACE_STATE, FACE_HIDDEN)
+            self.f2 = nn.Linear(FACE_HIDDEN, 1)
+            nn.init.orthogonal_(self.f2.weight, 0.01)
+            nn.init.zeros_(self.f2.bias)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.body(x)
-        logits = self.pi(h).masked_fill(~mask, -1e9)
-        return logits, self.v(h).squeeze(-1)
+        logits = self.pi(h)
+        if self.faces:
+            k = self.f_cols.shape[1]
+            w = self.f1.weight  # columns: phi, kind, state summary
+            nk = self.f_kind.shape[1]
+            z = torch.relu(self.fz(h)) @ w[:, k + nk :].T  # (B, FACE_HIDDEN)
+            kind = self.f_kind @ w[:, k : k + nk].T + self.f1.bias  # (n, FACE_HIDDEN)
+            phi = x[:, self.f_cols]  # (B, n, k)
+            u = torch.relu(phi @ w[:, :k].T + kind[None] + z[:, None])
+            logits = logits.index_add(1, self.f_ids, self.f2(u).squeeze(-1))
+        return logits.masked_fill(~mask, -1e9), self.v(h).squeeze(-1)
 
 
 def _build(cfg: Config) -> tuple[VectorEnv, Compress, Net]:
@@ -145,7 +185,12 @@ def _build(cfg: Config) -> tuple[VectorEnv, Compress, Net]:
         cfg.preset, cfg.num_envs, cfg.num_players, seed=cfg.seed, **parse_overrides(cfg.overrides)
     )
     comp = Compress(venv.rules, cfg.pile_rows, cfg.features)
-    return venv, comp, Net(comp.size, venv.num_actions, cfg.hidden)
+    faces = None
+    if cfg.face_head:
+        if not comp.face_offsets:
+            raise ValueError("face_head needs features='melds' and a game with a discard pile")
+        faces = (comp.face_offsets, *face_actions(venv.rules))
+    return venv, comp, Net(comp.size, venv.num_actions, cfg.hidden, faces)
 
 
 # ---------------------------------------------------------------- advantages
@@ -227,7 +272,15 @@ def train(
         saved = Config(
             **{k: tuple(v) if k == "overrides" else v for k, v in json.loads(ck["config"]).items()}
         )
-        same = ("preset", "num_players", "overrides", "hidden", "pile_rows", "features")
+        same = (
+            "preset",
+            "num_players",
+            "overrides",
+            "hidden",
+            "pile_rows",
+            "features",
+            "face_head",
+        )
         if any(getattr(saved, k) != getattr(cfg, k) for k in same):
             raise ValueError(f"{resume} was trained with another game or network: {saved}")
         counters = json.loads(ck["counters"])
@@ -535,6 +588,9 @@ def export(checkpoint: Path, out: Path) -> Path:
         "w_pi": "pi.weight",
         "b_pi": "pi.bias",
     }
+    if cfg.get("face_head"):
+        names.update({"w_fz": "fz.weight", "b_fz": "fz.bias", "w_f1": "f1.weight"})
+        names.update({"b_f1": "f1.bias", "w_f2": "f2.weight", "b_f2": "f2.bias"})
     arrays = {k: sd[v].numpy().astype(np.float32) for k, v in names.items()}
     meta = {
         "kind": "rummy-selfplay",
@@ -543,6 +599,7 @@ def export(checkpoint: Path, out: Path) -> Path:
         "overrides": list(cfg["overrides"]),
         "pile_rows": cfg["pile_rows"],
         "features": cfg.get("features", ""),
+        "face_head": bool(cfg.get("face_head", False)),
         "steps": json.loads(ck["counters"])["steps"],
     }
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -627,6 +684,13 @@ def main(argv: list[str] | None = None) -> None:
                 default=[],
                 metavar="FIELD=VALUE",
                 help="rule override (repeatable)",
+            )
+        elif kind is bool:
+            tr.add_argument(
+                "--" + f.name.replace("_", "-"),
+                action=argparse.BooleanOptionalAction,
+                default=f.default,
+                help=f"{FIELD_HELP[f.name]} (default {f.default})",
             )
         else:
             tr.add_argument(

@@ -126,15 +126,15 @@ def test_a_run_stops_after_max_seconds_with_a_checkpoint(tmp_path):
     assert saved["steps"] == res["steps"]  # the checkpoint written when time ran out
 
 
-@pytest.mark.parametrize("features", ["", "melds"])
-def test_exported_networks_play_as_in_training(tmp_path, features):
+@pytest.mark.parametrize("features,face_head", [("", False), ("melds", False), ("melds", True)])
+def test_exported_networks_play_as_in_training(tmp_path, features, face_head):
     """neural:<file> (numpy) picks the move the trained torch network picks, with the
-    meld features computed alike."""
+    meld features and the face head computed alike."""
     agents = pytest.importorskip("agents")
     import rummy_env
 
     out = tmp_path / "run"
-    sp.train(_cfg(preset="basic", features=features), out)
+    sp.train(_cfg(preset="basic", features=features, face_head=face_head), out)
     ck = sorted((out / "checkpoints").glob("*.pt"))[-1]
     path = sp.export(ck, tmp_path / "net.npz")
     torch_agent, _ = sp.load_agent(ck)
@@ -150,6 +150,11 @@ def test_exported_networks_play_as_in_training(tmp_path, features):
         q = env.agent_name_mapping[name]
         a = bots[q].act(obs["observation"], obs["action_mask"])
         assert a == torch_agent.act(obs["observation"], obs["action_mask"])
+        x = torch.from_numpy(torch_agent.comp(obs["observation"][None]))
+        with torch.no_grad():
+            every = torch.ones(1, len(obs["action_mask"]), dtype=torch.bool)
+            want = torch_agent.net(x, every)[0][0]
+        np.testing.assert_allclose(bots[q].logits(obs["observation"]), want.numpy(), atol=1e-5)
         env.step(a)
         moves += 1
     assert moves > 10
