@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import DISCARD, KNOCK, LAYOFF, LogitsAgent, MoveTable
+from agents.base import DISCARD, KNOCK, LogitsAgent, MoveTable
 from agents.meld_features import KINDS, SIZE, MeldFeatures
 from agents.model_io import ModelFile, check_weights, open_model, read_npz
 from rummy_env.cards import NUM_FACES
@@ -77,12 +77,12 @@ class Compress:
 
 
 #: the move kinds whose logit the face head adds to (agents.base kinds)
-FACE_KINDS = (DISCARD, KNOCK, LAYOFF)
+FACE_KINDS = (DISCARD, KNOCK)
 
 
 def face_actions(rules: RuleSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The actions the face head scores, their face and their kind's index in
-    :data:`FACE_KINDS`: a discard, a knock or a lay-off of one card."""
+    :data:`FACE_KINDS`: a discard, or a knock with that discard."""
     table = MoveTable.of(rules)
     ids, faces, kinds = [], [], []
     for a in range(table.num_actions):

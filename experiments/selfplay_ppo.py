@@ -88,7 +88,7 @@ class Config:
     features: str = ""
     """"melds": add agents.meld_features (deadwood after each discard, ...) to the input"""
     face_head: bool = False
-    """score each discard, knock and lay-off also by one small network shared by every
+    """score each discard and knock also by one small network shared by every
     face, from that face's features (needs features="melds")"""
     reward_scale: float = 100.0
     seed: int = 0
@@ -117,7 +117,7 @@ FIELD_HELP = {
     "hidden": "units of each of the two hidden layers",
     "pile_rows": "top rows of the discard pile the network reads one by one (the rest as counts)",
     "features": "'melds': add the hand's meld features (agents.meld_features) to the input",
-    "face_head": "also score each discard, knock and lay-off by a head shared by every face, "
+    "face_head": "also score each discard and knock by a head shared by every face, "
     "from that face's features (needs --features melds)",
     "reward_scale": "game points are divided by this to make the reward",
     "seed": "seeds the deals and the network",
@@ -134,7 +134,7 @@ FACE_HIDDEN, FACE_STATE = 32, 16
 class Net(nn.Module):
     """An MLP with a policy and a value head. With ``faces`` (the input offsets of the
     per-face blocks and :func:`agents.neural.face_actions`), a face head adds to the logit
-    of each discard, knock and lay-off ``w2 . relu(W1 [phi_f, kind, relu(Wz h)] + b1)``:
+    of each discard and knock ``w2 . relu(W1 [phi_f, kind, relu(Wz h)] + b1)``:
     one small network for every face, reading that face's features ``phi_f`` (its count
     in hand, known to the opponent, on top of the pile, in the pile, the deadwood without
     it, in a meld), so that what it learns of one card serves every card."""
