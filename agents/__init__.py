@@ -27,7 +27,7 @@ Registry names:
 | `canasta-expert` | rule-based Canasta agent: values the pile, freezes it, builds canastas with its partner, times going out, safe discards (`canasta`) |
 | `search`       | determinized Monte Carlo search with fast rollouts             |
 | `ppo:<model>`  | a trained MaskablePPO policy (`agents/trained/<model>.npz`, or a `.npz`/`.zip` path; loading runs no code) |
-| `neural:<model>` | a network trained by self-play (`rummy-selfplay`), played in numpy (`agents/trained/neural/<model>.npz`, or a `.npz` path) |
+| `neural:<model>` | a network trained by self-play (`rummy-selfplay`), played in numpy (`agents/trained/neural/<model>.npz`, or a `.npz` path; `neural:<preset>`: the shipped model of the preset for the rules' player count) |
 | `rllib:<path>` | a self-play PPO policy trained on RLlib (`experiments/train_rllib.py`), played in numpy |
 | `es:<model>`   | a variant agent with constants learned by evolution strategies (`agents/trained/es/<model>.npz`, `agents/tuned.py`) |
 | `variant`      | the rule-based agent of the preset (`VARIANT_AGENTS[rules.name]`) |
@@ -113,9 +113,11 @@ TRAINED = "trained"
 def shipped_models() -> list[str]:
     """The specs of the models shipped in ``agents/trained/`` (``ppo:basic-2p``, ``es:gin-2p``, ...)."""
     trained = Path(__file__).resolve().parent / "trained"  # as agents.ppo_agent and agents.tuned
-    return [f"ppo:{p.stem}" for p in sorted(trained.glob("*.npz"))] + [
-        f"es:{p.stem}" for p in sorted((trained / "es").glob("*.npz"))
-    ]
+    return (
+        [f"ppo:{p.stem}" for p in sorted(trained.glob("*.npz"))]
+        + [f"es:{p.stem}" for p in sorted((trained / "es").glob("*.npz"))]
+        + [f"neural:{p.stem}" for p in sorted((trained / "neural").glob("*.npz"))]
+    )
 
 
 def available() -> list[str]:

@@ -123,6 +123,8 @@ class NeuralAgent(LogitsAgent):
         deterministic: bool = True,
     ):
         super().__init__(rules, seat, model, deterministic)
+        if model == rules.name:  # neural:<preset>: the shipped model for this player count
+            model = f"{rules.name}-{rules.num_players}p"
         path = model.path if isinstance(model, ModelFile) else model_path(model)
         self.path = path
         z = read_npz(open_model(model if isinstance(model, ModelFile) else path))

@@ -385,7 +385,7 @@ def _kind_preset(spec: str) -> str:
         return inverse[name]
     if name == "gin-simple":
         return "gin"
-    if name in ("es", "trained"):
+    if name in ("es", "trained") or (name == "neural" and "/" not in model):
         return model.split("-")[0]
     return "basic"
 
