@@ -44,6 +44,7 @@ import csv
 import dataclasses
 import json
 import math
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -258,10 +259,16 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def train(
-    cfg: Config, out: Path, log_every: int = 1, max_seconds: float | None = None
+    cfg: Config,
+    out: Path,
+    log_every: int = 1,
+    max_seconds: float | None = None,
+    progress: float = 0.0,
 ) -> dict[str, Any]:
     """Train (or resume) the run in ``out`` to ``cfg.total_steps``, or until ``max_seconds``
-    have passed (checked after each update; a checkpoint is written then)."""
+    have passed (checked after each update; a checkpoint is written then). Every
+    ``progress`` seconds (0: never) a line on stderr gives the decisions done, the speed
+    and the time left."""
     torch.set_num_threads(cfg.threads)
     out.mkdir(parents=True, exist_ok=True)
     counters = {"steps": 0, "updates": 0, "games": 0}
@@ -322,6 +329,7 @@ def train(
             ]
         )
     t_start, steps0 = time.perf_counter(), counters["steps"]
+    shown = 0.0
     while counters["steps"] < cfg.total_steps:
         t_env = 0.0
         with torch.no_grad():
@@ -371,6 +379,16 @@ def train(
                 ]
             )
             fh.flush()
+        if progress and el - shown >= progress:
+            shown = el
+            left = (cfg.total_steps - counters["steps"]) / max(sps, 1e-9)
+            print(
+                f"{counters['steps']:,}/{cfg.total_steps:,} decisions, {sps:,.0f} a second, "
+                f"{counters['games']:,} games, ETA {time.strftime('%H:%M:%S', time.gmtime(left))}"
+                f"{'' if left < 86400 else f' (+{int(left // 86400)} d)'}",
+                file=sys.stderr,
+                flush=True,
+            )
         out_of_time = max_seconds is not None and el >= max_seconds
         if (
             counters["updates"] % cfg.checkpoint_every == 0
@@ -703,6 +721,12 @@ def main(argv: list[str] | None = None) -> None:
     tr.add_argument(
         "--max-seconds", type=float, default=None, help="stop (with a checkpoint) after this long"
     )
+    tr.add_argument(
+        "--progress",
+        type=float,
+        default=30.0,
+        help="seconds between progress lines (decisions, speed, ETA) on stderr; 0: none",
+    )
     ev = sub.add_parser("eval", help="evaluate a run's checkpoints on duplicate deals")
     ev.add_argument("--run", required=True, help="the run folder")
     ev.add_argument("--opponents", default="random,greedy", help="comma-separated agent names")
@@ -745,7 +769,7 @@ def main(argv: list[str] | None = None) -> None:
                     raise ValueError(
                         f"--{k.replace('_', '-')}={getattr(cfg, k)} is not allowed (allowed: >= 1)"
                     )
-            res = train(cfg, Path(args.out), max_seconds=args.max_seconds)
+            res = train(cfg, Path(args.out), max_seconds=args.max_seconds, progress=args.progress)
             print(json.dumps(res))
         elif args.cmd == "export":
             print(export(Path(args.checkpoint), Path(args.out)))

@@ -182,3 +182,11 @@ def test_broken_network_files_are_refused(tmp_path):
         agents.make(f"neural:{tmp_path / 'shape.npz'}", rules)
     with pytest.raises(ValueError, match="does not exist"):
         agents.make("neural:no-such-model", rules)
+
+
+def test_a_run_reports_progress_with_an_eta(tmp_path, capsys):
+    sp.train(_cfg(), tmp_path / "run", progress=1e-9)
+    lines = capsys.readouterr().err.splitlines()
+    assert (
+        len(lines) == 2 and lines[-1].startswith("64/64 decisions") and "ETA 00:00:00" in lines[-1]
+    )
