@@ -190,3 +190,15 @@ def test_a_run_reports_progress_with_an_eta(tmp_path, capsys):
     assert (
         len(lines) == 2 and lines[-1].startswith("64/64 decisions") and "ETA 00:00:00" in lines[-1]
     )
+
+
+def test_bench_runs_every_trainer_it_reports():
+    pytest.importorskip("sb3_contrib")
+    rows = list(sp.bench("basic", 0.2, 1))
+    assert [r["trainer"].split(",")[0].split(" on ")[0] for r in rows] == [
+        "rummy-selfplay",
+        "rummy-selfplay",
+        "MaskablePPO",
+        "MaskablePPO",
+    ]
+    assert all(r["steps"] > 0 and r["steps_per_s"] > 0 for r in rows)
