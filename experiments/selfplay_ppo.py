@@ -515,6 +515,9 @@ def duplicate_margin(path: Path, opponent: str, deals: int, first_deal: int) -> 
 
 
 def evaluate(run: Path, opponents: list[str], deals: int, first_deal: int, every: int = 1) -> Path:
+    # one observation at a time: more torch threads only wait on each other (and, beside a
+    # training run, slow the evaluation many times over)
+    torch.set_num_threads(1)
     cks = sorted((run / "checkpoints").glob("step_*.pt"))[::-1][::every][::-1]
     if not cks:
         raise ValueError(f"{run}: no checkpoints (train first)")
