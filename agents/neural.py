@@ -76,6 +76,34 @@ class Compress:
         return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
 
 
+def _context() -> np.ndarray:
+    """``(3, F, F)``: for a face, the other suits of its rank, and the cards of its suit one
+    and two ranks away (ranks wrap for neither: ace-king is two apart only where runs turn
+    the corner, which the network can learn from the ranks)."""
+    m = np.zeros((3, NUM_FACES, NUM_FACES), np.float32)
+    for f in range(52):
+        for g in range(52):
+            if f != g and f % 13 == g % 13:
+                m[0, f, g] = 1.0
+            elif f // 13 == g // 13 and abs(f % 13 - g % 13) in (1, 2):
+                m[abs(f % 13 - g % 13), f, g] = 1.0
+    return m
+
+
+#: face context (``face_context``): each of these per-face blocks (indices into
+#: :attr:`Compress.face_offsets`: the hand, the opponent's known cards, the pile's counts)
+#: summed over each face's neighbours in :data:`CONTEXT` (same rank; same suit one and two
+#: ranks away): 9 more features of a face, what makes a discard safe or a draw useful
+CONTEXT = _context()
+CONTEXT_BLOCKS = (0, 1, 3)
+
+
+def face_context(x: np.ndarray, offsets: list[int]) -> np.ndarray:
+    """``(B, F, 9)`` context features of every face from a batch of inputs ``x``."""
+    blocks = np.stack([x[:, offsets[j] : offsets[j] + NUM_FACES] for j in CONTEXT_BLOCKS], 1)
+    return np.einsum("bjg,mfg->bfjm", blocks, CONTEXT).reshape(len(x), NUM_FACES, -1)
+
+
 #: the move kinds whose logit the face head adds to (agents.base kinds)
 FACE_KINDS = (DISCARD, KNOCK)
 
@@ -168,7 +196,9 @@ class NeuralAgent(LogitsAgent):
                 raise ValueError(f"{path}: the face head lacks {e}") from None
             ids, face, kind = face_actions(rules)
             offs = self.compress.face_offsets
+            context = bool(self.meta.get("face_context"))
             k, nk, hid = len(offs), int(kind.max()) + 1, self.w[2].shape[0]
+            k += len(CONTEXT_BLOCKS) * len(CONTEXT) if context else 0
             wz, bz, w1, b1, w2, b2 = fw
             if (
                 wz.shape[1] != hid
@@ -177,6 +207,7 @@ class NeuralAgent(LogitsAgent):
             ):
                 raise ValueError(f"{path}: the face head's layers do not fit this game's input")
             check_weights(dict(zip(fnames, fw)), path)
+            self.face_context = face if context else None
             self.face = (
                 ids,
                 np.asarray(offs)[None, :] + face[:, None],
@@ -207,6 +238,10 @@ class NeuralAgent(LogitsAgent):
         if self.face is not None:
             ids, cols, kind, wz, bz, w_phi, w_z, w2, b2 = self.face
             zs = w_z @ np.maximum(wz @ h + bz, 0.0)
-            u = np.maximum(x[cols] @ w_phi.T + kind + zs, 0.0)
+            phi = x[cols]
+            if self.face_context is not None:
+                ctx = face_context(x[None], self.compress.face_offsets)[0]
+                phi = np.concatenate([phi, ctx[self.face_context]], 1)
+            u = np.maximum(phi @ w_phi.T + kind + zs, 0.0)
             out[ids] += u @ w2 + b2
         return out

@@ -56,7 +56,7 @@ import torch
 from torch import nn
 
 import rummy_env
-from agents.neural import Compress, face_actions
+from agents.neural import CONTEXT, CONTEXT_BLOCKS, Compress, face_actions
 from rummy_env.rules import parse_overrides
 from rummy_env.vector_env import VectorEnv
 
@@ -91,6 +91,9 @@ class Config:
     face_head: bool = False
     """score each discard and knock also by one small network shared by every
     face, from that face's features (needs features="melds")"""
+    face_context: bool = False
+    """the face head also reads each face's neighbours (same rank, same suit one and two
+    ranks away) in the hand, among the opponent's known cards and in the pile"""
     reward_scale: float = 100.0
     seed: int = 0
     threads: int = 1
@@ -120,6 +123,8 @@ FIELD_HELP = {
     "features": "'melds': add the hand's meld features (agents.meld_features) to the input",
     "face_head": "also score each discard and knock by a head shared by every face, "
     "from that face's features (needs --features melds)",
+    "face_context": "the face head also reads each face's neighbours (same rank, same suit one "
+    "and two ranks away) in hand, known to the opponent and in the pile",
     "reward_scale": "game points are divided by this to make the reward",
     "seed": "seeds the deals and the network",
     "threads": "torch threads",
@@ -152,8 +157,14 @@ class Net(nn.Module):
         nn.init.orthogonal_(self.v.weight, 1.0)
         self.faces = faces is not None
         if faces is not None:
-            offsets, ids, face, kind = faces
+            offsets, ids, face, kind, context = faces
             k, nk = len(offsets), int(kind.max()) + 1
+            self.context = context
+            if context:
+                self.register_buffer("f_ctx", torch.as_tensor(CONTEXT), persistent=False)
+                self.register_buffer("f_face", torch.as_tensor(face), persistent=False)
+                self.ctx_offsets = [offsets[j] for j in CONTEXT_BLOCKS]
+                k += len(CONTEXT_BLOCKS) * len(CONTEXT)
             self.register_buffer("f_ids", torch.as_tensor(ids), persistent=False)
             cols = torch.as_tensor(np.asarray(offsets)[None, :] + face[:, None])
             self.register_buffer("f_cols", cols, persistent=False)
@@ -170,12 +181,17 @@ class Net(nn.Module):
         h = self.body(x)
         logits = self.pi(h)
         if self.faces:
-            k = self.f_cols.shape[1]
+            phi = x[:, self.f_cols]  # (B, n, k)
+            if self.context:
+                F = self.f_ctx.shape[1]
+                blocks = torch.stack([x[:, o : o + F] for o in self.ctx_offsets], 1)
+                ctx = torch.einsum("bjg,mfg->bfjm", blocks, self.f_ctx).reshape(len(x), F, -1)
+                phi = torch.cat([phi, ctx[:, self.f_face]], -1)
+            k = phi.shape[2]
             w = self.f1.weight  # columns: phi, kind, state summary
             nk = self.f_kind.shape[1]
             z = torch.relu(self.fz(h)) @ w[:, k + nk :].T  # (B, FACE_HIDDEN)
             kind = self.f_kind @ w[:, k : k + nk].T + self.f1.bias  # (n, FACE_HIDDEN)
-            phi = x[:, self.f_cols]  # (B, n, k)
             u = torch.relu(phi @ w[:, :k].T + kind[None] + z[:, None])
             logits = logits.index_add(1, self.f_ids, self.f2(u).squeeze(-1))
         return logits.masked_fill(~mask, -1e9), self.v(h).squeeze(-1)
@@ -190,7 +206,9 @@ def _build(cfg: Config) -> tuple[VectorEnv, Compress, Net]:
     if cfg.face_head:
         if not comp.face_offsets:
             raise ValueError("face_head needs features='melds' and a game with a discard pile")
-        faces = (comp.face_offsets, *face_actions(venv.rules))
+        faces = (comp.face_offsets, *face_actions(venv.rules), cfg.face_context)
+    elif cfg.face_context:
+        raise ValueError("face_context needs face_head")
     return venv, comp, Net(comp.size, venv.num_actions, cfg.hidden, faces)
 
 
@@ -287,6 +305,7 @@ def train(
             "pile_rows",
             "features",
             "face_head",
+            "face_context",
         )
         if any(getattr(saved, k) != getattr(cfg, k) for k in same):
             raise ValueError(f"{resume} was trained with another game or network: {saved}")
@@ -621,6 +640,7 @@ def export(checkpoint: Path, out: Path) -> Path:
         "pile_rows": cfg["pile_rows"],
         "features": cfg.get("features", ""),
         "face_head": bool(cfg.get("face_head", False)),
+        "face_context": bool(cfg.get("face_context", False)),
         "steps": json.loads(ck["counters"])["steps"],
     }
     out.parent.mkdir(parents=True, exist_ok=True)

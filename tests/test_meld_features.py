@@ -78,3 +78,24 @@ def test_an_unknown_feature_kind_is_refused():
     with pytest.raises(ValueError, match="features='hand': allowed are '', 'melds'"):
         Compress(rules, 3, "hand")
     assert Compress(rules, 3, "melds").size == Compress(rules, 3).size + SIZE
+
+
+def test_face_context_counts_each_faces_neighbours():
+    """A hand of the 5 of suit 0: its rank-mates see it as same rank, the 4 and 6 of its
+    suit one rank away, the 3 and 7 two away; nothing else sees it."""
+    from agents.neural import face_context
+
+    rules = rummy_env.make_rules("gin", num_players=2)
+    comp = Compress(rules, 3, "melds")
+    x = np.zeros((1, comp.size), np.float32)
+    five = 4  # suit 0, rank index 4 (the 5)
+    x[0, comp.face_offsets[0] + five] = 1.0  # in hand
+    ctx = face_context(x, comp.face_offsets)[0]  # (F, 9): block-major, then neighbour kind
+    hand = ctx[:, 0:3]
+    want = np.zeros((F, 3), np.float32)
+    for s in (1, 2, 3):
+        want[13 * s + 4, 0] = 1.0
+    want[3, 1] = want[5, 1] = 1.0
+    want[2, 2] = want[6, 2] = 1.0
+    np.testing.assert_array_equal(hand, want)
+    assert not ctx[:, 3:].any()  # the known cards and the pile are empty

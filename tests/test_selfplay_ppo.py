@@ -126,15 +126,19 @@ def test_a_run_stops_after_max_seconds_with_a_checkpoint(tmp_path):
     assert saved["steps"] == res["steps"]  # the checkpoint written when time ran out
 
 
-@pytest.mark.parametrize("features,face_head", [("", False), ("melds", False), ("melds", True)])
-def test_exported_networks_play_as_in_training(tmp_path, features, face_head):
+@pytest.mark.parametrize(
+    "features,face_head,face_context",
+    [("", False, False), ("melds", False, False), ("melds", True, False), ("melds", True, True)],
+)
+def test_exported_networks_play_as_in_training(tmp_path, features, face_head, face_context):
     """neural:<file> (numpy) picks the move the trained torch network picks, with the
     meld features and the face head computed alike."""
     agents = pytest.importorskip("agents")
     import rummy_env
 
     out = tmp_path / "run"
-    sp.train(_cfg(preset="basic", features=features, face_head=face_head), out)
+    cfg = _cfg(preset="basic", features=features, face_head=face_head, face_context=face_context)
+    sp.train(cfg, out)
     ck = sorted((out / "checkpoints").glob("*.pt"))[-1]
     path = sp.export(ck, tmp_path / "net.npz")
     torch_agent, _ = sp.load_agent(ck)
