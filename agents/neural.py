@@ -122,6 +122,13 @@ def face_actions(rules: RuleSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(ids, np.int64), np.array(faces, np.int64), np.array(kinds, np.int64)
 
 
+def action_kinds(rules: RuleSet) -> np.ndarray:
+    """Each action's kind (agents.base: draw, meld, lay-off, discard, knock, ...), the
+    index the kind head (``kind_head``) adds its per-kind logit by."""
+    table = MoveTable.of(rules)
+    return np.array([table[a][0] for a in range(table.num_actions)], np.int64)
+
+
 def model_path(model: str | Path) -> Path:
     """The file of a model name (``"gin-2p"`` -> ``agents/trained/neural/gin-2p.npz``) or path."""
     p = Path(model)
@@ -187,6 +194,17 @@ class NeuralAgent(LogitsAgent):
                 f"{rules.num_players} players has {self.moves.num_actions} actions"
             )
         check_weights(dict(zip(names, self.w)), path)
+        self.kind = None
+        if self.meta.get("kind_head"):
+            try:
+                wk, bk = (np.asarray(z[k], np.float32) for k in ("w_kh", "b_kh"))
+            except KeyError as e:
+                raise ValueError(f"{path}: the kind head lacks {e}") from None
+            kinds = action_kinds(rules)
+            if wk.shape != (len(bk), self.w[2].shape[0]) or len(bk) <= kinds.max():
+                raise ValueError(f"{path}: the kind head's layer does not fit this game")
+            check_weights({"w_kh": wk, "b_kh": bk}, path)
+            self.kind = (wk, bk, kinds)
         self.face = None
         if self.meta.get("face_head"):
             fnames = ("w_fz", "b_fz", "w_f1", "b_f1", "w_f2", "b_f2")
@@ -235,6 +253,9 @@ class NeuralAgent(LogitsAgent):
         h = np.maximum(w0 @ x + b0, 0.0)
         h = np.maximum(w1 @ h + b1, 0.0)
         out = wp @ h + bp
+        if self.kind is not None:
+            wk, bk, kinds = self.kind
+            out += (wk @ h + bk)[kinds]
         if self.face is not None:
             ids, cols, kind, wz, bz, w_phi, w_z, w2, b2 = self.face
             zs = w_z @ np.maximum(wz @ h + bz, 0.0)

@@ -56,7 +56,7 @@ import torch
 from torch import nn
 
 import rummy_env
-from agents.neural import CONTEXT, CONTEXT_BLOCKS, Compress, face_actions
+from agents.neural import CONTEXT, CONTEXT_BLOCKS, Compress, action_kinds, face_actions
 from rummy_env.rules import parse_overrides
 from rummy_env.vector_env import VectorEnv
 
@@ -91,6 +91,9 @@ class Config:
     face_head: bool = False
     """score each discard and knock also by one small network shared by every
     face, from that face's features (needs features="melds")"""
+    kind_head: bool = False
+    """add to each action's logit one learned from the state for its kind (draw, meld,
+    lay-off, discard, ...), shared by every action of that kind"""
     face_context: bool = False
     """the face head also reads each face's neighbours (same rank, same suit one and two
     ranks away) in the hand, among the opponent's known cards and in the pile"""
@@ -123,6 +126,8 @@ FIELD_HELP = {
     "features": "'melds': add the hand's meld features (agents.meld_features) to the input",
     "face_head": "also score each discard and knock by a head shared by every face, "
     "from that face's features (needs --features melds)",
+    "kind_head": "add to each action's logit one shared by every action of its kind "
+    "(draw, meld, lay-off, discard, ...)",
     "face_context": "the face head also reads each face's neighbours (same rank, same suit one "
     "and two ranks away) in hand, known to the opponent and in the pile",
     "reward_scale": "game points are divided by this to make the reward",
@@ -145,8 +150,21 @@ class Net(nn.Module):
     in hand, known to the opponent, on top of the pile, in the pile, the deadwood without
     it, in a meld), so that what it learns of one card serves every card."""
 
-    def __init__(self, n_in: int, n_actions: int, hidden: int, faces: tuple | None = None):
+    def __init__(
+        self,
+        n_in: int,
+        n_actions: int,
+        hidden: int,
+        faces: tuple | None = None,
+        kinds: np.ndarray | None = None,
+    ):
         super().__init__()
+        self.kinds = kinds is not None
+        if kinds is not None:
+            self.register_buffer("k_idx", torch.as_tensor(kinds), persistent=False)
+            self.kh = nn.Linear(hidden, int(kinds.max()) + 1)
+            nn.init.zeros_(self.kh.weight)
+            nn.init.zeros_(self.kh.bias)
         self.body = nn.Sequential(
             nn.Linear(n_in, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
         )
@@ -180,6 +198,8 @@ class Net(nn.Module):
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.body(x)
         logits = self.pi(h)
+        if self.kinds:
+            logits = logits + self.kh(h)[:, self.k_idx]
         if self.faces:
             phi = x[:, self.f_cols]  # (B, n, k)
             if self.context:
@@ -209,7 +229,8 @@ def _build(cfg: Config) -> tuple[VectorEnv, Compress, Net]:
         faces = (comp.face_offsets, *face_actions(venv.rules), cfg.face_context)
     elif cfg.face_context:
         raise ValueError("face_context needs face_head")
-    return venv, comp, Net(comp.size, venv.num_actions, cfg.hidden, faces)
+    kinds = action_kinds(venv.rules) if cfg.kind_head else None
+    return venv, comp, Net(comp.size, venv.num_actions, cfg.hidden, faces, kinds)
 
 
 # ---------------------------------------------------------------- advantages
@@ -306,6 +327,7 @@ def train(
             "features",
             "face_head",
             "face_context",
+            "kind_head",
         )
         if any(getattr(saved, k) != getattr(cfg, k) for k in same):
             raise ValueError(f"{resume} was trained with another game or network: {saved}")
@@ -628,6 +650,8 @@ def export(checkpoint: Path, out: Path) -> Path:
         "w_pi": "pi.weight",
         "b_pi": "pi.bias",
     }
+    if cfg.get("kind_head"):
+        names.update({"w_kh": "kh.weight", "b_kh": "kh.bias"})
     if cfg.get("face_head"):
         names.update({"w_fz": "fz.weight", "b_fz": "fz.bias", "w_f1": "f1.weight"})
         names.update({"b_f1": "f1.bias", "w_f2": "f2.weight", "b_f2": "f2.bias"})
@@ -641,6 +665,7 @@ def export(checkpoint: Path, out: Path) -> Path:
         "features": cfg.get("features", ""),
         "face_head": bool(cfg.get("face_head", False)),
         "face_context": bool(cfg.get("face_context", False)),
+        "kind_head": bool(cfg.get("kind_head", False)),
         "steps": json.loads(ck["counters"])["steps"],
     }
     out.parent.mkdir(parents=True, exist_ok=True)

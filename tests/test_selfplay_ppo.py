@@ -127,17 +127,30 @@ def test_a_run_stops_after_max_seconds_with_a_checkpoint(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "features,face_head,face_context",
-    [("", False, False), ("melds", False, False), ("melds", True, False), ("melds", True, True)],
+    "features,face_head,face_context,kind_head",
+    [
+        ("", False, False, False),
+        ("melds", False, False, False),
+        ("melds", True, False, False),
+        ("melds", True, True, True),
+    ],
 )
-def test_exported_networks_play_as_in_training(tmp_path, features, face_head, face_context):
+def test_exported_networks_play_as_in_training(
+    tmp_path, features, face_head, face_context, kind_head
+):
     """neural:<file> (numpy) picks the move the trained torch network picks, with the
     meld features and the face head computed alike."""
     agents = pytest.importorskip("agents")
     import rummy_env
 
     out = tmp_path / "run"
-    cfg = _cfg(preset="basic", features=features, face_head=face_head, face_context=face_context)
+    cfg = _cfg(
+        preset="basic",
+        features=features,
+        face_head=face_head,
+        face_context=face_context,
+        kind_head=kind_head,
+    )
     sp.train(cfg, out)
     ck = sorted((out / "checkpoints").glob("*.pt"))[-1]
     path = sp.export(ck, tmp_path / "net.npz")
