@@ -3,7 +3,7 @@
 ```python
 import agents, rummy_env
 rules = rummy_env.make_rules("gin", num_players=2)
-bot = agents.make("neural:gin-2p", rules, seat=0)      # agents/trained/neural/gin-2p.npz
+bot = agents.make("neural:experiments/selfplay/gin-2p-ctx/net.npz", rules, seat=0)
 ```
 
 A model file is a ``.npz`` of plain arrays (no pickles; read through
@@ -160,6 +160,14 @@ class NeuralAgent(LogitsAgent):
         super().__init__(rules, seat, model, deterministic)
         if model == rules.name:  # neural:<preset>: the shipped model for this player count
             model = f"{rules.name}-{rules.num_players}p"
+            if not model_path(model).exists():
+                shipped = sorted(p.stem for p in NEURAL_DIR.glob("*.npz"))
+                raise ValueError(
+                    f"no shipped neural model for {rules.name!r} with {rules.num_players} "
+                    f"players (shipped: {', '.join(shipped) or 'none'}; a network that does "
+                    "not beat its preset's variant is not shipped; play a file with "
+                    "neural:<path>.npz)"
+                )
         path = model.path if isinstance(model, ModelFile) else model_path(model)
         self.path = path
         z = read_npz(open_model(model if isinstance(model, ModelFile) else path))
