@@ -72,10 +72,10 @@ class MeldFeatures:
         while three:
             r = (three & -three).bit_length() - 1
             three &= three - 1
-            faces = [s * 13 + r for s in range(4) if p[s] >> r & 1]
+            suits = tuple(s for s in range(4) if p[s] >> r & 1)
             out += [
                 (sum(1 << f for f in m), sum(self.values[f] for f in m))
-                for m in _rank_sets(r, tuple(f // 13 for f in faces))
+                for m in _rank_sets(r, suits)
             ]
         for s in range(4):
             if p[s]:
@@ -145,13 +145,7 @@ class MeldFeatures:
 
     def after(self, counts: list[int]) -> tuple[int, dict[int, int], int]:
         """``(deadwood, {face held: deadwood without one of it}, faces of the best
-        arrangement's melds as bits)``."""
-        if self.one_deck:
-            hand = 0
-            for f, c in enumerate(counts):
-                if c:
-                    hand |= 1 << f
-            return self._after_bits(hand, sum(c * v for c, v in zip(counts, self.values)))
+        arrangement's melds as bits)`` of any hand (one deck: :meth:`_after_bits`)."""
         total, arr = self.arrangements(counts)
         best_gain, best_free = max(arr, key=lambda a: a[0])
         vals = self.values
@@ -234,25 +228,19 @@ class MeldFeatures:
 
 @cache
 def _suit_runs(suit: int, pattern: int, ace_high: bool) -> tuple[tuple[int, ...], ...]:
-    """The runs (face tuples) of one suit whose ranks held are the bits of ``pattern``."""
-    have = [pattern >> r & 1 for r in range(13)]
-    if ace_high:
-        have.append(have[0])  # the ace again, above the king
-    out = []
-    for lo in range(len(have)):
-        hi = lo
-        while hi < len(have) and have[hi] and hi - lo <= 12:
-            if hi - lo >= 2:
-                out.append(tuple(suit * 13 + p % 13 for p in range(lo, hi + 1)))
-            hi += 1
-    return tuple(out)
+    """The runs (face tuples) of one suit whose ranks held are the bits of ``pattern``:
+    :func:`rummy_env.melds.natural_melds` of those cards alone, remembered."""
+    counts = [0] * F
+    for r in range(13):
+        counts[suit * 13 + r] = pattern >> r & 1
+    return tuple(natural_melds(counts, ace_high))
 
 
 @cache
 def _rank_sets(rank: int, suits: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    faces = tuple(s * 13 + rank for s in suits)
-    if len(faces) < 3:
-        return ()
-    if len(faces) == 3:
-        return (faces,)
-    return (faces, *(tuple(f for f in faces if f != g) for g in faces))
+    """The sets of one rank held in ``suits``: :func:`rummy_env.melds.natural_melds` of
+    those cards alone, remembered."""
+    counts = [0] * F
+    for s in suits:
+        counts[s * 13 + rank] = 1
+    return tuple(natural_melds(counts))

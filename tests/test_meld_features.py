@@ -50,6 +50,30 @@ def _direct(o: np.ndarray, mf: MeldFeatures, values: list[int], ace_high: bool) 
     return x
 
 
+def _check_flags(o, x, mf, values, rules) -> None:
+    """The meld flags are held faces; with one deck they name an arrangement as good as
+    the best (another one of equal deadwood may be named); the top discard is flagged whenever every best
+    arrangement of the hand with it uses it."""
+    counts = [int(c) for c in o[mf.hand]]
+    if not any(counts):
+        return
+    flagged = [int(x[F + f]) for f in range(F)]
+    assert all(c or not g for c, g in zip(counts, flagged)), "a flag on a face not held"
+    if rules.decks == 1:  # one copy a face: the flags are melds, and what they take out
+        assert best_arrangement(flagged, values, rules.ace_high)[0] == 0, "flags not melds"
+        total = sum(c * v for c, v in zip(counts, values))
+        best = best_arrangement(counts, values, rules.ace_high)[0]
+        assert total - sum(values[f] for f in range(F) if flagged[f]) == best
+    row = o[mf.top]
+    t = int(row.argmax())
+    if row[t] > 0:
+        with_t = list(counts)
+        with_t[t] += 1
+        dw_t = best_arrangement(with_t, values, rules.ace_high)[0]
+        if best_arrangement(counts, values, rules.ace_high)[0] + values[t] > dw_t:
+            assert x[2 * F + 3] == 1.0, "the top discard is in every best arrangement"
+
+
 @pytest.mark.parametrize("preset", ["gin", "basic", "rummy51"])
 def test_features_match_a_direct_meld_search(preset):
     rules = rummy_env.make_rules(preset, num_players=2)
@@ -67,10 +91,10 @@ def test_features_match_a_direct_meld_search(preset):
                 # the meld flags may name another arrangement of equal deadwood
                 np.testing.assert_allclose(got[i, :F], want[:F], err_msg=f"after, step {step}")
                 np.testing.assert_allclose(got[i, 2 * F : 2 * F + 3], want[2 * F : 2 * F + 3])
-                if got[i, F : 2 * F].sum() == want[F : 2 * F].sum():
-                    checked += 1
+                _check_flags(obs[i], got[i], mf, values, rules)
+                checked += 1
         obs, mask, *_ = venv.step(random_actions(mask, rng))
-    assert checked > 100
+    assert checked > 300
 
 
 def test_an_unknown_feature_kind_is_refused():
