@@ -97,6 +97,11 @@ class Config:
     face_context: bool = False
     """the face head also reads each face's neighbours (same rank, same suit one and two
     ranks away) in the hand, among the opponent's known cards and in the pile"""
+    opponents: str = ""
+    """comma-separated players of one seat in a share of the games: agents of the registry
+    (``variant``, ``greedy``, ...) or ``past`` (an earlier checkpoint of this run)"""
+    opponent_share: float = 0.0
+    """the share of games in which one seat is played by one of ``opponents``"""
     reward_scale: float = 100.0
     seed: int = 0
     threads: int = 1
@@ -130,6 +135,11 @@ FIELD_HELP = {
     "(draw, meld, lay-off, discard, ...)",
     "face_context": "the face head also reads each face's neighbours (same rank, same suit one "
     "and two ranks away) in hand, known to the opponent and in the pile",
+    "opponents": "comma-separated players of one seat in a share of the games (--opponent-share): "
+    "agent names (variant, greedy, ...) or 'past' (an earlier checkpoint of this run); their "
+    "decisions are not learned from",
+    "opponent_share": "the share of games (drawn at each game's start) in which one random seat "
+    "is played by one of --opponents",
     "reward_scale": "game points are divided by this to make the reward",
     "seed": "seeds the deals and the network",
     "threads": "torch threads",
@@ -222,15 +232,127 @@ def _build(cfg: Config) -> tuple[VectorEnv, Compress, Net]:
         cfg.preset, cfg.num_envs, cfg.num_players, seed=cfg.seed, **parse_overrides(cfg.overrides)
     )
     comp = Compress(venv.rules, cfg.pile_rows, cfg.features)
+    return venv, comp, _net(cfg, venv.rules, comp, venv.num_actions)
+
+
+def _net(cfg: Config, rules: Any, comp: Compress, n_actions: int) -> Net:
     faces = None
     if cfg.face_head:
         if not comp.face_offsets:
             raise ValueError("face_head needs features='melds' and a game with a discard pile")
-        faces = (comp.face_offsets, *face_actions(venv.rules), cfg.face_context)
+        faces = (comp.face_offsets, *face_actions(rules), cfg.face_context)
     elif cfg.face_context:
         raise ValueError("face_context needs face_head")
-    kinds = action_kinds(venv.rules) if cfg.kind_head else None
-    return venv, comp, Net(comp.size, venv.num_actions, cfg.hidden, faces, kinds)
+    kinds = action_kinds(rules) if cfg.kind_head else None
+    return Net(comp.size, n_actions, cfg.hidden, faces, kinds)
+
+
+def _sample(logits: torch.Tensor) -> torch.Tensor:
+    """One action a row of masked logits, drawn from their softmax (Gumbel-max)."""
+    gumbel = -torch.log(-torch.log(torch.rand_like(logits).clamp_(1e-20, 1.0)))
+    return (logits + gumbel).argmax(1)
+
+
+# ------------------------------------------------------------------- league
+class League:
+    """The players besides the learning network. In a share ``cfg.opponent_share`` of the
+    games (drawn anew at each game's start) one random seat is played by one of
+    ``cfg.opponents``: an agent of the registry (one instance a game and seat, reset at
+    each game's start) or ``past``, a checkpoint drawn from the later half of the run's
+    checkpoints (:meth:`refresh`), sampling its policy. Their decisions are not learned
+    from; :meth:`margins` gives the learner's points against each of them."""
+
+    def __init__(self, cfg: Config, venv: VectorEnv, comp: Compress, out: Path, seed: int):
+        import agents
+
+        self.names = [n.strip() for n in cfg.opponents.split(",") if n.strip()]
+        if not self.names:
+            raise ValueError("opponent_share > 0 needs --opponents (agent names or 'past')")
+        if not 0.0 < cfg.opponent_share <= 1.0:
+            raise ValueError(
+                f"opponent_share={cfg.opponent_share} is not allowed (allowed: 0 < share <= 1)"
+            )
+        for n in self.names:
+            if n != "past":
+                agents.make(n, venv.rules, 0)  # an unknown name fails here, not mid-run
+        self.make = agents.make
+        self.cfg, self.rules, self.comp, self.out = cfg, venv.rules, comp, out
+        self.rng = np.random.default_rng(seed)
+        n, self.P, self.num_actions = venv.num_envs, venv.num_players, venv.num_actions
+        self.seat = np.full(n, -1)
+        self.who = np.zeros(n, np.int64)
+        self.bots: dict[tuple[int, int], Any] = {}
+        self.past: Net | None = None
+        self.past_name = ""
+        self.points = np.zeros((len(self.names), 2))  # learner's margin summed, games
+        self.new_games(np.ones(n, bool))
+
+    def refresh(self, net: Net) -> None:
+        """Draw the ``past`` player anew from the later half of the run's checkpoints (the
+        network itself while there are none)."""
+        if "past" not in self.names:
+            return
+        if self.past is None:
+            self.past = _net(self.cfg, self.rules, self.comp, self.num_actions)
+            self.past.eval()
+        cks = sorted((self.out / "checkpoints").glob("step_*.pt"))
+        if cks:
+            ck = cks[len(cks) // 2 :][int(self.rng.integers(len(cks) - len(cks) // 2))]
+            self.past.load_state_dict(_load(ck)["model"])
+            self.past_name = ck.stem
+        else:
+            self.past.load_state_dict(net.state_dict())
+            self.past_name = "itself"
+
+    def new_games(self, started: np.ndarray) -> None:
+        for i in np.flatnonzero(started):
+            if self.rng.random() >= self.cfg.opponent_share:
+                self.seat[i] = -1
+                continue
+            q, k = int(self.rng.integers(self.P)), int(self.rng.integers(len(self.names)))
+            self.seat[i], self.who[i] = q, k
+            if self.names[k] != "past":
+                bot = self.bots.get((i, q, k))
+                if bot is None:
+                    bot = self.bots[(i, q, k)] = self.make(self.names[k], self.rules, q)
+                bot.reset(seed=int(self.rng.integers(2**31)))
+
+    def act(
+        self, a: np.ndarray, obs: np.ndarray, x: np.ndarray, mask: np.ndarray, actor: np.ndarray
+    ) -> np.ndarray:
+        """Replace in ``a`` the moves of the games whose opponent is to act; returns which
+        decisions are the learner's."""
+        theirs = actor == self.seat
+        rows = np.flatnonzero(theirs)
+        past = [i for i in rows if self.names[self.who[i]] == "past"]
+        if past:
+            with torch.no_grad():
+                lg, _ = self.past(torch.from_numpy(x[past]), torch.from_numpy(mask[past]))
+            a[past] = _sample(lg).numpy()
+        for i in rows:
+            if self.names[self.who[i]] != "past":
+                a[i] = self.bots[(i, int(actor[i]), int(self.who[i]))].act(obs[i], mask[i])
+        return ~theirs
+
+    def record(self, rewards: np.ndarray, ended: np.ndarray) -> None:
+        """Add a step's points to the learner's margin against each opponent."""
+        rows = np.flatnonzero(self.seat >= 0)
+        if len(rows):
+            r = rewards[rows]
+            q = self.seat[rows]
+            mine = (r.sum(1) - r[np.arange(len(rows)), q]) / (self.P - 1)
+            np.add.at(self.points[:, 0], self.who[rows], mine - r[np.arange(len(rows)), q])
+            np.add.at(self.points[:, 1], self.who[rows], ended[rows])
+
+    def margins(self) -> str:
+        """The learner's mean margin a game against each opponent since the last call."""
+        out = ", ".join(
+            f"vs {n} {s / g:+.1f} ({int(g)} games)"
+            for n, (s, g) in zip(self.names, self.points)
+            if g
+        )
+        self.points[:] = 0
+        return out
 
 
 # ---------------------------------------------------------------- advantages
@@ -342,6 +464,11 @@ def train(
     na = venv.num_actions
     obs, mask, info = venv.reset(seed=cfg.seed * 1_000_003 + counters["updates"])
     actor = info["actor"]
+    league = None
+    if cfg.opponent_share > 0:
+        league = League(cfg, venv, comp, out, cfg.seed * 1_000_003 + counters["updates"])
+        league.refresh(net)
+    b_own = np.ones((T, N), bool)
     b_x = np.zeros((T, N, comp.size), np.float32)
     b_m = np.zeros((T, N, na), bool)
     b_a = np.zeros((T, N), np.int64)
@@ -379,22 +506,26 @@ def train(
                 m = mask.astype(bool)
                 logits, v = net(torch.from_numpy(x), torch.from_numpy(m))
                 logp = torch.log_softmax(logits, -1)
-                gumbel = -torch.log(-torch.log(torch.rand_like(logp).clamp_(1e-20, 1.0)))
-                a = (logp + gumbel).argmax(1)  # a sample of the masked policy
-                lp = logp.gather(1, a[:, None]).squeeze(1)
+                a = _sample(logp).numpy()  # a sample of the masked policy
+                if league is not None:
+                    b_own[t] = league.act(a, obs, x, m, actor)
+                lp = logp.gather(1, torch.from_numpy(a)[:, None]).squeeze(1)
                 b_x[t], b_m[t], b_a[t], b_lp[t], b_v[t], b_q[t] = (
                     x,
                     m,
-                    a.numpy(),
+                    a,
                     lp.numpy(),
                     v.numpy(),
                     actor,
                 )
                 e0 = time.perf_counter()
-                obs, mask, r, term, info = venv.step(a.numpy())
+                obs, mask, r, term, info = venv.step(a)
                 t_env += time.perf_counter() - e0
                 actor = info["actor"]
                 b_r[t], b_t[t] = r / cfg.reward_scale, term
+                if league is not None:
+                    league.record(r, term)
+                    league.new_games(term)
                 counters["games"] += int(term.sum())
             # the value of what every seat sees now (the seat to act: this batch's obs)
             seen = np.stack([venv.observe(i, q) for i in range(N) for q in range(P)])
@@ -402,7 +533,14 @@ def train(
             boot = boot.numpy().reshape(N, P)
         adv = seat_advantages(b_v, b_q, b_r, b_t, boot, cfg.gamma, cfg.gae_lambda)
         ret = adv + b_v
-        stats = _update(cfg, net, opt, b_x, b_m, b_a, b_lp, adv, ret)
+        own = b_own.reshape(-1)  # the opponents' decisions are not learned from
+        stats = _update(
+            cfg,
+            net,
+            opt,
+            *(b.reshape(T * N, -1)[own] for b in (b_x, b_m)),
+            *(b.reshape(-1)[own] for b in (b_a, b_lp, adv, ret)),
+        )
         counters["steps"] += T * N
         counters["updates"] += 1
         el = time.perf_counter() - t_start
@@ -426,7 +564,8 @@ def train(
             print(
                 f"{counters['steps']:,}/{cfg.total_steps:,} decisions, {sps:,.0f} a second, "
                 f"{counters['games']:,} games, ETA {time.strftime('%H:%M:%S', time.gmtime(left))}"
-                f"{'' if left < 86400 else f' (+{int(left // 86400)} d)'}",
+                f"{'' if left < 86400 else f' (+{int(left // 86400)} d)'}"
+                f"{'; ' + league.margins() if league is not None else ''}",
                 file=sys.stderr,
                 flush=True,
             )
@@ -441,6 +580,8 @@ def train(
             _save(
                 out / "checkpoints" / f"step_{counters['steps']:010d}.pt", net, opt, cfg, counters
             )
+            if league is not None:
+                league.refresh(net)
         if out_of_time:
             break
     fh.close()
@@ -464,6 +605,8 @@ def _update(cfg, net, opt, b_x, b_m, b_a, b_lp, adv, ret) -> dict[str, float]:
         perm = torch.randperm(n)
         for s in range(0, n, cfg.minibatch_size):
             idx = perm[s : s + cfg.minibatch_size]
+            if len(idx) < 2:  # (the opponents' decisions left out: a remainder of one)
+                continue
             logits, v = net(x[idx], m[idx])
             logp = torch.log_softmax(logits, -1)
             lp = logp.gather(1, a[idx, None]).squeeze(1)

@@ -232,3 +232,88 @@ def test_neural_preset_names_the_shipped_model_or_says_none_is():
     else:
         with pytest.raises(ValueError, match="no shipped neural model for 'basic' with 2"):
             agents.make("neural:basic", rules)
+
+
+def test_league_opponents_play_their_seat_and_are_not_learned_from(tmp_path, monkeypatch):
+    agents = pytest.importorskip("agents")
+    import rummy_env
+
+    cfg = _cfg(preset="gin", opponents="greedy", opponent_share=1.0)
+    venv = rummy_env.vector_env("gin", 6, 2, seed=3)
+    comp = sp.Compress(venv.rules, cfg.pile_rows, cfg.features)
+    league = sp.League(cfg, venv, comp, tmp_path, seed=0)
+    assert (league.seat >= 0).all()  # a share of 1: every game has an opponent
+    obs, mask, info = venv.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        a = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        want = a.copy()
+        for i, q in enumerate(info["actor"]):
+            if q == league.seat[i]:
+                want[i] = agents.make("greedy", venv.rules, int(q)).act(obs[i], mask[i])
+        own = league.act(a, obs, comp(obs), mask.astype(bool), info["actor"])
+        np.testing.assert_array_equal(a, want)
+        np.testing.assert_array_equal(own, info["actor"] != league.seat)
+        obs, mask, r, term, info = venv.step(a)
+        league.record(r, term)
+        league.new_games(term)
+    assert "vs greedy" in league.margins()
+
+    # in training, the update sees the learner's decisions only
+    seen, theirs = [], []
+    update, act = sp._update, sp.League.act
+    monkeypatch.setattr(
+        sp, "_update", lambda c, n, o, *b: seen.append(len(b[2])) or update(c, n, o, *b)
+    )
+    monkeypatch.setattr(
+        sp.League, "act", lambda self, *a: theirs.append((~(own := act(self, *a))).sum()) or own
+    )
+    sp.train(_cfg(opponents="random", opponent_share=1.0, total_steps=32), tmp_path / "run")
+    assert seen == [32 - sum(theirs)] and 0 < sum(theirs) < 32
+
+
+def test_league_past_selves_come_from_the_runs_later_checkpoints(tmp_path):
+    out = tmp_path / "run"
+    sp.train(_cfg(total_steps=128), out)  # 4 checkpoints
+    cfg = _cfg(opponents="past", opponent_share=0.5, total_steps=160)
+    import rummy_env
+
+    venv = rummy_env.vector_env("gin", 4, 2, seed=3)
+    league = sp.League(cfg, venv, sp.Compress(venv.rules, 3, ""), out, seed=0)
+    drawn = set()
+    for _ in range(20):
+        league.refresh(None)
+        drawn.add(league.past_name)
+    names = sorted(p.stem for p in (out / "checkpoints").glob("*.pt"))
+    assert drawn == set(names[2:])
+    assert sp.train(cfg, out)["steps"] == 160  # and a run against them resumes and trains
+
+
+@pytest.mark.parametrize(
+    "opponents,share,error",
+    [
+        ("nosuch", 0.5, "nosuch"),
+        ("", 0.5, "needs --opponents"),
+        ("random", 1.5, "opponent_share=1.5 is not allowed"),
+    ],
+)
+def test_bad_leagues_are_refused_before_training(tmp_path, opponents, share, error):
+    with pytest.raises(ValueError, match=error):
+        sp.train(_cfg(opponents=opponents, opponent_share=share), tmp_path / "run")
+    assert not (tmp_path / "run" / "model.pt").exists()
+
+
+def test_an_update_with_a_minibatch_of_one_decision_keeps_the_network_finite():
+    # with opponents' decisions left out, a rollout's size is any number: here one more
+    # than a minibatch, whose last minibatch (one decision) has no advantage spread
+    cfg = _cfg(minibatch_size=16, update_epochs=1)
+    venv, comp, net = sp._build(cfg)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    obs, mask, _ = venv.reset(seed=1)
+    n = 17
+    x = np.repeat(comp(obs)[:1], n, 0)
+    m = np.repeat(mask.astype(bool)[:1], n, 0)
+    a = np.full(n, np.flatnonzero(m[0])[0])
+    adv = np.linspace(-1, 1, n)
+    sp._update(cfg, net, opt, x, m, a, np.zeros(n, np.float32), adv, adv)
+    assert all(torch.isfinite(p).all() for p in net.parameters())
