@@ -36,6 +36,7 @@ import numpy as np
 
 from rummy_env.cards import JOKER, NUM_FACES, NUM_RANKS, deck_faces, face_counts, parse_card
 from rummy_env.engine import card_values
+from rummy_env.env import legal_moves
 from rummy_env.melds import ACE_HIGH_POS, SUIT_SHIFT, run_face
 from rummy_env.moves import (
     ActionCodec,
@@ -263,7 +264,7 @@ class LogitsAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
         observation, action_mask = split_obs(observation, action_mask)
-        legal = np.flatnonzero(action_mask)
+        legal = legal_moves(action_mask)
         if not len(legal):
             raise ValueError("act() called with an empty action mask (this seat is not to act)")
         z = self.logits(observation)[legal]
@@ -443,7 +444,7 @@ def unseen_counts(view: View, rules: RuleSet) -> list[int]:
 
 
 def legal_ids(action_mask: np.ndarray) -> list[int]:
-    return [int(a) for a in np.flatnonzero(action_mask)]
+    return [int(a) for a in legal_moves(action_mask)]
 
 
 def legal_to_act(action_mask: np.ndarray) -> list[int]:

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, split_obs
+from rummy_env.env import legal_moves
 from rummy_env.moves import ActionCodec, Discard, DrawStock, EndRound, LayOff, Meld, TakePile
 from rummy_env.observation import _layout
 from rummy_env.rules import RuleSet
@@ -219,7 +220,7 @@ class CanastaGreedyPolicy(_Base):
 
     def act(self, observation: Any, action_mask: Any = None) -> int:
         observation, action_mask = split_obs(observation, action_mask)
-        legal = np.flatnonzero(action_mask)
+        legal = legal_moves(action_mask)
         if len(legal) == 1:
             return int(legal[0])
         g = self.grouped(legal)
@@ -411,7 +412,7 @@ class CanastaExpertAgent(Agent):
     # ------------------------------------------------------------ act
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
         observation, action_mask = split_obs(observation, action_mask)
-        legal = np.flatnonzero(action_mask)
+        legal = legal_moves(action_mask)
         if len(legal) == 1:
             return int(legal[0])
         o = np.asarray(observation)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, split_obs
+from rummy_env.env import legal_moves
 
 
 class RandomAgent(Agent):
@@ -14,7 +15,7 @@ class RandomAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
         _, action_mask = split_obs(observation, action_mask)
-        legal = np.flatnonzero(action_mask)
+        legal = legal_moves(action_mask)
         if not len(legal):
             raise ValueError("act() called with an empty action mask (this seat is not to act)")
         return int(legal[self.rng.randrange(len(legal))])

@@ -85,7 +85,7 @@ def bench_aec(make, seconds: float, seed: int) -> dict:
             if term or trunc:
                 action = None
             else:
-                legal = np.flatnonzero(obs["action_mask"])
+                legal = rummy_env.legal_moves(obs["action_mask"])
                 action = int(legal[rng.randrange(len(legal))])
                 decisions += 1
             env.step(action)

@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 import random
 
-import numpy as np
-
 import rummy_env
 from experiments import benchmark
 from rummy_env.render import describe_result
@@ -34,7 +32,7 @@ def play_rendered(preset: str, players: int, seed: int) -> None:
                 print(f"=== round {state.round + 1} ===")
                 last_round = state.round
             print(env.render())
-        legal = np.flatnonzero(obs["action_mask"])
+        legal = rummy_env.legal_moves(obs["action_mask"])
         action = int(legal[rng.randrange(len(legal))])
         print(f"  {agent}: {env.unwrapped.decode(action)}")
         env.step(action)

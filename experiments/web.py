@@ -128,6 +128,7 @@ from rummy_env import cover, engine
 from rummy_env import moves as M
 from rummy_env.cards import card_str, counts_str
 from rummy_env.engine import GameState, Phase, acting_seat, deal_number
+from rummy_env.env import legal_moves
 from rummy_env.observation import _layout as obs_layout
 from rummy_env.observation import encode
 from rummy_env.picture import draw_table
@@ -268,7 +269,7 @@ def legal_view(env: Any) -> list[dict[str, Any]]:
     s = env.state
     mask = env.observe(env.agent_selection)["action_mask"]
     out = []
-    for a in np.flatnonzero(mask):
+    for a in legal_moves(mask):
         move = env.codec.decode(int(a), s)
         kind = type(move).__name__
         out.append(
@@ -658,9 +659,7 @@ class PlayGame:
         if not self.my_turn:
             return []
         mask = self.env.observe(self.env.agent_selection)["action_mask"]
-        return [
-            (int(a), str(self.env.codec.decode(int(a), self.state))) for a in np.flatnonzero(mask)
-        ]
+        return [(int(a), str(self.env.codec.decode(int(a), self.state))) for a in legal_moves(mask)]
 
     def _step(self, seat: int, a: int) -> None:
         move = self.env.codec.decode(a, self.state)

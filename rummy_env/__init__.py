@@ -9,7 +9,7 @@ See the README for the observation and action tables.
 
 from rummy_env import cards
 from rummy_env.engine import IllegalActionError
-from rummy_env.env import env, raw_env
+from rummy_env.env import env, legal_moves, raw_env
 from rummy_env.rules import PRESETS, RuleSet, make_rules
 from rummy_env.vector_env import VectorEnv, vector_env
 
@@ -20,6 +20,7 @@ __all__ = [
     "VectorEnv",
     "cards",
     "env",
+    "legal_moves",
     "make_rules",
     "raw_env",
     "vector_env",

@@ -93,6 +93,7 @@ from gymnasium.utils import seeding
 
 from rummy_env import engine
 from rummy_env.engine import IllegalActionError, Phase, acting_seat
+from rummy_env.env import legal_moves
 from rummy_env.melds import best_arrangement
 from rummy_env.moves import Layout
 from rummy_env.observation import OBS_BOUND, ObsLayout
@@ -118,7 +119,7 @@ class UniformRandomOpponent:
         self.rng.seed(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
+        legal = legal_moves(action_mask)
         return int(legal[self.rng.randrange(len(legal))])
 
 

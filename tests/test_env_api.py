@@ -1039,3 +1039,27 @@ def test_observing_an_unknown_agent_names_the_agents():
         ValueError, match=r"agent 'bob' is not allowed \(allowed: \['player_0', 'player_1'\]\)"
     ):
         env.observe("bob")
+
+
+@pytest.mark.parametrize("preset", sorted(rummy_env.PRESETS))
+def test_legal_moves_are_the_masks_nonzero_entries(preset):
+    env = rummy_env.raw_env(preset, num_players=2)
+    env.reset(seed=7)
+    rng = random.Random(0)
+    for _ in range(150):
+        if not env.agents or all(env.terminations.values()):
+            break
+        mask = env.observe(env.agent_selection)["action_mask"]
+        legal = rummy_env.legal_moves(mask)
+        np.testing.assert_array_equal(legal, np.flatnonzero(mask))
+        env.step(int(legal[rng.randrange(len(legal))]))
+
+
+def test_legal_moves_of_any_mask():
+    m = np.zeros(300, np.int8)
+    m[[3, 40, 299]] = 1
+    m[7], m[8] = 2, -1  # (a mask is 0/1; any non-zero byte counts)
+    want = [3, 7, 8, 40, 299]
+    for mask in (m, m.astype(np.uint8), m.astype(bool), m.astype(np.float32), list(m)):
+        assert rummy_env.legal_moves(mask).tolist() == want
+    np.testing.assert_array_equal(rummy_env.legal_moves(m[::2]), np.flatnonzero(m[::2]))

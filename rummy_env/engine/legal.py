@@ -498,7 +498,11 @@ def _legal_layoffs(s: GameState, c: tuple, acts: list[int], last7: bool) -> None
     nat_first = rules.joker_natural_first
     lw = L.layoff_width
     rest = n - 1
+    sm = s.smask[p]
+    held = sm[0] | sm[1] << 13 | sm[2] << 26 | sm[3] << 39  # the natural faces held, a bit each
     for mi, m in enumerate(s.table):
+        if not (w or m.lay_bits & held):  # nothing in hand that it accepts
+            continue
         b = L.LAYOFF + mi * lw
         for k, f in m.accepts.items():
             if f == JOKER and wf:
