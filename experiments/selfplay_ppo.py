@@ -817,6 +817,10 @@ def export(checkpoint: Path, out: Path) -> Path:
 
 
 # ------------------------------------------------------------------- recipe
+#: decisions of the recipes' last phase (against opponents)
+RECIPE_LEAGUE_STEPS = {"gin": 0, "basic": 0}
+
+
 def recipe(cfg: Config) -> Config:
     """The settings the ``neural:`` runs of the model card were trained with: the meld
     features, the face head with its context, 4 passes of minibatches of 2048 an update;
@@ -833,6 +837,73 @@ def recipe(cfg: Config) -> Config:
         minibatch_size=2048,
         gamma=0.999 if basic else cfg.gamma,
     )
+
+
+#: the model card's runs, phase after phase on one run folder: each phase trains the run on
+#: to its ``total_steps`` with these settings over :func:`recipe`'s (a run stopped in any
+#: phase resumes there). Later phases lower the learning rate and the entropy bonus; the
+#: last adds opponents (``past`` selves and the preset's ``variant`` in half the games).
+RECIPES: dict[str, tuple[dict[str, Any], ...]] = {
+    "gin": (
+        {"total_steps": 8_192_000},
+        {"total_steps": 11_673_600, "lr": 1e-4, "ent_coef": 0.005, "checkpoint_every": 25},
+        {
+            "total_steps": 11_673_600 + RECIPE_LEAGUE_STEPS["gin"],
+            "lr": 1e-4,
+            "ent_coef": 0.005,
+            "checkpoint_every": 25,
+            "opponents": "past,variant",
+            "opponent_share": 0.5,
+        },
+    ),
+    "basic": (
+        {"total_steps": 4_915_200, "checkpoint_every": 50},
+        {
+            "total_steps": 4_915_200 + RECIPE_LEAGUE_STEPS["basic"],
+            "checkpoint_every": 25,
+            "opponents": "past,variant",
+            "opponent_share": 0.5,
+        },
+    ),
+}
+
+
+def recipe_phases(preset: str, threads: int = 1) -> list[Config]:
+    """The configs of ``preset``'s recipe, phase by phase (:data:`RECIPES`)."""
+    if preset not in RECIPES:
+        raise ValueError(f"no recipe for {preset!r} (recipes: {', '.join(sorted(RECIPES))})")
+    base = recipe(Config(preset=preset, threads=threads))
+    return [dataclasses.replace(base, **phase) for phase in RECIPES[preset]]
+
+
+def command_line(cfg: Config, out: str) -> str:
+    """The ``rummy-selfplay train`` command that runs ``cfg`` (the settings that differ from
+    the defaults)."""
+    args = ["rummy-selfplay train"]
+    for f in dataclasses.fields(Config):
+        v, flag = getattr(cfg, f.name), "--" + f.name.replace("_", "-")
+        if v == f.default and f.name != "preset":
+            continue
+        if f.name == "overrides":
+            args += [f"--set {o}" for o in v]
+        elif isinstance(v, bool):
+            args.append(flag if v else "--no-" + flag[2:])
+        else:
+            args.append(f"{flag} {v}")
+    return " ".join([*args, f"--out {out}"])
+
+
+def run_recipe(preset: str, out: Path, threads: int = 1, progress: float = 0.0) -> dict[str, Any]:
+    """Train ``out`` through every phase of ``preset``'s recipe (phases already done are
+    skipped: the run resumes where it stopped)."""
+    res: dict[str, Any] = {}
+    for cfg in recipe_phases(preset, threads):
+        done = 0
+        if (out / "model.pt").exists():
+            done = json.loads(_load(out / "model.pt")["counters"])["steps"]
+        if done < cfg.total_steps:
+            res = train(cfg, out, progress=progress)
+    return res
 
 
 # -------------------------------------------------------------------- speed
@@ -959,6 +1030,19 @@ def main(argv: list[str] | None = None) -> None:
     ex = sub.add_parser("export", help="write a checkpoint as a numpy model (neural:<path>)")
     ex.add_argument("--checkpoint", required=True, help="a checkpoint (.pt) of a run")
     ex.add_argument("--out", required=True, help="the .npz to write")
+    rc = sub.add_parser(
+        "recipe",
+        help="train a run through the model card's recipe, phase after phase (resumes)",
+    )
+    rc.add_argument("--preset", required=True, help=f"the game ({', '.join(sorted(RECIPES))})")
+    rc.add_argument("--out", required=True, help="the run folder (resumed where it stopped)")
+    rc.add_argument("--threads", type=int, default=1, help="torch threads")
+    rc.add_argument(
+        "--print", action="store_true", help="print the phases' train commands and stop"
+    )
+    rc.add_argument(
+        "--progress", type=float, default=30.0, help="seconds between progress lines; 0: none"
+    )
     be = sub.add_parser("bench", help="decisions a second with learning, beside MaskablePPO's")
     be.add_argument("--preset", default="gin", help="the game")
     be.add_argument("--seconds", type=float, default=60.0, help="wall time of each trainer")
@@ -985,6 +1069,15 @@ def main(argv: list[str] | None = None) -> None:
                     )
             res = train(cfg, Path(args.out), max_seconds=args.max_seconds, progress=args.progress)
             print(json.dumps(res))
+        elif args.cmd == "recipe":
+            if args.threads < 1:
+                raise ValueError(f"--threads={args.threads} is not allowed (allowed: >= 1)")
+            if args.print:
+                for cfg in recipe_phases(args.preset, args.threads):
+                    print(command_line(cfg, args.out))
+            else:
+                res = run_recipe(args.preset, Path(args.out), args.threads, args.progress)
+                print(json.dumps(res))
         elif args.cmd == "export":
             print(export(Path(args.checkpoint), Path(args.out)))
         elif args.cmd == "bench":

@@ -317,3 +317,30 @@ def test_an_update_with_a_minibatch_of_one_decision_keeps_the_network_finite():
     adv = np.linspace(-1, 1, n)
     sp._update(cfg, net, opt, x, m, a, np.zeros(n, np.float32), adv, adv)
     assert all(torch.isfinite(p).all() for p in net.parameters())
+
+
+def test_a_recipe_runs_its_phases_in_order_and_resumes(tmp_path, monkeypatch, capsys):
+    tiny = {"num_envs": 4, "num_steps": 8, "minibatch_size": 16, "hidden": 16}
+    phases = (
+        {"total_steps": 64, **tiny},
+        {"total_steps": 128, "lr": 1e-4, "opponents": "random", "opponent_share": 0.5, **tiny},
+    )
+    monkeypatch.setitem(sp.RECIPES, "gin", phases)
+    out = tmp_path / "run"
+    assert sp.run_recipe("gin", out)["steps"] == 128
+    cfg = json.loads(torch.load(out / "model.pt", weights_only=True)["config"])
+    assert cfg["lr"] == 1e-4 and cfg["opponents"] == "random" and cfg["features"] == "melds"
+    rows = (out / "progress.csv").read_text().splitlines()
+    assert len(rows) == 1 + 4
+    sp.run_recipe("gin", out)  # done: nothing more is trained
+    assert (out / "progress.csv").read_text().splitlines() == rows
+
+    # the printed commands are the phases
+    sp.main(["recipe", "--preset", "gin", "--out", "runs/x", "--print"])
+    lines = capsys.readouterr().out.splitlines()
+    got = []
+    monkeypatch.setattr(sp, "train", lambda cfg, out, **kw: got.append(cfg) or {})
+    for line in lines:
+        assert line.startswith("rummy-selfplay train ")
+        sp.main(line.split()[1:])
+    assert got == sp.recipe_phases("gin")
