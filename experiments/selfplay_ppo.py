@@ -779,12 +779,30 @@ def _plot(csv_path: Path, png: Path) -> None:
     plt.close(fig)
 
 
-def export(checkpoint: Path, out: Path) -> Path:
+def export(checkpoint: Path, out: Path, average: int = 1) -> Path:
     """Write a checkpoint's policy as a numpy model file for ``neural:<path>``
-    (:mod:`agents.neural`): the MLP's and the policy head's arrays and a ``meta`` JSON."""
+    (:mod:`agents.neural`): the MLP's and the policy head's arrays and a ``meta`` JSON.
+    ``average`` > 1: the mean of the weights of this checkpoint and the ``average - 1``
+    before it in its folder (the same network, further along the same run)."""
     ck = _load(checkpoint)
     cfg = json.loads(ck["config"])
     sd = ck["model"]
+    averaged: list[str] = []
+    if average > 1:
+        ours = sorted(checkpoint.parent.glob("step_*.pt"))
+        if checkpoint not in ours:
+            raise ValueError(f"--average needs a numbered checkpoint (step_*.pt), not {checkpoint}")
+        k = ours.index(checkpoint)
+        if k + 1 < average:
+            raise ValueError(
+                f"--average {average}: {checkpoint.name} has only {k} checkpoints before it"
+            )
+        group = ours[k + 1 - average : k + 1]
+        sds = [_load(c)["model"] for c in group]
+        if any(set(d) != set(sd) or any(d[n].shape != sd[n].shape for n in sd) for d in sds):
+            raise ValueError(f"--average: {group[0].parent} holds checkpoints of other networks")
+        sd = {n: sum(d[n].double() for d in sds) / len(sds) for n in sd}
+        averaged = [c.name for c in group]
     names = {
         "w0": "body.0.weight",
         "b0": "body.0.bias",
@@ -810,6 +828,7 @@ def export(checkpoint: Path, out: Path) -> Path:
         "face_context": bool(cfg.get("face_context", False)),
         "kind_head": bool(cfg.get("kind_head", False)),
         "steps": json.loads(ck["counters"])["steps"],
+        **({"averaged": averaged} if averaged else {}),
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, meta=np.array(json.dumps(meta)), **arrays)
@@ -1030,6 +1049,12 @@ def main(argv: list[str] | None = None) -> None:
     ex = sub.add_parser("export", help="write a checkpoint as a numpy model (neural:<path>)")
     ex.add_argument("--checkpoint", required=True, help="a checkpoint (.pt) of a run")
     ex.add_argument("--out", required=True, help="the .npz to write")
+    ex.add_argument(
+        "--average",
+        type=int,
+        default=1,
+        help="the mean weights of this checkpoint and the k-1 before it in its folder",
+    )
     rc = sub.add_parser(
         "recipe",
         help="train a run through the model card's recipe, phase after phase (resumes)",
@@ -1079,7 +1104,9 @@ def main(argv: list[str] | None = None) -> None:
                 res = run_recipe(args.preset, Path(args.out), args.threads, args.progress)
                 print(json.dumps(res))
         elif args.cmd == "export":
-            print(export(Path(args.checkpoint), Path(args.out)))
+            if args.average < 1:
+                raise ValueError(f"--average={args.average} is not allowed (allowed: >= 1)")
+            print(export(Path(args.checkpoint), Path(args.out), args.average))
         elif args.cmd == "bench":
             if args.seconds <= 0 or args.threads < 1:
                 raise ValueError("--seconds must be > 0 and --threads >= 1")

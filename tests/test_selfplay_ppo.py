@@ -344,3 +344,18 @@ def test_a_recipe_runs_its_phases_in_order_and_resumes(tmp_path, monkeypatch, ca
         assert line.startswith("rummy-selfplay train ")
         sp.main(line.split()[1:])
     assert got == sp.recipe_phases("gin")
+
+
+def test_export_averages_the_last_checkpoints_weights(tmp_path):
+    out = tmp_path / "run"
+    sp.train(_cfg(total_steps=96), out)  # 3 checkpoints
+    cks = sorted((out / "checkpoints").glob("step_*.pt"))
+    one = [np.load(sp.export(c, tmp_path / f"{c.stem}.npz")) for c in cks[1:]]
+    avg = np.load(sp.export(cks[2], tmp_path / "avg.npz", average=2))
+    for k in ("w0", "b0", "w_pi", "b_pi"):
+        np.testing.assert_allclose(avg[k], (one[0][k] + one[1][k]) / 2, atol=1e-6)
+    assert json.loads(str(avg["meta"]))["averaged"] == [c.name for c in cks[1:]]
+    with pytest.raises(ValueError, match="only 0 checkpoints before it"):
+        sp.export(cks[0], tmp_path / "x.npz", average=2)
+    with pytest.raises(ValueError, match="numbered checkpoint"):
+        sp.export(out / "model.pt", tmp_path / "x.npz", average=2)
