@@ -254,6 +254,10 @@ def _sample(logits: torch.Tensor) -> torch.Tensor:
 
 
 # ------------------------------------------------------------------- league
+#: entries an opponent's memo may keep from one game to its next (more: emptied)
+BOT_MEMO = 2_000
+
+
 class League:
     """The players besides the learning network. In a share ``cfg.opponent_share`` of the
     games (drawn anew at each game's start) one random seat is played by one of
@@ -316,6 +320,11 @@ class League:
                 if bot is None:
                     bot = self.bots[(i, q, k)] = self.make(self.names[k], self.rules, q)
                 bot.reset(seed=int(self.rng.integers(2**31)))
+                for name, memo in vars(bot).items():
+                    # an expert's memos (deadwood of hands, ...) grow to hundreds of MB
+                    # over many games; with a bot a game and seat they are emptied here
+                    if name.endswith("cache") and isinstance(memo, dict) and len(memo) > BOT_MEMO:
+                        memo.clear()
 
     def act(
         self, a: np.ndarray, obs: np.ndarray, x: np.ndarray, mask: np.ndarray, actor: np.ndarray

@@ -359,3 +359,29 @@ def test_export_averages_the_last_checkpoints_weights(tmp_path):
         sp.export(cks[0], tmp_path / "x.npz", average=2)
     with pytest.raises(ValueError, match="numbered checkpoint"):
         sp.export(out / "model.pt", tmp_path / "x.npz", average=2)
+
+
+def test_league_opponents_memos_are_emptied_between_games(tmp_path, monkeypatch):
+    # an expert's memos of hands grow without end over the games of a long run (one bot a
+    # game and seat: hundreds of bots): each game starts with them emptied when large
+    pytest.importorskip("agents")
+    import rummy_env
+
+    monkeypatch.setattr(sp, "BOT_MEMO", 50)
+    cfg = _cfg(preset="gin", opponents="variant", opponent_share=1.0)
+    venv = rummy_env.vector_env("gin", 4, 2, seed=3)
+    comp = sp.Compress(venv.rules, cfg.pile_rows, cfg.features)
+    league = sp.League(cfg, venv, comp, tmp_path, seed=0)
+    obs, mask, info = venv.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        a = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        league.act(a, obs, comp(obs), mask.astype(bool), info["actor"])
+        obs, mask, r, term, info = venv.step(a)
+        league.new_games(term)
+    sizes = lambda bot: [len(v) for k, v in vars(bot).items() if k.endswith("cache")]  # noqa: E731
+    assert max(max(sizes(b)) for b in league.bots.values()) > 50  # (they do grow in a game)
+    league.new_games(np.ones(4, bool))
+    for i in range(4):
+        bot = league.bots[(i, int(league.seat[i]), int(league.who[i]))]
+        assert max(sizes(bot)) <= 50
