@@ -845,10 +845,6 @@ def export(checkpoint: Path, out: Path, average: int = 1) -> Path:
 
 
 # ------------------------------------------------------------------- recipe
-#: decisions of the recipes' last phase (against opponents)
-RECIPE_LEAGUE_STEPS = {"gin": 0, "basic": 0}
-
-
 def recipe(cfg: Config) -> Config:
     """The settings the ``neural:`` runs of the model card were trained with: the meld
     features, the face head with its context, 4 passes of minibatches of 2048 an update;
@@ -869,30 +865,14 @@ def recipe(cfg: Config) -> Config:
 
 #: the model card's runs, phase after phase on one run folder: each phase trains the run on
 #: to its ``total_steps`` with these settings over :func:`recipe`'s (a run stopped in any
-#: phase resumes there). Later phases lower the learning rate and the entropy bonus; the
-#: last adds opponents (``past`` selves and the preset's ``variant`` in half the games).
+#: phase resumes there). gin's second phase lowers the learning rate and the entropy bonus;
+#: its network is the checkpoint at the end of it (11.67 M decisions).
 RECIPES: dict[str, tuple[dict[str, Any], ...]] = {
     "gin": (
         {"total_steps": 8_192_000},
         {"total_steps": 11_673_600, "lr": 1e-4, "ent_coef": 0.005, "checkpoint_every": 25},
-        {
-            "total_steps": 11_673_600 + RECIPE_LEAGUE_STEPS["gin"],
-            "lr": 1e-4,
-            "ent_coef": 0.005,
-            "checkpoint_every": 25,
-            "opponents": "past,variant",
-            "opponent_share": 0.5,
-        },
     ),
-    "basic": (
-        {"total_steps": 4_915_200, "checkpoint_every": 50},
-        {
-            "total_steps": 4_915_200 + RECIPE_LEAGUE_STEPS["basic"],
-            "checkpoint_every": 25,
-            "opponents": "past,variant",
-            "opponent_share": 0.5,
-        },
-    ),
+    "basic": ({"total_steps": 4_915_200, "checkpoint_every": 50},),
 }
 
 
