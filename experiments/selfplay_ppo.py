@@ -55,6 +55,7 @@ import numpy as np
 import torch
 from torch import nn
 
+import agents
 import rummy_env
 from agents.neural import CONTEXT, CONTEXT_BLOCKS, Compress, action_kinds, face_actions
 from rummy_env.rules import parse_overrides
@@ -267,8 +268,6 @@ class League:
     from; :meth:`margins` gives the learner's points against each of them."""
 
     def __init__(self, cfg: Config, venv: VectorEnv, comp: Compress, out: Path, seed: int):
-        import agents
-
         self.names = [n.strip() for n in cfg.opponents.split(",") if n.strip()]
         if not self.names:
             raise ValueError("opponent_share > 0 needs --opponents (agent names or 'past')")
@@ -279,16 +278,16 @@ class League:
         for n in self.names:
             if n != "past":
                 agents.make(n, venv.rules, 0)  # an unknown name fails here, not mid-run
-        self.make = agents.make
+        self.is_past = np.array([n == "past" for n in self.names])
         self.cfg, self.rules, self.comp, self.out = cfg, venv.rules, comp, out
         self.rng = np.random.default_rng(seed)
         n, self.P, self.num_actions = venv.num_envs, venv.num_players, venv.num_actions
         self.seat = np.full(n, -1)
         self.who = np.zeros(n, np.int64)
-        self.bots: dict[tuple[int, int], Any] = {}
+        self.bots: dict[tuple[int, int, int], Any] = {}  # (game, seat, opponent) -> agent
         self.past: Net | None = None
         self.past_name = ""
-        self.points = np.zeros((len(self.names), 2))  # learner's margin summed, games
+        self.points = np.zeros((len(self.names), 2))  # per opponent: learner's margin, games
         self.new_games(np.ones(n, bool))
 
     def refresh(self, net: Net) -> None:
@@ -318,7 +317,7 @@ class League:
             if self.names[k] != "past":
                 bot = self.bots.get((i, q, k))
                 if bot is None:
-                    bot = self.bots[(i, q, k)] = self.make(self.names[k], self.rules, q)
+                    bot = self.bots[(i, q, k)] = agents.make(self.names[k], self.rules, q)
                 bot.reset(seed=int(self.rng.integers(2**31)))
                 for name, memo in vars(bot).items():
                     # an expert's memos (deadwood of hands, ...) grow to hundreds of MB
@@ -333,25 +332,24 @@ class League:
         decisions are the learner's."""
         theirs = actor == self.seat
         rows = np.flatnonzero(theirs)
-        past = [i for i in rows if self.names[self.who[i]] == "past"]
-        if past:
+        past = self.is_past[self.who[rows]]
+        if past.any():
+            r = rows[past]
             with torch.no_grad():
-                lg, _ = self.past(torch.from_numpy(x[past]), torch.from_numpy(mask[past]))
-            a[past] = _sample(lg).numpy()
-        for i in rows:
-            if self.names[self.who[i]] != "past":
-                a[i] = self.bots[(i, int(actor[i]), int(self.who[i]))].act(obs[i], mask[i])
+                lg, _ = self.past(torch.from_numpy(x[r]), torch.from_numpy(mask[r]))
+            a[r] = _sample(lg).numpy()
+        for i in rows[~past]:
+            a[i] = self.bots[(i, int(actor[i]), int(self.who[i]))].act(obs[i], mask[i])
         return ~theirs
 
     def record(self, rewards: np.ndarray, ended: np.ndarray) -> None:
         """Add a step's points to the learner's margin against each opponent."""
         rows = np.flatnonzero(self.seat >= 0)
-        if len(rows):
-            r = rewards[rows]
-            q = self.seat[rows]
-            mine = (r.sum(1) - r[np.arange(len(rows)), q]) / (self.P - 1)
-            np.add.at(self.points[:, 0], self.who[rows], mine - r[np.arange(len(rows)), q])
-            np.add.at(self.points[:, 1], self.who[rows], ended[rows])
+        r = rewards[rows]
+        theirs = r[np.arange(len(rows)), self.seat[rows]]
+        mine = (r.sum(1) - theirs) / (self.P - 1)  # the learner's seats, on average
+        np.add.at(self.points[:, 0], self.who[rows], mine - theirs)
+        np.add.at(self.points[:, 1], self.who[rows], ended[rows])
 
     def margins(self) -> str:
         """The learner's mean margin a game against each opponent since the last call."""
@@ -674,7 +672,6 @@ def duplicate_margin(path: Path, opponent: str, deals: int, first_deal: int) -> 
     """The network against ``opponent`` on ``deals`` deals, each from every seat: the mean
     margin a deal (own points minus the opponent's, summed over the seatings) with its
     95% interval, and the win rate over games."""
-    import agents
     from experiments.tournament import play_out
 
     me, cfg = load_agent(path)

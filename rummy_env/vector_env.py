@@ -50,6 +50,7 @@ import numpy as np
 from gymnasium import spaces
 
 from rummy_env import engine
+from rummy_env.env import as_bool
 from rummy_env.moves import ActionCodec
 from rummy_env.observation import OBS_BOUND, LiveObservation, ObsLayout, encode
 from rummy_env.rules import RuleSet, rules_for
@@ -255,7 +256,7 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     or bool, every row with at least one legal action), in one pass over the batch."""
     mask = np.asarray(mask)
     N, na = mask.shape
-    legal = mask.view(np.bool_) if mask.dtype.itemsize == 1 else mask.astype(bool)
+    legal = as_bool(mask)
     flat = np.flatnonzero(legal)
     counts = np.count_nonzero(legal, axis=1)
     if (counts == 0).any():

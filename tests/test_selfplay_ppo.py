@@ -245,6 +245,7 @@ def test_league_opponents_play_their_seat_and_are_not_learned_from(tmp_path, mon
     assert (league.seat >= 0).all()  # a share of 1: every game has an opponent
     obs, mask, info = venv.reset(seed=5)
     rng = np.random.default_rng(0)
+    margin = games = 0.0
     for _ in range(60):
         a = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
         want = a.copy()
@@ -255,9 +256,13 @@ def test_league_opponents_play_their_seat_and_are_not_learned_from(tmp_path, mon
         np.testing.assert_array_equal(a, want)
         np.testing.assert_array_equal(own, info["actor"] != league.seat)
         obs, mask, r, term, info = venv.step(a)
+        for i, q in enumerate(league.seat):  # the learner's points less the opponent's
+            margin += r[i, 1 - q] - r[i, q]
+            games += term[i]
         league.record(r, term)
         league.new_games(term)
-    assert "vs greedy" in league.margins()
+    assert games > 0
+    assert league.margins() == f"vs greedy {margin / games:+.1f} ({int(games)} games)"
 
     # in training, the update sees the learner's decisions only
     seen, theirs = [], []

@@ -127,6 +127,12 @@ def _table_bits(s: GameState) -> int:
     return bits
 
 
+def held_faces(smask: list[int]) -> int:
+    """The natural faces held, a bit each (face ``f`` at bit ``f``), from a seat's per-suit
+    rank masks (``GameState.smask[p]``)."""
+    return smask[0] | smask[1] << 13 | smask[2] << 26 | smask[3] << 39
+
+
 # ranks within two of each rank (an ace is near 2, 3 and, for Q-K-A, Q and K)
 _NEAR = [
     sum(1 << q for q in range(NUM_RANKS) if 0 < min(abs(q - r), NUM_RANKS - abs(q - r)) <= 2)
@@ -201,7 +207,7 @@ def discard_only(s: GameState) -> list[int] | None:
             return None
         if not s.cat.distinct and _ranks_of_three(hand):  # suits repeat (D-16)
             return None
-        held = a | b << 13 | c << 26 | d << 39  # the hand's natural faces, a bit each
+        held = held_faces(s.smask[p])
         if run3_bits(held, s.cat.ace_high):
             return None
         for tm in s.table:
@@ -352,8 +358,7 @@ def _may_meld(s: GameState, p: int, opened: bool, forb: int) -> bool:
         return not s.game.opens_at_once  # contract rummy: no new melds once down
     if s.rules.open_pure_run and not s.turn_pure:
         # no opening without a pure run of three in hand
-        a, b, c, d = s.smask[p]
-        if not run3_bits(a | b << 13 | c << 26 | d << 39, s.cat.ace_high):
+        if not run3_bits(held_faces(s.smask[p]), s.cat.ace_high):
             return False
     # no meld is legal unless the whole hand can still complete the opening
     return s.game.opening_ok(s, p, (), 0, 0, False, forb)
@@ -498,8 +503,7 @@ def _legal_layoffs(s: GameState, c: tuple, acts: list[int], last7: bool) -> None
     nat_first = rules.joker_natural_first
     lw = L.layoff_width
     rest = n - 1
-    sm = s.smask[p]
-    held = sm[0] | sm[1] << 13 | sm[2] << 26 | sm[3] << 39  # the natural faces held, a bit each
+    held = held_faces(s.smask[p])
     for mi, m in enumerate(s.table):
         if not (w or m.lay_bits & held):  # nothing in hand that it accepts
             continue

@@ -17,7 +17,7 @@ from rummy_env.engine.deal import _parse
 from rummy_env.engine.fields import CARD, FLAG, INT_OR_NONE, Field
 from rummy_env.engine.flow import _apply_discard, _apply_draw, _end_turn
 from rummy_env.engine.game import Game, PhaseRules
-from rummy_env.engine.legal import _FACES, _legal_draw
+from rummy_env.engine.legal import _FACES, _legal_draw, held_faces
 from rummy_env.engine.saved import _Saved
 from rummy_env.engine.scoring import _end_round
 from rummy_env.engine.state import GameState, Phase, _tables
@@ -241,8 +241,7 @@ def _declarable(s: GameState, p: int, faces: list[int]) -> list[int]:
     """The faces among ``faces`` whose discard leaves player ``p`` a valid show: every
     other card in melds, at least two runs, one pure (D-14). A quick exit first: a pure
     run needs three neighbouring naturals of a suit."""
-    a, b, c, d = s.smask[p]
-    if not run3_bits(a | b << 13 | c << 26 | d << 39, s.cat.ace_high):
+    if not run3_bits(held_faces(s.smask[p]), s.cat.ace_high):
         return []
     found = show_discards(s.cat, s.hands[p], s.wild_faces)
     return [f for f in faces if f in found]
