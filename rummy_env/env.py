@@ -432,8 +432,13 @@ def legal_moves(action_mask: np.ndarray) -> np.ndarray:
     """The legal action ids of an action mask, ascending: ``np.flatnonzero(action_mask)``,
     several times faster on the env's int8 masks (numpy finds the non-zero entries of a
     bool array far faster than of an int8 one: 1.6 against 8.8 us for Rummy 51's 4,374
-    actions)."""
-    return np.flatnonzero(as_bool(action_mask))
+    actions). A one-dimensional mask of one-byte items (the env's) takes the short way:
+    a bool view and ``nonzero`` (``flatnonzero``'s own checks cost more than the search
+    on gin's 108 actions)."""
+    m = action_mask
+    if type(m) is np.ndarray and m.ndim == 1 and m.dtype.char in "bB?":
+        return m.view(np.bool_).nonzero()[0]
+    return np.flatnonzero(as_bool(m))
 
 
 def as_bool(mask: Any) -> np.ndarray:

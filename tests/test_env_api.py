@@ -1062,4 +1062,5 @@ def test_legal_moves_of_any_mask():
     want = [3, 7, 8, 40, 299]
     for mask in (m, m.astype(np.uint8), m.astype(bool), m.astype(np.float32), list(m)):
         assert rummy_env.legal_moves(mask).tolist() == want
-    np.testing.assert_array_equal(rummy_env.legal_moves(m[::2]), np.flatnonzero(m[::2]))
+    for view in (m[::2], m[1::3].astype(np.uint8), m.reshape(3, 100), m.reshape(3, 100).T):
+        np.testing.assert_array_equal(rummy_env.legal_moves(view), np.flatnonzero(view))
