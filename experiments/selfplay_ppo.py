@@ -466,7 +466,9 @@ def train(
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5, foreach=True)
     if ck is not None:
         net.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["optimizer"])
+        opt.load_state_dict(ck["optimizer"])  # (this brings back the saved learning rate)
+        for group in opt.param_groups:
+            group["lr"] = cfg.lr  # the run goes on at the one asked for
     T, N, P = cfg.num_steps, cfg.num_envs, venv.num_players
     na = venv.num_actions
     obs, mask, info = venv.reset(seed=cfg.seed * 1_000_003 + counters["updates"])
@@ -862,12 +864,12 @@ def recipe(cfg: Config) -> Config:
 
 #: the model card's runs, phase after phase on one run folder: each phase trains the run on
 #: to its ``total_steps`` with these settings over :func:`recipe`'s (a run stopped in any
-#: phase resumes there). gin's second phase lowers the learning rate and the entropy bonus;
-#: its network is the checkpoint at the end of it (11.67 M decisions).
+#: phase resumes there). gin's second phase lowers the entropy bonus (learning rate 3e-4
+#: throughout); its network is the checkpoint at the end of it (11.67 M decisions).
 RECIPES: dict[str, tuple[dict[str, Any], ...]] = {
     "gin": (
         {"total_steps": 8_192_000},
-        {"total_steps": 11_673_600, "lr": 1e-4, "ent_coef": 0.005, "checkpoint_every": 25},
+        {"total_steps": 11_673_600, "ent_coef": 0.005, "checkpoint_every": 25},
     ),
     "basic": ({"total_steps": 4_915_200, "checkpoint_every": 50},),
 }

@@ -390,3 +390,17 @@ def test_league_opponents_memos_are_emptied_between_games(tmp_path, monkeypatch)
     for i in range(4):
         bot = league.bots[(i, int(league.seat[i]), int(league.who[i]))]
         assert max(sizes(bot)) <= 50
+
+
+def test_a_resumed_run_trains_at_the_learning_rate_asked_for(tmp_path):
+    """The optimizer's saved state holds the learning rate it ran at; resuming with
+    another --lr must use the new one (a run's second phase at a lower rate)."""
+    out = tmp_path / "run"
+    sp.train(_cfg(lr=3e-4), out)
+    sp.train(_cfg(total_steps=128, lr=1e-4), out)
+    ck = torch.load(out / "model.pt", weights_only=True)
+    assert [g["lr"] for g in ck["optimizer"]["param_groups"]] == [1e-4]
+    before = ck["model"]
+    sp.train(_cfg(total_steps=192, lr=0.0), out)  # a rate of 0 moves nothing
+    after = torch.load(out / "model.pt", weights_only=True)["model"]
+    assert all(torch.equal(before[k], after[k]) for k in before)
