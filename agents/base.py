@@ -262,12 +262,16 @@ class LogitsAgent(Agent):
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """The policy's logits over every action (before the mask)."""
 
+    def legal_logits(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """``logits(observation)[legal]``; a network may compute only those."""
+        return self.logits(observation)[legal]
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> int:
         observation, action_mask = split_obs(observation, action_mask)
         legal = legal_moves(action_mask)
         if not len(legal):
             raise ValueError("act() called with an empty action mask (this seat is not to act)")
-        z = self.logits(observation)[legal]
+        z = self.legal_logits(observation, legal)
         if not np.all(np.isfinite(z)):
             raise ValueError(f"{self.path}: the policy's outputs are not finite (NaN or inf)")
         if self.deterministic:

@@ -44,6 +44,8 @@ F = NUM_FACES
 SCALARS = ("deadwood", "least_after", "take", "top_melds")
 SIZE = 2 * F + len(SCALARS)
 SCALE = 50.0
+#: one-deck hands a MeldFeatures remembers (:meth:`MeldFeatures._after_bits`)
+MEMO = 1 << 15
 #: the names a model records (``features`` in its metadata)
 KINDS = ("", "melds")
 
@@ -62,6 +64,9 @@ class MeldFeatures:
         self.ace_high = rules.ace_high
         self.one_deck = rules.decks == 1
         self._suit: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+        #: one-deck hands (bits and value) seen lately -> their _after_bits: a hand comes back at the
+        #: next decisions of a turn and at the next turn's draw (emptied at MEMO entries)
+        self._memo: dict[int, tuple[int, dict[int, int], int]] = {}
 
     # -------------------------------------------------- hands of one deck, as bits
     def _melds_bits(self, hand: int) -> list[tuple[int, int]]:
@@ -90,7 +95,16 @@ class MeldFeatures:
         return out
 
     def _after_bits(self, hand: int, total: int) -> tuple[int, dict[int, int], int]:
-        """:meth:`after` of a one-deck hand given as bits and its value."""
+        """:meth:`after` of a one-deck hand given as bits and its value (remembered)."""
+        key = hand | total << 64  # (two jokers show as one bit: the value tells them apart)
+        got = self._memo.get(key)
+        if got is None:
+            if len(self._memo) >= MEMO:
+                self._memo.clear()
+            got = self._memo[key] = self._search_bits(hand, total)
+        return got
+
+    def _search_bits(self, hand: int, total: int) -> tuple[int, dict[int, int], int]:
         melds = self._melds_bits(hand)
         arr = [(0, 0)]  # (gain, faces used)
 

@@ -202,6 +202,7 @@ class NeuralAgent(LogitsAgent):
                 f"{rules.num_players} players has {self.moves.num_actions} actions"
             )
         check_weights(dict(zip(names, self.w)), path)
+        self.w0t = np.ascontiguousarray(self.w[0].T)  # (inputs, hidden): a row per input
         self.kind = None
         if self.meta.get("kind_head"):
             try:
@@ -234,6 +235,9 @@ class NeuralAgent(LogitsAgent):
                 raise ValueError(f"{path}: the face head's layers do not fit this game's input")
             check_weights(dict(zip(fnames, fw)), path)
             self.face_context = face if context else None
+            #: each action's row among the face head's (-1: not a discard or knock)
+            self.face_row = np.full(self.moves.num_actions, -1, np.intp)
+            self.face_row[ids] = np.arange(len(ids))
             self.face = (
                 ids,
                 np.asarray(offs)[None, :] + face[:, None],
@@ -256,21 +260,37 @@ class NeuralAgent(LogitsAgent):
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """The policy's logits over every action (before the mask)."""
-        w0, b0, w1, b1, wp, bp = self.w
+        return self.legal_logits(observation, None)
+
+    def legal_logits(self, observation: np.ndarray, legal: np.ndarray | None) -> np.ndarray:
+        """The logits of the actions ``legal`` (None: every action). Only those rows of the
+        policy layer and of the face head are computed: a move is a choice among a few
+        legal actions of hundreds or thousands."""
+        _, b0, w1, b1, wp, bp = self.w
         x = self.compress(np.asarray(observation, np.float32)[None])[0]
-        h = np.maximum(w0 @ x + b0, 0.0)
+        on = np.flatnonzero(x)  # the input is mostly zeros (one-hot cards): their rows only
+        h = np.maximum(x[on] @ self.w0t[on] + b0, 0.0)
         h = np.maximum(w1 @ h + b1, 0.0)
-        out = wp @ h + bp
+        if legal is None:
+            out = wp @ h + bp
+        else:
+            out = wp[legal] @ h + bp[legal]
         if self.kind is not None:
             wk, bk, kinds = self.kind
-            out += (wk @ h + bk)[kinds]
+            out += (wk @ h + bk)[kinds if legal is None else kinds[legal]]
         if self.face is not None:
             ids, cols, kind, wz, bz, w_phi, w_z, w2, b2 = self.face
+            if legal is None:
+                at, rows = ids, slice(None)
+            else:
+                rows = self.face_row[legal]
+                at = np.flatnonzero(rows >= 0)
+                rows = rows[at]
             zs = w_z @ np.maximum(wz @ h + bz, 0.0)
-            phi = x[cols]
+            phi = x[cols[rows]]
             if self.face_context is not None:
                 ctx = face_context(x[None], self.compress.face_offsets)[0]
-                phi = np.concatenate([phi, ctx[self.face_context]], 1)
-            u = np.maximum(phi @ w_phi.T + kind + zs, 0.0)
-            out[ids] += u @ w2 + b2
+                phi = np.concatenate([phi, ctx[self.face_context[rows]]], 1)
+            u = np.maximum(phi @ w_phi.T + kind[rows] + zs, 0.0)
+            out[at] += u @ w2 + b2
         return out

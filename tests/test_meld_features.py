@@ -11,6 +11,7 @@ from agents.meld_features import SCALE, SIZE, F, MeldFeatures
 from agents.neural import Compress
 from rummy_env.engine import card_values
 from rummy_env.melds import best_arrangement
+from rummy_env.observation import ObsLayout
 from rummy_env.vector_env import random_actions
 
 
@@ -74,7 +75,7 @@ def _check_flags(o, x, mf, values, rules) -> None:
             assert x[2 * F + 3] == 1.0, "the top discard is in every best arrangement"
 
 
-@pytest.mark.parametrize("preset", ["gin", "basic", "rummy51"])
+@pytest.mark.parametrize("preset", ["gin", "basic", "rummy500", "rummy51"])
 def test_features_match_a_direct_meld_search(preset):
     rules = rummy_env.make_rules(preset, num_players=2)
     mf = MeldFeatures(rules)
@@ -123,3 +124,23 @@ def test_face_context_counts_each_faces_neighbours():
     want[2, 2] = want[6, 2] = 1.0
     np.testing.assert_array_equal(hand, want)
     assert not ctx[:, 3:].any()  # the known cards and the pile are empty
+
+
+def test_remembered_hands_are_told_apart_by_their_jokers():
+    """A MeldFeatures remembers the hands it has seen; two jokers show as one bit of a
+    one-deck hand, so a hand with one joker and the same hand with two must each get
+    their own features (as a fresh instance computes them), in either order."""
+    rules = rummy_env.make_rules("basic", num_players=2, jokers=2)
+    L = ObsLayout(rules)
+    obs = np.zeros((2, L.size), np.float32)
+    hand = L.slices["hand"].start
+    for i, jokers in enumerate((1, 2)):
+        for f in (0, 1, 2, 20, 33, 47):  # A-2-3 of suit 0 and three odd cards
+            obs[i, hand + f] = 1.0
+        obs[i, hand + 52] = jokers
+    want = [MeldFeatures(rules)(obs[i : i + 1])[0] for i in range(2)]
+    assert not np.array_equal(want[0], want[1])
+    for order in ((0, 1, 0), (1, 0, 1)):
+        mf = MeldFeatures(rules)
+        for i in order:
+            np.testing.assert_array_equal(mf(obs[i : i + 1])[0], want[i])

@@ -172,6 +172,9 @@ def test_exported_networks_play_as_in_training(
             every = torch.ones(1, len(obs["action_mask"]), dtype=torch.bool)
             want = torch_agent.net(x, every)[0][0]
         np.testing.assert_allclose(bots[q].logits(obs["observation"]), want.numpy(), atol=1e-5)
+        legal = rummy_env.legal_moves(obs["action_mask"])  # act computes only these
+        got = bots[q].legal_logits(obs["observation"], legal)
+        np.testing.assert_allclose(got, want.numpy()[legal], atol=1e-5)
         env.step(a)
         moves += 1
     assert moves > 10
