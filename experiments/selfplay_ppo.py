@@ -57,6 +57,7 @@ from torch import nn
 
 import agents
 import rummy_env
+from agents.base import KNOCK
 from agents.neural import CONTEXT, CONTEXT_BLOCKS, Compress, action_kinds, face_actions
 from rummy_env.rules import parse_overrides
 from rummy_env.vector_env import VectorEnv
@@ -103,6 +104,11 @@ class Config:
     (``variant``, ``greedy``, ...) or ``past`` (an earlier checkpoint of this run)"""
     opponent_share: float = 0.0
     """the share of games in which one seat is played by one of ``opponents``"""
+    knock_explore: float = 0.0
+    """lower every knock's logit by this much (the policy layer's bias) when the run takes
+    this value up: at a new run's start, or on resuming a run trained with another value
+    (by the difference). A network that always knocks never learns what holding a knock
+    is worth; this makes it try again"""
     reward_scale: float = 100.0
     seed: int = 0
     threads: int = 1
@@ -141,6 +147,8 @@ FIELD_HELP = {
     "decisions are not learned from",
     "opponent_share": "the share of games (drawn at each game's start) in which one random seat "
     "is played by one of --opponents",
+    "knock_explore": "lower every knock's logit by this much when the run takes this value up "
+    "(a new run, or resuming one trained with another value), so that holding a knock is tried",
     "reward_scale": "game points are divided by this to make the reward",
     "seed": "seeds the deals and the network",
     "threads": "torch threads",
@@ -469,6 +477,13 @@ def train(
         opt.load_state_dict(ck["optimizer"])  # (this brings back the saved learning rate)
         for group in opt.param_groups:
             group["lr"] = cfg.lr  # the run goes on at the one asked for
+    shift = cfg.knock_explore - (saved.knock_explore if ck is not None else 0.0)
+    if shift:
+        knocks = np.flatnonzero(action_kinds(venv.rules) == KNOCK)
+        if not len(knocks):
+            raise ValueError(f"knock_explore: {cfg.preset!r} has no knock actions")
+        with torch.no_grad():
+            net.pi.bias[torch.from_numpy(knocks)] -= shift
     T, N, P = cfg.num_steps, cfg.num_envs, venv.num_players
     na = venv.num_actions
     obs, mask, info = venv.reset(seed=cfg.seed * 1_000_003 + counters["updates"])

@@ -395,6 +395,33 @@ def test_league_opponents_memos_are_emptied_between_games(tmp_path, monkeypatch)
         assert max(sizes(bot)) <= 50
 
 
+def test_knock_explore_lowers_the_knock_logits_once_when_taken_up(tmp_path):
+    """Resuming a gin run with knock_explore lowers every knock action's policy bias by
+    the value (lr 0: the update moves nothing else), and only once: resuming again with
+    the same value leaves it; a game without knocks is refused before any training."""
+    from agents.base import KNOCK
+    from agents.neural import action_kinds
+
+    out = tmp_path / "run"
+    sp.train(_cfg(), out)
+    before = torch.load(out / "model.pt", weights_only=True)["model"]
+    kinds = action_kinds(sp._build(_cfg())[0].rules)
+    knocks = torch.from_numpy(np.flatnonzero(kinds == KNOCK))
+    assert len(knocks) == 53  # a knock with each discard, and without one (big gin)
+    for total, expect in ((128, 5.0), (192, 5.0)):
+        sp.train(_cfg(total_steps=total, lr=0.0, knock_explore=5.0), out)
+        after = torch.load(out / "model.pt", weights_only=True)["model"]
+        shifted = before["pi.bias"].clone()
+        shifted[knocks] -= expect
+        torch.testing.assert_close(after["pi.bias"], shifted, rtol=0, atol=1e-6)
+        for k in before:
+            if k != "pi.bias":
+                assert torch.equal(before[k], after[k]), k
+    with pytest.raises(ValueError, match="no knock actions"):
+        sp.train(_cfg(preset="basic", knock_explore=5.0), tmp_path / "basic")
+    assert not (tmp_path / "basic" / "model.pt").exists()
+
+
 def test_a_resumed_run_trains_at_the_learning_rate_asked_for(tmp_path):
     """The optimizer's saved state holds the learning rate it ran at; resuming with
     another --lr must use the new one (a run's second phase at a lower rate)."""
