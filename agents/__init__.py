@@ -102,7 +102,7 @@ VARIANT = "variant"
 TRAINED_MODELS: dict[str, str] = {
     "basic": "es:basic-2p",
     "gin": "es:gin-2p",
-    "rummy500": "es:rummy500-2p",
+    "rummy500": "neural:rummy500-2p",
     "rummy51": "es:rummy51-2p",
     "indian": "es:indian-2p",
 }
@@ -234,6 +234,8 @@ def parse_spec(spec: str, rules: RuleSet | None = None) -> tuple[str, dict[str, 
             if k in opts:
                 raise ValueError(f"agent spec {spec!r}: {k!r} given twice")
             opts[k] = parse_value(v)
+    if rules is not None:
+        opts = agent_class(name).for_rules(opts, rules)
     return name, opts
 
 

@@ -135,6 +135,12 @@ class Agent(ABC):
         return None
 
     @classmethod
+    def for_rules(cls, options: dict[str, Any], rules: RuleSet) -> dict[str, Any]:
+        """The options with any name that stands for a rule set's model made concrete
+        (``neural:rummy500`` is the shipped ``rummy500-2p``); the same options by default."""
+        return options
+
+    @classmethod
     def content_id(cls, **options: Any) -> str:
         """What else identifies this agent's play beyond its name, options and ``version``:
         for agents backed by a file (a trained model), a hash of the file's content, so that

@@ -158,16 +158,7 @@ class NeuralAgent(LogitsAgent):
         deterministic: bool = True,
     ):
         super().__init__(rules, seat, model, deterministic)
-        if model == rules.name:  # neural:<preset>: the shipped model for this player count
-            model = f"{rules.name}-{rules.num_players}p"
-            if not model_path(model).exists():
-                shipped = sorted(p.stem for p in NEURAL_DIR.glob("*.npz"))
-                raise ValueError(
-                    f"no shipped neural model for {rules.name!r} with {rules.num_players} "
-                    f"players (shipped: {', '.join(shipped) or 'none'}; a network that does "
-                    "not beat its preset's variant is not shipped; play a file with "
-                    "neural:<path>.npz)"
-                )
+        model = self.for_rules({"model": model}, rules)["model"]
         path = model.path if isinstance(model, ModelFile) else model_path(model)
         self.path = path
         z = read_npz(open_model(model if isinstance(model, ModelFile) else path))
@@ -253,6 +244,23 @@ class NeuralAgent(LogitsAgent):
     @classmethod
     def options(cls) -> tuple[str, ...]:
         return ("model", "deterministic")
+
+    @classmethod
+    def for_rules(cls, options: dict[str, Any], rules: RuleSet) -> dict[str, Any]:
+        """``model=<preset>`` (``neural:<preset>``) is the preset's shipped model for the
+        rules' player count, ``<preset>-<n>p``; a ValueError when none is shipped."""
+        if options.get("model") != rules.name:
+            return options
+        model = f"{rules.name}-{rules.num_players}p"
+        if not model_path(model).exists():
+            shipped = sorted(p.stem for p in NEURAL_DIR.glob("*.npz"))
+            raise ValueError(
+                f"no shipped neural model for {rules.name!r} with {rules.num_players} "
+                f"players (shipped: {', '.join(shipped) or 'none'}; a network that does "
+                "not beat its preset's variant is not shipped; play a file with "
+                "neural:<path>.npz)"
+            )
+        return {**options, "model": model}
 
     @classmethod
     def model_file(cls, **options: Any) -> Path | None:

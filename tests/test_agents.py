@@ -496,3 +496,24 @@ def test_agent_options_of_the_wrong_kind_are_refused_by_name(preset, spec, messa
     with pytest.raises(ValueError) as e:
         agents.make(spec, rummy_env.make_rules(preset, 2))
     assert message in str(e.value)
+
+
+def test_neural_preset_plays_the_shipped_network_or_says_none_is():
+    """``neural:<preset>`` is the preset's shipped network (numpy, no torch): Rummy 500's
+    plays whole games from a fresh clone; a preset without one is refused with the list
+    of those shipped."""
+    from agents.neural import NEURAL_DIR
+
+    rules = rummy_env.make_rules("rummy500", num_players=2)
+    bot = agents.make("neural:rummy500", rules, 0)
+    assert bot.path == NEURAL_DIR / "rummy500-2p.npz"
+    assert bot.meta["preset"] == "rummy500" and bot.meta["num_players"] == 2
+    assert agents.make("trained:rummy500", rules, 0).path == bot.path
+    seen = []
+    for seed in range(3):
+        moves = play(
+            "rummy500", 2, ["neural:rummy500", "greedy"], seed, lambda e, q, o: seen.append(q)
+        )
+        assert moves > 10 and seen.count(0) > 5
+    with pytest.raises(ValueError, match=r"no shipped neural model for 'basic'.*rummy500-2p"):
+        agents.make("neural:basic", rummy_env.make_rules("basic", num_players=2))

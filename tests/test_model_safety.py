@@ -177,7 +177,7 @@ def test_shipped_models_are_npz_policies():
     """The package ships weights and JSON only: no SB3 zip (with its pickles) in agents/trained."""
     trained = ROOT / "agents" / "trained"
     assert not list(trained.glob("*.zip"))
-    for f in trained.glob("*.npz"):
+    for f in trained.rglob("*.npz"):  # ppo, es and neural models
         with np.load(f, allow_pickle=False) as z:
             assert "meta" in z.files
             json.loads(str(z["meta"]))

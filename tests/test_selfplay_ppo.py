@@ -224,19 +224,6 @@ def test_bench_runs_every_trainer_it_reports():
     assert all(r["steps"] > 0 and r["steps_per_s"] > 0 for r in rows)
 
 
-def test_neural_preset_names_the_shipped_model_or_says_none_is():
-    agents = pytest.importorskip("agents")
-    import rummy_env
-    from agents.neural import NEURAL_DIR
-
-    rules = rummy_env.make_rules("basic", num_players=2)
-    if (NEURAL_DIR / "basic-2p.npz").exists():
-        assert agents.make("neural:basic", rules).path == NEURAL_DIR / "basic-2p.npz"
-    else:
-        with pytest.raises(ValueError, match="no shipped neural model for 'basic' with 2"):
-            agents.make("neural:basic", rules)
-
-
 def test_league_opponents_play_their_seat_and_are_not_learned_from(tmp_path, monkeypatch):
     agents = pytest.importorskip("agents")
     import rummy_env

@@ -861,3 +861,26 @@ def test_a_finished_tournament_says_everything_was_already_played(tmp_path, caps
     assert first.startswith("All 12 games of this tournament (2 deals x 6 seatings) are already in")
     assert str(tmp_path / "done.sqlite") in first and str(tmp_path / "done" / "basic_2p") in first
     assert "| basic-expert |" in out
+
+
+def test_a_presets_shipped_network_plays_under_neural_preset(tmp_path, capsys):
+    """``--agents neural:rummy500`` plays the shipped Rummy 500 network (its games keyed by
+    that file's content), as ``agents.make`` does; the tournament looked for a file named
+    after the preset and refused the spec."""
+    rules = rummy_env.make_rules("rummy500", 2)
+    spec = T.parse_agent("neural:rummy500", rules)
+    shipped = ROOT / "agents" / "trained" / "neural" / "rummy500-2p.npz"
+    assert spec.content == T.parse_agent(f"neural:{shipped}", rules).content != ""
+    out = T.run(
+        T.Args(
+            preset="rummy500",
+            agents="neural:rummy500,greedy",
+            deals=1,
+            workers=1,
+            db=str(tmp_path / "n.sqlite"),
+            out=str(tmp_path / "out"),
+            quiet=True,
+            plots=False,
+        )
+    )
+    assert out.games == {"neural:rummy500": 2, "greedy": 2}

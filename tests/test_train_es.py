@@ -166,10 +166,10 @@ def test_smoke_recipe_trains_resumes_after_a_kill_and_draws_its_curve(tmp_path):
 
 
 @pytest.mark.parametrize("preset", ["basic", "gin", "rummy500", "rummy51", "indian"])
-def test_shipped_models_play_their_preset_under_trained_alias(preset):
-    """trained:<preset> is the shipped es model, which learned something (issue 11)."""
+def test_shipped_es_models_play_their_preset(preset):
+    """es:<preset>-2p is the shipped es model, which learned something (issue 11)."""
     rules = rummy_env.make_rules(preset, num_players=2)
-    bot = agents.make(f"trained:{preset}", rules, 1)
+    bot = agents.make(f"es:{preset}-2p", rules, 1)
     assert bot.path.name == f"{preset}-2p.npz" and bot.meta["preset"] == preset
     assert f"es:{preset}-2p" in agents.available()
     default = agents.make("variant", rules, 1)
@@ -178,7 +178,7 @@ def test_shipped_models_play_their_preset_under_trained_alias(preset):
     assert moved, "the shipped constants are the defaults"
     # (Indian rounds often end in a drop at once, the same for both: more deals there)
     deals = range(40 if preset == "indian" else 8)
-    games = _games(lambda r, s: agents.make(f"trained:{preset}", r, s), preset, deals)
+    games = _games(lambda r, s: agents.make(f"es:{preset}-2p", r, s), preset, deals)
     assert all(rounds for rounds, _ in games)  # every game reaches the referee's result
     plain = _games(lambda r, s: agents.make("variant", r, s), preset, deals)
     assert [m for _, m in games] != [m for _, m in plain], "plays exactly the variant's moves"
