@@ -163,7 +163,7 @@ OPTION_CAPS: dict[str, dict[str, tuple[float, float]]] = {
 #: any other number a client gives an agent: at most this large in magnitude, and finite
 MAX_OPTION = 1000.0
 #: registry names that take a model file (``model``): clients name a shipped model only
-MODEL_AGENTS = ("ppo", "es", "rllib")
+MODEL_AGENTS = ("ppo", "es", "rllib", "neural")
 #: the presets each agent written for particular presets plays (beyond ``VARIANT_AGENTS``)
 WRITTEN_FOR = {"gin-simple": ("gin",)}
 #: the largest id or seed SQLite stores

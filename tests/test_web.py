@@ -422,6 +422,26 @@ def test_model_paths_from_clients_get_one_answer(client, tmp_path, no_model_load
     assert start(client, preset="basic", opp1="trained:basic").startswith("/play/")
 
 
+def test_network_paths_from_clients_are_refused_where_a_network_is_offered(
+    client, tmp_path, no_model_loads
+):
+    """Rummy 500's form offers its shipped network (``neural:rummy500-2p``); a client may
+    pick it by name, never make the server read another file as a network."""
+    real = tmp_path / "real.npz"
+    real.write_bytes(b"not a model")
+    assert "neural:rummy500-2p" in W.offered("rummy500", 2)
+    no_model_loads.clear()  # (the offers make the shipped models once)
+    for path in (str(real), "/etc/passwd", "../../etc/passwd", "gin-2p"):
+        for spec in (f"neural:{path}", f"neural:model={path}"):
+            r = client.post("/play", data={"preset": "rummy500", "opp1": spec})
+            assert r.status_code == 400, spec
+            assert "takes a shipped model by name" in text(r), spec
+    assert no_model_loads == []  # no file a client named was read
+    for spec in ("neural:rummy500-2p", "neural:rummy500"):  # (the preset names its network)
+        assert start(client, preset="rummy500", opp1=spec).startswith("/play/")
+    assert start(client, preset="rummy500", opp1="trained:rummy500").startswith("/play/")
+
+
 def test_model_files_only_from_allowed_folders(store, tmp_path):
     import agents
 
