@@ -101,7 +101,7 @@ VARIANT = "variant"
 #: shipped model of that preset for two players (the model cards: agents/trained/README.md)
 TRAINED_MODELS: dict[str, str] = {
     "basic": "es:basic-2p",
-    "gin": "es:gin-2p",
+    "gin": "neural:gin-2p",
     "rummy500": "neural:rummy500-2p",
     "rummy51": "es:rummy51-2p",
     "indian": "es:indian-2p",

@@ -882,12 +882,23 @@ def recipe(cfg: Config) -> Config:
 #: the model card's runs, phase after phase on one run folder: each phase trains the run on
 #: to its ``total_steps`` with these settings over :func:`recipe`'s (a run stopped in any
 #: phase resumes there). gin's second phase lowers the entropy bonus (learning rate 3e-4
-#: throughout); its network is the checkpoint at the end of it (11.67 M decisions). Rummy
-#: 500's network is its run's checkpoint at 0.82 M decisions, its best against the expert.
+#: throughout); its third makes the network try holding its knocks again (it knocked at
+#: every chance) and plays one seat of half the games with gin-expert; the network is the
+#: checkpoint at its end (18.02 M decisions). Rummy 500's network is its run's checkpoint at
+#: 0.82 M decisions, its best against the expert.
 RECIPES: dict[str, tuple[dict[str, Any], ...]] = {
     "gin": (
         {"total_steps": 8_192_000},
         {"total_steps": 11_673_600, "ent_coef": 0.005, "checkpoint_every": 25},
+        {
+            "total_steps": 18_022_400,
+            "ent_coef": 0.005,
+            "checkpoint_every": 25,
+            "knock_explore": 22.0,
+            "opponents": "variant",
+            "opponent_share": 0.5,
+            "seed": 2,
+        },
     ),
     "basic": ({"total_steps": 4_915_200, "checkpoint_every": 50},),
     "rummy500": ({"total_steps": 819_200},),
