@@ -27,7 +27,7 @@ import numpy as np
 
 from agents.base import DISCARD, KNOCK, LogitsAgent, MoveTable
 from agents.meld_features import KINDS, SIZE, MeldFeatures
-from agents.model_io import ModelFile, check_weights, open_model, read_npz
+from agents.model_io import ModelFile, check_weights, open_model, read_npz, sparse_layer
 from rummy_env.cards import NUM_FACES
 from rummy_env.observation import COUNT_SCALES, ObsLayout
 from rummy_env.rules import RuleSet
@@ -194,6 +194,7 @@ class NeuralAgent(LogitsAgent):
             )
         check_weights(dict(zip(names, self.w)), path)
         self.w0t = np.ascontiguousarray(self.w[0].T)  # (inputs, hidden): a row per input
+        self.w[0] = self.w0t.T  # (a view: the first layer is held once)
         self.kind = None
         if self.meta.get("kind_head"):
             try:
@@ -276,8 +277,7 @@ class NeuralAgent(LogitsAgent):
         legal actions of hundreds or thousands."""
         _, b0, w1, b1, wp, bp = self.w
         x = self.compress(np.asarray(observation, np.float32)[None])[0]
-        on = np.flatnonzero(x)  # the input is mostly zeros (one-hot cards): their rows only
-        h = np.maximum(x[on] @ self.w0t[on] + b0, 0.0)
+        h = np.maximum(sparse_layer(x, self.w0t, b0), 0.0)
         h = np.maximum(w1 @ h + b1, 0.0)
         if legal is None:
             out = wp @ h + bp

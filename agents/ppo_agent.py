@@ -37,7 +37,7 @@ import numpy as np
 
 from agents.base import Agent, check_flag, split_obs
 from agents.features import make_features
-from agents.model_io import ModelFile
+from agents.model_io import ModelFile, sparse_layer
 from rummy_env.moves import Layout
 from rummy_env.observation import ObsLayout
 from rummy_env.rules import RuleSet
@@ -132,8 +132,7 @@ class NumpyPolicy:
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         x = self.features(obs)
-        nz = np.flatnonzero(x)
-        h = x[nz] @ self.w0t[nz] + self.b0
+        h = sparse_layer(x, self.w0t, self.b0)
         if self.first_act:
             h = self._act(h, self.first_activation)
         for i, (w, b) in enumerate(self.layers):
