@@ -29,7 +29,7 @@ from agents.base import DISCARD, KNOCK, LogitsAgent, MoveTable
 from agents.meld_features import KINDS, SIZE, MeldFeatures
 from agents.model_io import ModelFile, check_weights, open_model, read_npz, sparse_layer
 from rummy_env.cards import NUM_FACES
-from rummy_env.observation import COUNT_SCALES, ObsLayout
+from rummy_env.observation import ObsLayout
 from rummy_env.rules import RuleSet
 
 #: where ``neural:<name>`` finds its file
@@ -38,7 +38,7 @@ NEURAL_DIR = Path(__file__).resolve().parent / "trained" / "neural"
 
 class Compress:
     """The network's input from a batch of observations ``(B, size)``: every slice but the
-    discard pile, count fields divided by :data:`rummy_env.observation.COUNT_SCALES`, the
+    discard pile, count fields divided by the layout's ``count_scales``, the
     pile's top ``pile_rows`` rows one by one and its per-face counts (the pile is most of
     the observation, and below its top only which cards are gone matters); with
     ``features="melds"``, then the :class:`agents.meld_features.MeldFeatures` of the hand."""
@@ -53,8 +53,8 @@ class Compress:
         keep = np.r_[0 : d.start, d.start : d.start + self.rows * F, d.stop : L.size]
         self.keep = keep.astype(np.intp)
         scale = np.ones(L.size, np.float32)
-        for k, v in COUNT_SCALES.items():
-            scale[L.slices[k]] = 1.0 / v
+        for sl, v in L.count_scales:
+            scale[sl] = 1.0 / v
         self.scale = scale[self.keep]
         self.melds = MeldFeatures(rules) if features == "melds" else None
         self.size = len(self.keep) + (F if self.D else 0) + (SIZE if self.melds else 0)

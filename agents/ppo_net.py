@@ -38,7 +38,6 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from rummy_env.moves import Layout
-from rummy_env.observation import COUNT_SCALES as SCALES
 from rummy_env.observation import ObsLayout
 from rummy_env.rules import RuleSet
 
@@ -59,7 +58,7 @@ def feature_kwargs(
     d = L.slices["discard"]
     return {
         "discard": (d.start, L.D),
-        "scales": [(L.slices[k].start, L.slices[k].stop, v) for k, v in SCALES.items()],
+        "scales": [(sl.start, sl.stop, v) for sl, v in L.count_scales],
         "keep_pile": rules.discard_pickup == "any",
         "features_dim": features_dim,
         "hand_features": hand_features,

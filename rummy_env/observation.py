@@ -81,7 +81,8 @@ OBS_BOUND = 10_000
 
 
 #: divisors that bring the count-valued slices near 0..1 for a network's input (every
-#: other entry is 0/1 or a small count)
+#: other entry is 0/1 or a small count); a game with its own observation names its own
+#: (:meth:`ObsLayout.count_scales`)
 COUNT_SCALES = {
     "hand_sizes": 10.0,
     "stock_size": 10.0,
@@ -120,6 +121,11 @@ class ObsLayout:
             self.slices[name] = slice(off, off + n)
             off += n
         self.size = off
+        # the count-valued slices and their divisors (a game's own, or the shared ones)
+        own = self.full.scales if self.full is not None else COUNT_SCALES
+        self.count_scales: list[tuple[slice, float]] = [
+            (self.slices[k], float(v)) for k, v in own.items() if k in self.slices
+        ]
         # gin (no melding during play, no opening, one round, no credit): nobody ever has
         # "played", everyone is active and opened: those fields are constant, written into
         # the zeros once (encode skips them)

@@ -127,16 +127,17 @@ def test_a_run_stops_after_max_seconds_with_a_checkpoint(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "features,face_head,face_context,kind_head",
+    "preset,players,features,face_head,face_context,kind_head",
     [
-        ("", False, False, False),
-        ("melds", False, False, False),
-        ("melds", True, False, False),
-        ("melds", True, True, True),
+        ("basic", 2, "", False, False, False),
+        ("basic", 2, "melds", False, False, False),
+        ("basic", 2, "melds", True, False, False),
+        ("basic", 2, "melds", True, True, True),
+        ("canasta", 4, "", False, False, True),  # a team game with its own observation
     ],
 )
 def test_exported_networks_play_as_in_training(
-    tmp_path, features, face_head, face_context, kind_head
+    tmp_path, preset, players, features, face_head, face_context, kind_head
 ):
     """neural:<file> (numpy) picks the move the trained torch network picks, with the
     meld features and the face head computed alike."""
@@ -145,7 +146,8 @@ def test_exported_networks_play_as_in_training(
 
     out = tmp_path / "run"
     cfg = _cfg(
-        preset="basic",
+        preset=preset,
+        num_players=players,
         features=features,
         face_head=face_head,
         face_context=face_context,
@@ -155,11 +157,11 @@ def test_exported_networks_play_as_in_training(
     ck = sorted((out / "checkpoints").glob("*.pt"))[-1]
     path = sp.export(ck, tmp_path / "net.npz")
     torch_agent, _ = sp.load_agent(ck)
-    env = rummy_env.raw_env("basic", 2)
-    bots = [agents.make(f"neural:{path}", env.rules, q) for q in range(2)]
+    env = rummy_env.raw_env(preset, players)
+    bots = [agents.make(f"neural:{path}", env.rules, q) for q in range(players)]
     env.reset(seed=3)
     moves = 0
-    for name in env.agent_iter():
+    for name in env.agent_iter(max_iter=400):
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -178,8 +180,25 @@ def test_exported_networks_play_as_in_training(
         env.step(a)
         moves += 1
     assert moves > 10
-    with pytest.raises(ValueError, match="plays basic with 2 players, not gin"):
+    with pytest.raises(ValueError, match=f"plays {preset} with {players} players, not gin"):
         agents.make(f"neural:{path}", rummy_env.make_rules("gin", 2))
+
+
+def test_count_fields_reach_the_network_scaled_in_every_layout():
+    """The network's input divides each count field by its layout's scale: Canasta's
+    totals (thousands) by 1,000, the shared layout's by 100."""
+    import rummy_env
+    from agents.neural import Compress
+    from rummy_env.observation import ObsLayout
+
+    for preset, players, scale in (("basic", 2, 100.0), ("canasta", 4, 1000.0)):
+        rules = rummy_env.make_rules(preset, num_players=players)
+        L = ObsLayout(rules)
+        comp = Compress(rules, pile_rows=3)
+        obs = np.zeros((1, L.size), np.float32)
+        obs[0, L.slices["totals"].start] = 3000.0
+        x = comp(obs)[0]
+        assert x.max() == pytest.approx(3000.0 / scale)
 
 
 def test_broken_network_files_are_refused(tmp_path):

@@ -140,6 +140,8 @@ class CanastaObs(NamedTuple):
     sizes: Callable[[RuleSet], list[tuple[str, int]]]
     write: Callable[..., None]  # (vector, layout, state, seat, pile rows too?)
     decode: Callable[[np.ndarray, Any], dict[str, Any]]
+    #: divisors bringing its count-valued slices near 0..1 for a network's input
+    scales: dict[str, float]
 
 
 def _sizes(rules: RuleSet) -> list[tuple[str, int]]:
@@ -263,7 +265,19 @@ def _decode(obs: np.ndarray, L: Any) -> dict[str, Any]:
     }
 
 
-OBS = CanastaObs(_sizes, _write, _decode)
+OBS = CanastaObs(
+    _sizes,
+    _write,
+    _decode,
+    {
+        "hand_sizes": 10.0,
+        "stock_size": 50.0,
+        "pile_size": 20.0,
+        "minimum": 100.0,
+        "opening_count": 100.0,
+        "totals": 1000.0,
+    },
+)
 
 
 # ------------------------------------------------------------------ codec
