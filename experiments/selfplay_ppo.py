@@ -686,28 +686,39 @@ def load_agent(path: Path) -> tuple[NetAgent, Config]:
 
 
 def duplicate_margin(path: Path, opponent: str, deals: int, first_deal: int) -> dict[str, float]:
-    """The network against ``opponent`` on ``deals`` deals, each from every seat: the mean
-    margin a deal (own points minus the opponent's, summed over the seatings) with its
-    95% interval, and the win rate over games."""
+    """The network against ``opponent`` on ``deals`` deals, each from every seat (with
+    partnerships, from each side: the network plays both partners): the mean margin a deal
+    (own points minus the opponents' mean, summed over the seatings) with its 95% interval,
+    and the win rate over games (with partnerships, a game the side scored more in)."""
     from experiments.tournament import play_out
 
     me, cfg = load_agent(path)
     env = rummy_env.raw_env(cfg.preset, cfg.num_players, **parse_overrides(cfg.overrides))
     P = cfg.num_players
+    team = env.rules.partnerships
+    # the seats the network plays in each seating: one seat, or a side (seat % 2)
+    sides = (
+        [[p for p in range(P) if p % 2 == k] for k in range(2)] if team else [[p] for p in range(P)]
+    )
     margins, wins, games = [], 0.0, 0
     opp = {q: agents.make(opponent, env.rules, q) for q in range(P)}
     for d in range(first_deal, first_deal + deals):
         total = 0.0
-        for seat in range(P):
+        for mine in sides:
             for q in range(P):
                 opp[q].reset(seed=d * 1009 + q)
             rounds, _, _ = play_out(
-                env, d, lambda s, o, m, seat=seat: me.act(o, m) if s == seat else opp[s].act(o, m)
+                env, d, lambda s, o, m, mine=mine: me.act(o, m) if s in mine else opp[s].act(o, m)
             )
             pts = np.sum([r["rewards"] for r in rounds], axis=0)
-            total += pts[seat] - np.mean(np.delete(pts, seat))
-            w = rounds[-1].get("match_winner", rounds[-1]["winner"])
-            wins += 1.0 if w == seat else (0.5 if w is None else 0.0)
+            seat, others = mine[0], [p for p in range(P) if p not in mine]
+            total += pts[seat] - np.mean(pts[others])
+            if team:
+                diff = pts[seat] - pts[others[0]]
+                wins += 1.0 if diff > 0 else (0.5 if diff == 0 else 0.0)
+            else:
+                w = rounds[-1].get("match_winner", rounds[-1]["winner"])
+                wins += 1.0 if w == seat else (0.5 if w is None else 0.0)
             games += 1
         margins.append(total)
     m = np.array(margins)

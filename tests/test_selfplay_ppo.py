@@ -440,3 +440,39 @@ def test_a_resumed_run_trains_at_the_learning_rate_asked_for(tmp_path):
     sp.train(_cfg(total_steps=192, lr=0.0), out)  # a rate of 0 moves nothing
     after = torch.load(out / "model.pt", weights_only=True)["model"]
     assert all(torch.equal(before[k], after[k]) for k in before)
+
+
+def test_a_team_game_is_evaluated_side_against_side(tmp_path, monkeypatch):
+    """With partnerships (Canasta, 4 players) the network plays both seats of one side, the
+    opponent both of the other, each side in turn; the margin is side against side."""
+    import agents
+    from experiments import tournament
+
+    out = tmp_path / "run"
+    sp.train(_cfg(preset="canasta", num_players=4, total_steps=32), out)
+    ck = sorted((out / "checkpoints").glob("*.pt"))[-1]
+    played: list[set[int]] = []
+    real_make = agents.make
+
+    def recording_make(name, rules, seat=0):
+        bot = real_make(name, rules, seat)
+        act = bot.act
+
+        def recorded(obs, mask):
+            played[-1].add(seat)
+            return act(obs, mask)
+
+        bot.act = recorded
+        return bot
+
+    monkeypatch.setattr(sp.agents, "make", recording_make)
+    real_play_out = tournament.play_out
+
+    def play_out(env, seed, choose):
+        played.append(set())
+        return real_play_out(env, seed, choose)
+
+    monkeypatch.setattr(tournament, "play_out", play_out)
+    r = sp.duplicate_margin(ck, "random", deals=2, first_deal=900_000)
+    assert played == [{1, 3}, {0, 2}, {1, 3}, {0, 2}]  # the opponent's seats, game by game
+    assert 0.0 <= r["win_rate"] <= 1.0 and r["lo"] <= r["margin"] <= r["hi"]
