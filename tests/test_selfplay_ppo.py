@@ -12,6 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from experiments import selfplay_ppo as sp  # noqa: E402
+from rummy_env import PRESETS  # noqa: E402
 
 
 def _brute(values, actors, rewards, terminated, bootstrap, gamma, lam):
@@ -476,3 +477,12 @@ def test_a_team_game_is_evaluated_side_against_side(tmp_path, monkeypatch):
     r = sp.duplicate_margin(ck, "random", deals=2, first_deal=900_000)
     assert played == [{1, 3}, {0, 2}, {1, 3}, {0, 2}]  # the opponent's seats, game by game
     assert 0.0 <= r["win_rate"] <= 1.0 and r["lo"] <= r["margin"] <= r["hi"]
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_trains(tmp_path, preset):
+    """A few updates of every preset (Canasta with 4 players: two partnerships) run and
+    checkpoint."""
+    players = 4 if preset == "canasta" else 2
+    res = sp.train(_cfg(preset=preset, num_players=players), tmp_path / "run")
+    assert res["steps"] == 64 and (tmp_path / "run" / "model.pt").exists()
