@@ -142,11 +142,12 @@ FIELD_HELP = {
     "(draw, meld, lay-off, discard, ...)",
     "face_context": "the face head also reads each face's neighbours (same rank, same suit one "
     "and two ranks away) in hand, known to the opponent and in the pile",
-    "opponents": "comma-separated players of one seat in a share of the games (--opponent-share): "
+    "opponents": "comma-separated players of one seat (with partnerships, one side) in a share "
+    "of the games (--opponent-share): "
     "agent names (variant, greedy, ...) or 'past' (an earlier checkpoint of this run); their "
     "decisions are not learned from",
     "opponent_share": "the share of games (drawn at each game's start) in which one random seat "
-    "is played by one of --opponents",
+    "(with partnerships, one side) is played by one of --opponents",
     "knock_explore": "lower every knock's logit by this much when the run takes this value up "
     "(a new run, or resuming one trained with another value), so that holding a knock is tried",
     "reward_scale": "game points are divided by this to make the reward",
@@ -269,8 +270,8 @@ BOT_MEMO = 2_000
 
 class League:
     """The players besides the learning network. In a share ``cfg.opponent_share`` of the
-    games (drawn anew at each game's start) one random seat is played by one of
-    ``cfg.opponents``: an agent of the registry (one instance a game and seat, reset at
+    games (drawn anew at each game's start) one random seat (with partnerships, both seats
+    of one random side) is played by one of ``cfg.opponents``: an agent of the registry (one instance a game and seat, reset at
     each game's start) or ``past``, a checkpoint drawn from the later half of the run's
     checkpoints (:meth:`refresh`), sampling its policy. Their decisions are not learned
     from; :meth:`margins` gives the learner's points against each of them."""
@@ -290,7 +291,10 @@ class League:
         self.cfg, self.rules, self.comp, self.out = cfg, venv.rules, comp, out
         self.rng = np.random.default_rng(seed)
         n, self.P, self.num_actions = venv.num_envs, venv.num_players, venv.num_actions
-        self.seat = np.full(n, -1)
+        # with partnerships the opponent holds both seats of a side (seat % 2)
+        self.team = bool(venv.rules.partnerships)
+        self.held = 2 if self.team else 1  # seats the opponent holds in a game
+        self.seat = np.full(n, -1)  # a seat the opponent holds (-1: none)
         self.who = np.zeros(n, np.int64)
         self.bots: dict[tuple[int, int, int], Any] = {}  # (game, seat, opponent) -> agent
         self.past: Net | None = None
@@ -322,10 +326,12 @@ class League:
                 continue
             q, k = int(self.rng.integers(self.P)), int(self.rng.integers(len(self.names)))
             self.seat[i], self.who[i] = q, k
-            if self.names[k] != "past":
-                bot = self.bots.get((i, q, k))
+            if self.names[k] == "past":
+                continue
+            for p in range(q % 2, self.P, 2) if self.team else (q,):
+                bot = self.bots.get((i, p, k))
                 if bot is None:
-                    bot = self.bots[(i, q, k)] = agents.make(self.names[k], self.rules, q)
+                    bot = self.bots[(i, p, k)] = agents.make(self.names[k], self.rules, p)
                 bot.reset(seed=int(self.rng.integers(2**31)))
                 for name, memo in vars(bot).items():
                     # an expert's memos (deadwood of hands, ...) grow to hundreds of MB
@@ -333,12 +339,18 @@ class League:
                     if name.endswith("cache") and isinstance(memo, dict) and len(memo) > BOT_MEMO:
                         memo.clear()
 
+    def theirs(self, actor: np.ndarray) -> np.ndarray:
+        """Which games' seat to act the opponent holds."""
+        if self.team:
+            return (self.seat >= 0) & (actor % 2 == self.seat % 2)
+        return actor == self.seat
+
     def act(
         self, a: np.ndarray, obs: np.ndarray, x: np.ndarray, mask: np.ndarray, actor: np.ndarray
     ) -> np.ndarray:
         """Replace in ``a`` the moves of the games whose opponent is to act; returns which
         decisions are the learner's."""
-        theirs = actor == self.seat
+        theirs = self.theirs(actor)
         rows = np.flatnonzero(theirs)
         past = self.is_past[self.who[rows]]
         if past.any():
@@ -354,8 +366,8 @@ class League:
         """Add a step's points to the learner's margin against each opponent."""
         rows = np.flatnonzero(self.seat >= 0)
         r = rewards[rows]
-        theirs = r[np.arange(len(rows)), self.seat[rows]]
-        mine = (r.sum(1) - theirs) / (self.P - 1)  # the learner's seats, on average
+        theirs = r[np.arange(len(rows)), self.seat[rows]]  # (partners score alike)
+        mine = (r.sum(1) - self.held * theirs) / (self.P - self.held)  # the learner's seats
         np.add.at(self.points[:, 0], self.who[rows], mine - theirs)
         np.add.at(self.points[:, 1], self.who[rows], ended[rows])
 

@@ -486,3 +486,29 @@ def test_every_preset_trains(tmp_path, preset):
     players = 4 if preset == "canasta" else 2
     res = sp.train(_cfg(preset=preset, num_players=players), tmp_path / "run")
     assert res["steps"] == 64 and (tmp_path / "run" / "model.pt").exists()
+
+
+def test_with_partnerships_a_league_opponent_holds_a_whole_side(tmp_path):
+    """Canasta with 4 players: the opponent plays both seats of its side, never the
+    learner's partner, and the margin is side against side."""
+    import rummy_env
+
+    cfg = _cfg(preset="canasta", num_players=4, opponents="random", opponent_share=1.0)
+    venv = rummy_env.vector_env("canasta", 6, 4, seed=3)
+    comp = sp.Compress(venv.rules, cfg.pile_rows, cfg.features)
+    league = sp.League(cfg, venv, comp, tmp_path, seed=0)
+    obs, mask, info = venv.reset(seed=5)
+    rng = np.random.default_rng(0)
+    margin = games = 0.0
+    for _ in range(400):
+        a = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        own = league.act(a, obs, comp(obs), mask.astype(bool), info["actor"])
+        np.testing.assert_array_equal(own, info["actor"] % 2 != league.seat % 2)
+        obs, mask, r, term, info = venv.step(a)
+        for i, q in enumerate(league.seat):
+            margin += r[i, (q + 1) % 4] - r[i, q]  # the next seat is on the other side
+            games += term[i]
+        league.record(r, term)
+        league.new_games(term)
+    assert games > 0
+    assert league.margins() == f"vs random {margin / games:+.1f} ({int(games)} games)"
