@@ -360,14 +360,23 @@ def print_peer_table(ours: dict, peers: list[dict]) -> None:
 
 
 def bench_agents(
-    preset: str, overrides: dict, specs: list[str], seconds: float, repeats: int, seed: int
+    preset: str,
+    overrides: dict,
+    specs: list[str],
+    seconds: float,
+    repeats: int,
+    seed: int,
+    players: int = 2,
 ) -> list[dict]:
-    """Decisions per second of each agent's own moves, A against B (module docs)."""
+    """Decisions per second of each agent's own moves, A against B (module docs): A at
+    the even seats and B at the odd ones (with partnerships, a side each), swapped every
+    deal."""
     import agents
     from experiments.tournament import play_out
 
-    env = rummy_env.raw_env(preset, num_players=2, **overrides)
-    bots = {(spec, seat): agents.make(spec, env.rules, seat) for spec in specs for seat in range(2)}
+    env = rummy_env.raw_env(preset, num_players=players, **overrides)
+    P = env.rules.num_players
+    bots = {(spec, seat): agents.make(spec, env.rules, seat) for spec in specs for seat in range(P)}
     rows = []
     deal = seed
     for _ in range(repeats):
@@ -375,8 +384,9 @@ def bench_agents(
         count = {s: 0 for s in specs}
         t_end = time.perf_counter() + seconds
         while time.perf_counter() < t_end:
-            order = specs if deal % 2 == 0 else specs[::-1]
-            seated = [bots[order[k], k] for k in range(2)]
+            pair = specs if deal % 2 == 0 else specs[::-1]
+            order = [pair[k % 2] for k in range(P)]
+            seated = [bots[order[k], k] for k in range(P)]
             for k, b in enumerate(seated):
                 b.reset(seed=deal * 1009 + k)
 
@@ -483,7 +493,7 @@ def main(argv: list[str] | None = None) -> None:
             ap.error("--agents takes two agent specs (A,B) and one --preset")
         try:
             rows = bench_agents(
-                args.preset, overrides, specs, args.seconds, args.repeats, args.seed
+                args.preset, overrides, specs, args.seconds, args.repeats, args.seed, args.players
             )
         except (ValueError, FileNotFoundError) as e:
             ap.error(str(e))

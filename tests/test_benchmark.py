@@ -59,6 +59,31 @@ def test_agents_are_timed_side_by_side(capsys):
         benchmark.main(["--agents", "greedy,nope", "--seconds", "0.01", "--cpu", "-1"])
 
 
+def test_agents_are_timed_at_the_table_asked_for(monkeypatch):
+    """--players 4: four seats, A and B alternating (Canasta: a side each)."""
+    import agents
+
+    seats: dict[str, set[int]] = {"greedy": set(), "random": set()}
+    make = agents.make
+
+    def recording(spec, rules, seat=0):
+        assert rules.num_players == 4
+        bot = make(spec, rules, seat)
+        act = bot.act
+        bot.act = lambda o, m, s=seat: seats[spec].add(s) or act(o, m)
+        return bot
+
+    monkeypatch.setattr(agents, "make", recording)
+    rows = benchmark.bench_agents(
+        "canasta", {}, ["greedy", "random"], seconds=0.2, repeats=1, seed=0, players=4
+    )
+    assert rows[0]["greedy"] > 0 and rows[0]["random"] > 0
+    # a side each (seats 0, 2 or 1, 3), swapped every deal
+    for spec in seats:
+        assert seats[spec] in ({0, 2}, {1, 3}, {0, 1, 2, 3})
+    assert seats["greedy"] | seats["random"] == {0, 1, 2, 3}
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
