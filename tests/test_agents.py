@@ -390,6 +390,12 @@ def _kind_preset(spec: str) -> str:
     return "basic"
 
 
+def _kind_players(spec: str) -> int:
+    """The table an agent spec plays here: a shipped model's (``...-4p``), else 2."""
+    tail = spec.rpartition("-")[2]
+    return int(tail[:-1]) if tail[:-1].isdigit() and tail.endswith("p") else 2
+
+
 def _rllib_file(tmp_path, preset: str = "basic") -> str:
     """A small random exported RLlib policy of ``preset`` (2 players)."""
     rules = rummy_env.make_rules(preset, 2)
@@ -441,10 +447,10 @@ def _every_kind() -> list[str]:
 def test_every_agent_kind_plays_only_legal_moves_and_checks_its_input(spec, tmp_path):
     files = {"RLLIB": _rllib_file, "NEURAL": _neural_file}
     spec = files[spec](tmp_path) if spec in files else spec
-    preset = _kind_preset(spec)
+    preset, players = _kind_preset(spec), _kind_players(spec)
     over = {"max_turns": 30} if preset == "indian" else {}
-    assert play(preset, 2, [spec, "random"], 0, **over) > 0  # asserts every move is legal
-    env = rummy_env.raw_env(preset, num_players=2)
+    assert play(preset, players, [spec, "random"], 0, **over) > 0  # asserts every move is legal
+    env = rummy_env.raw_env(preset, num_players=players)
     env.reset(seed=1)
     obs, *_ = env.last()
     o, m = obs["observation"], obs["action_mask"]
@@ -517,3 +523,25 @@ def test_neural_preset_plays_the_shipped_network_or_says_none_is():
         assert moves == len(seen) and seen.count(0) > 5 and seen.count(1) > 5
     with pytest.raises(ValueError, match=r"no shipped neural model for 'basic'.*rummy500-2p"):
         agents.make("neural:basic", rummy_env.make_rules("basic", num_players=2))
+
+
+def test_neural_canasta_plays_a_side_of_four_player_canasta():
+    """``neural:canasta`` with 4 players is the shipped 4-player network; it plays whole
+    games at seats 0 and 2 beside ``canasta-expert`` at 1 and 3; with 2 players none is
+    shipped, and saying so names the one there is."""
+    from agents.neural import NEURAL_DIR
+
+    rules = rummy_env.make_rules("canasta", num_players=4)
+    bot = agents.make("neural:canasta", rules, 0)
+    assert bot.path == NEURAL_DIR / "canasta-4p.npz"
+    assert bot.meta["preset"] == "canasta" and bot.meta["num_players"] == 4
+    for seed in range(2):
+        seen: list[int] = []
+        moves = play(
+            "canasta", 4, ["neural:canasta", "variant"], seed, lambda e, q, o, s=seen: s.append(q)
+        )
+        assert moves == len(seen) and min(seen.count(q) for q in range(4)) > 5
+    with pytest.raises(
+        ValueError, match=r"no shipped neural model for 'canasta' with 2.*canasta-4p"
+    ):
+        agents.make("neural:canasta", rummy_env.make_rules("canasta", num_players=2))
