@@ -908,7 +908,20 @@ def recipe(cfg: Config) -> Config:
 #: throughout); its third makes the network try holding its knocks again (it knocked at
 #: every chance) and plays one seat of half the games with gin-expert; the network is the
 #: checkpoint at its end (18.02 M decisions). Rummy 500's network is its run's checkpoint at
-#: 0.82 M decisions, its best against the expert.
+#: 0.82 M decisions, its best against the expert. Canasta (4 players) plays the plain
+#: network (the meld features are for sets and runs) in self-play, then with greedy or
+#: canasta-expert at one side of half the games; its network is the mean of the last four
+#: checkpoints (``export --average 4``).
+_CANASTA = {
+    "num_players": 4,
+    "features": "",
+    "face_head": False,
+    "face_context": False,
+    "kind_head": True,
+    "gamma": 0.999,
+    "reward_scale": 1000.0,
+    "checkpoint_every": 25,
+}
 RECIPES: dict[str, tuple[dict[str, Any], ...]] = {
     "gin": (
         {"total_steps": 8_192_000},
@@ -925,6 +938,16 @@ RECIPES: dict[str, tuple[dict[str, Any], ...]] = {
     ),
     "basic": ({"total_steps": 4_915_200, "checkpoint_every": 50},),
     "rummy500": ({"total_steps": 819_200},),
+    "canasta": (
+        {**_CANASTA, "total_steps": 7_372_800},
+        {
+            **_CANASTA,
+            "total_steps": 20_000_000,
+            "opponents": "greedy,variant",
+            "opponent_share": 0.5,
+            "seed": 2,
+        },
+    ),
 }
 
 

@@ -4,6 +4,7 @@ checkpoints play as agents."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -334,7 +335,7 @@ def test_an_update_with_a_minibatch_of_one_decision_keeps_the_network_finite():
     assert all(torch.isfinite(p).all() for p in net.parameters())
 
 
-def test_a_recipe_runs_its_phases_in_order_and_resumes(tmp_path, monkeypatch, capsys):
+def test_a_recipe_runs_its_phases_in_order_and_resumes(tmp_path, monkeypatch):
     tiny = {"num_envs": 4, "num_steps": 8, "minibatch_size": 16, "hidden": 16}
     phases = (
         {"total_steps": 64, **tiny},
@@ -350,15 +351,21 @@ def test_a_recipe_runs_its_phases_in_order_and_resumes(tmp_path, monkeypatch, ca
     sp.run_recipe("gin", out)  # done: nothing more is trained
     assert (out / "progress.csv").read_text().splitlines() == rows
 
-    # the printed commands are the phases
-    sp.main(["recipe", "--preset", "gin", "--out", "runs/x", "--print"])
+
+@pytest.mark.parametrize("preset", sorted(sp.RECIPES))
+def test_every_recipes_printed_commands_are_its_phases(preset, monkeypatch, capsys):
+    """``recipe --print`` gives train commands that run exactly the recipe's phases (for
+    Canasta: 4 players, the plain network, rules the phases' own)."""
+    sp.main(["recipe", "--preset", preset, "--out", "runs/x", "--print"])
     lines = capsys.readouterr().out.splitlines()
     got = []
     monkeypatch.setattr(sp, "train", lambda cfg, out, **kw: got.append(cfg) or {})
     for line in lines:
         assert line.startswith("rummy-selfplay train ")
         sp.main(line.split()[1:])
-    assert got == sp.recipe_phases("gin")
+    assert got == sp.recipe_phases(preset) and len(got) == len(sp.RECIPES[preset])
+    for cfg in got:  # each phase can build its network and input
+        sp._build(dataclasses.replace(cfg, num_envs=2))
 
 
 def test_export_averages_the_last_checkpoints_weights(tmp_path):
