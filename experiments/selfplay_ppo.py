@@ -59,7 +59,9 @@ import agents
 import rummy_env
 from agents.base import KNOCK
 from agents.neural import CONTEXT, CONTEXT_BLOCKS, Compress, action_kinds, face_actions
+from rummy_env.observation import ObsLayout
 from rummy_env.rules import parse_overrides
+from rummy_env.variants.canasta import sides_of
 from rummy_env.vector_env import VectorEnv
 
 
@@ -270,10 +272,11 @@ BOT_MEMO = 2_000
 
 class League:
     """The players besides the learning network. In a share ``cfg.opponent_share`` of the
-    games (drawn anew at each game's start) one random seat (with partnerships, both seats
-    of one random side) is played by one of ``cfg.opponents``: an agent of the registry (one instance a game and seat, reset at
-    each game's start) or ``past``, a checkpoint drawn from the later half of the run's
-    checkpoints (:meth:`refresh`), sampling its policy. Their decisions are not learned
+    games (drawn anew at each game's start) the seats of one random side (one seat; with
+    partnerships, both partners: :func:`rummy_env.variants.canasta.sides_of`) are played
+    by one of ``cfg.opponents``: an agent of the registry (one instance a game and seat,
+    reset at each game's start) or ``past``, a checkpoint drawn from the later half of the
+    run's checkpoints (:meth:`refresh`), sampling its policy. Their decisions are not learned
     from; :meth:`margins` gives the learner's points against each of them."""
 
     def __init__(self, cfg: Config, venv: VectorEnv, comp: Compress, out: Path, seed: int):
@@ -291,10 +294,9 @@ class League:
         self.cfg, self.rules, self.comp, self.out = cfg, venv.rules, comp, out
         self.rng = np.random.default_rng(seed)
         n, self.P, self.num_actions = venv.num_envs, venv.num_players, venv.num_actions
-        # with partnerships the opponent holds both seats of a side (seat % 2)
-        self.team = bool(venv.rules.partnerships)
-        self.held = 2 if self.team else 1  # seats the opponent holds in a game
-        self.seat = np.full(n, -1)  # a seat the opponent holds (-1: none)
+        self.side_of = np.array(sides_of(venv.rules))  # each seat's side (partners share one)
+        self.held = int(np.sum(self.side_of == 0))  # seats a side holds
+        self.seat = np.full(n, -1)  # a seat of the opponent's side (-1: no opponent)
         self.who = np.zeros(n, np.int64)
         self.bots: dict[tuple[int, int, int], Any] = {}  # (game, seat, opponent) -> agent
         self.past: Net | None = None
@@ -328,7 +330,7 @@ class League:
             self.seat[i], self.who[i] = q, k
             if self.names[k] == "past":
                 continue
-            for p in range(q % 2, self.P, 2) if self.team else (q,):
+            for p in np.flatnonzero(self.side_of == self.side_of[q]).tolist():
                 bot = self.bots.get((i, p, k))
                 if bot is None:
                     bot = self.bots[(i, p, k)] = agents.make(self.names[k], self.rules, p)
@@ -339,18 +341,12 @@ class League:
                     if name.endswith("cache") and isinstance(memo, dict) and len(memo) > BOT_MEMO:
                         memo.clear()
 
-    def theirs(self, actor: np.ndarray) -> np.ndarray:
-        """Which games' seat to act the opponent holds."""
-        if self.team:
-            return (self.seat >= 0) & (actor % 2 == self.seat % 2)
-        return actor == self.seat
-
     def act(
         self, a: np.ndarray, obs: np.ndarray, x: np.ndarray, mask: np.ndarray, actor: np.ndarray
     ) -> np.ndarray:
         """Replace in ``a`` the moves of the games whose opponent is to act; returns which
         decisions are the learner's."""
-        theirs = self.theirs(actor)
+        theirs = (self.seat >= 0) & (self.side_of[actor] == self.side_of[self.seat])
         rows = np.flatnonzero(theirs)
         past = self.is_past[self.who[rows]]
         if past.any():
@@ -708,10 +704,9 @@ def duplicate_margin(path: Path, opponent: str, deals: int, first_deal: int) -> 
     env = rummy_env.raw_env(cfg.preset, cfg.num_players, **parse_overrides(cfg.overrides))
     P = cfg.num_players
     team = env.rules.partnerships
-    # the seats the network plays in each seating: one seat, or a side (seat % 2)
-    sides = (
-        [[p for p in range(P) if p % 2 == k] for k in range(2)] if team else [[p] for p in range(P)]
-    )
+    side_of = sides_of(env.rules)
+    # the seats the network plays in each seating: one side (a seat, or two partners)
+    sides = [[p for p in range(P) if side_of[p] == k] for k in sorted(set(side_of))]
     margins, wins, games = [], 0.0, 0
     opp = {q: agents.make(opponent, env.rules, q) for q in range(P)}
     for d in range(first_deal, first_deal + deals):
@@ -883,18 +878,20 @@ def export(checkpoint: Path, out: Path, average: int = 1) -> Path:
 
 # ------------------------------------------------------------------- recipe
 def recipe(cfg: Config) -> Config:
-    """The settings the ``neural:`` runs of the model card were trained with: the meld
-    features, the face head with its context, 4 passes of minibatches of 2048 an update;
-    in the games that meld during play (basic, Rummy 500, Rummy 51) also the kind head
-    (basic: 329 melds and 884 lay-offs) and a discount of 0.999 (their rounds run to
-    hundreds of decisions)."""
+    """The settings the ``neural:`` runs of the model card were trained with: 4 passes of
+    minibatches of 2048 an update; in the games of sets and runs (the shared observation:
+    not Canasta's own) the meld features and the face head with its context; in the games
+    that meld during play (basic, Rummy 500, Rummy 51, Canasta) also the kind head (basic:
+    329 melds and 884 lay-offs) and a discount of 0.999 (their rounds run to hundreds of
+    decisions)."""
     rules = rummy_env.make_rules(cfg.preset, cfg.num_players, **parse_overrides(cfg.overrides))
     melding = rules.meld_during_play
+    sets_and_runs = ObsLayout(rules).full is None
     return dataclasses.replace(
         cfg,
-        features="melds",
-        face_head=True,
-        face_context=True,
+        features="melds" if sets_and_runs else cfg.features,
+        face_head=sets_and_runs or cfg.face_head,
+        face_context=sets_and_runs or cfg.face_context,
         kind_head=melding or cfg.kind_head,
         update_epochs=4,
         minibatch_size=2048,
@@ -908,20 +905,11 @@ def recipe(cfg: Config) -> Config:
 #: throughout); its third makes the network try holding its knocks again (it knocked at
 #: every chance) and plays one seat of half the games with gin-expert; the network is the
 #: checkpoint at its end (18.02 M decisions). Rummy 500's network is its run's checkpoint at
-#: 0.82 M decisions, its best against the expert. Canasta (4 players) plays the plain
-#: network (the meld features are for sets and runs) in self-play, then with greedy or
+#: 0.82 M decisions, its best against the expert. Canasta (4 players, the plain network
+#: with the kind head, points in thousands) plays in self-play, then with greedy or
 #: canasta-expert at one side of half the games; its network is the mean of the last four
 #: checkpoints (``export --average 4``).
-_CANASTA = {
-    "num_players": 4,
-    "features": "",
-    "face_head": False,
-    "face_context": False,
-    "kind_head": True,
-    "gamma": 0.999,
-    "reward_scale": 1000.0,
-    "checkpoint_every": 25,
-}
+_CANASTA = {"num_players": 4, "reward_scale": 1000.0, "checkpoint_every": 25}
 RECIPES: dict[str, tuple[dict[str, Any], ...]] = {
     "gin": (
         {"total_steps": 8_192_000},

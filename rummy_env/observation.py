@@ -124,7 +124,7 @@ class ObsLayout:
         # the count-valued slices and their divisors (a game's own, or the shared ones)
         own = self.full.scales if self.full is not None else COUNT_SCALES
         self.count_scales: list[tuple[slice, float]] = [
-            (self.slices[k], float(v)) for k, v in own.items() if k in self.slices
+            (self.slices[k], float(v)) for k, v in own.items()
         ]
         # gin (no melding during play, no opening, one round, no credit): nobody ever has
         # "played", everyone is active and opened: those fields are constant, written into

@@ -475,15 +475,22 @@ def test_a_team_game_is_evaluated_side_against_side(tmp_path, monkeypatch):
 
     monkeypatch.setattr(sp.agents, "make", recording_make)
     real_play_out = tournament.play_out
+    points = []  # each game's points by seat
 
     def play_out(env, seed, choose):
         played.append(set())
-        return real_play_out(env, seed, choose)
+        rounds, moves, decisions = real_play_out(env, seed, choose)
+        points.append(np.sum([x["rewards"] for x in rounds], axis=0))
+        return rounds, moves, decisions
 
     monkeypatch.setattr(tournament, "play_out", play_out)
     r = sp.duplicate_margin(ck, "random", deals=2, first_deal=900_000)
     assert played == [{1, 3}, {0, 2}, {1, 3}, {0, 2}]  # the opponent's seats, game by game
-    assert 0.0 <= r["win_rate"] <= 1.0 and r["lo"] <= r["margin"] <= r["hi"]
+    # the network's side first (seats 0, 2, then 1, 3): its points less the other side's
+    own = [pts[g % 2] - pts[1 - g % 2] for g, pts in enumerate(points)]
+    assert all(pts[0] == pts[2] and pts[1] == pts[3] for pts in points)  # partners alike
+    assert r["margin"] == pytest.approx((own[0] + own[1] + own[2] + own[3]) / 2)
+    assert r["win_rate"] == np.mean([1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in own])
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
