@@ -9,8 +9,6 @@ search serves (``memo.compiled``).
 
 from __future__ import annotations
 
-import os
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -24,22 +22,12 @@ from rummy_env._cover_tables import (
     _sk_succ,
     _View,
 )
+from rummy_env._native import load
 from rummy_env.cards import JOKER, NUM_RANKS, NUM_SUITS
 
 _C_API = 8  # the form of the compiled search's call this file makes
-_compiled = None  # the compiled inner search, when it was built (pyproject.toml's ext-modules)
-if not os.environ.get("RUMMY_PURE_PYTHON"):
-    try:
-        from rummy_env import _cover_c as _compiled
-    except ImportError:  # built without a C compiler: the Python search, the same answers
-        pass
-    if _compiled is not None and getattr(_compiled, "API", None) != _C_API:
-        warnings.warn(
-            "rummy_env/_cover_c was built from an older rummy_env/_cover_c.c: "
-            "`pip install -e .` rebuilds it; until then Rummikub uses the (slower) Python search",
-            stacklevel=2,
-        )
-        _compiled = None
+#: the compiled inner search, when it was built (pyproject.toml's ext-modules)
+_compiled = load("_cover_c", _C_API, "Rummikub uses the (slower) Python search")
 
 Memo = Any  # a rummy_env.cover.CoverMemo
 StateMemo = Any  # a search's memo of states (:func:`_state_memo`)

@@ -68,6 +68,7 @@ from typing import Any
 
 import numpy as np
 
+from rummy_env._native import load
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, card_str, counts_str
 from rummy_env.engine import GameState, Phase, acting_seat
 from rummy_env.engine.game import game_of
@@ -76,6 +77,11 @@ from rummy_env.rules import RuleSet
 
 F = NUM_FACES
 _FACES = range(NUM_FACES)
+
+_C_API = 1  # the form of the compiled update's calls this file makes
+#: LiveObservation's update compiled (rummy_env/_obs_c.c), where it was built
+#: (pyproject.toml's ext-modules; ``RUMMY_PURE_PYTHON=1`` asks for the Python one)
+_compiled = load("_obs_c", _C_API, "observations are updated by the (slower) Python code")
 OBS_BOUND = 10_000
 """Every entry of an observation lies in ``-OBS_BOUND..OBS_BOUND`` (larger numbers are clipped)."""
 
@@ -329,9 +335,16 @@ class LiveObservation:
 
     ``out`` (a C-contiguous float32 vector of ``layout.size``) is where the vector lives;
     a new array by default.
+
+    ``update(state, p)`` makes the vector ``p``'s observation of ``state`` and returns
+    :attr:`array`. It is compiled (``rummy_env/_obs_c.c``, the same steps) where the
+    extension was built, for the shared layout; ``compiled=False`` (or
+    ``RUMMY_PURE_PYTHON=1``) asks for the Python update, which gives the same vectors.
     """
 
     __slots__ = (
+        "update",
+        "compiled",
         "layout",
         "array",
         "_o",
@@ -346,7 +359,9 @@ class LiveObservation:
         "_table",
     )
 
-    def __init__(self, layout: ObsLayout, out: np.ndarray | None = None):
+    def __init__(
+        self, layout: ObsLayout, out: np.ndarray | None = None, compiled: bool | None = None
+    ):
         if out is None:
             out = np.zeros(layout.size, np.float32)
         self.layout = layout
@@ -363,8 +378,31 @@ class LiveObservation:
         self._known: list[list[int]] = []  # the known cards shown, per seat offset 1..P-1
         self._discard: list[int] = []
         self._table: list[Any] = []
+        if compiled is None:
+            compiled = _compiled is not None and layout.full is None
+        elif compiled and (_compiled is None or layout.full is not None):
+            raise ValueError(
+                "compiled=True needs rummy_env/_obs_c built (pip install with a C compiler) "
+                "and the shared layout (not a game's own observation)"
+            )
+        #: whether :meth:`update` is the compiled one
+        self.compiled = compiled
+        if compiled:
+            live = _compiled.Live(
+                out,
+                layout.zero_bytes,
+                layout,
+                _write,
+                _update_table,
+                acting_seat,
+                self._o,
+                self._zero,
+            )
+            self.update = live.update
+        else:
+            self.update = self._update_py
 
-    def update(self, state: GameState, p: int) -> np.ndarray:
+    def _update_py(self, state: GameState, p: int) -> np.ndarray:
         """Make the vector ``p``'s observation of ``state``; returns :attr:`array`."""
         o = self._o
         L = self.layout

@@ -6,14 +6,19 @@ one seat only (left behind for several moves)."""
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 
 import numpy as np
 import pytest
 
 import rummy_env
-from rummy_env import engine
+from rummy_env import engine, observation
 from rummy_env.observation import LiveObservation, ObsLayout, encode
+
+#: the Python update, and the compiled one where it was built (rummy_env/_obs_c.c)
+UPDATES = [False] + ([True] if observation._compiled is not None else [])
 
 CONFIGS = [
     ("basic", 2, {}),
@@ -33,11 +38,12 @@ CONFIGS = [
 ]
 
 
-def _compare(preset: str, n: int, overrides: dict, games: int, seed: int) -> int:
+def _compare(preset: str, n: int, overrides: dict, games: int, seed: int, compiled: bool) -> int:
     rules = rummy_env.make_rules(preset, n, **overrides)
     layout = ObsLayout(rules)
-    live = LiveObservation(layout)  # the seat to act, and now and then another seat
-    mine = LiveObservation(layout)  # seat 0 only
+    # the seat to act, and now and then another seat
+    live = LiveObservation(layout, compiled=compiled)
+    mine = LiveObservation(layout, compiled=compiled)  # seat 0 only
     rng = random.Random(seed)
     checked = 0
     for g in range(games):
@@ -75,18 +81,62 @@ def _compare(preset: str, n: int, overrides: dict, games: int, seed: int) -> int
     return checked
 
 
+@pytest.mark.parametrize("compiled", UPDATES, ids=["python", "compiled"][: len(UPDATES)])
 @pytest.mark.parametrize("preset,n,overrides", CONFIGS, ids=lambda x: str(x))
-def test_incremental_observation_equals_scratch(preset, n, overrides):
+def test_incremental_observation_equals_scratch(preset, n, overrides, compiled):
     games = 3 if preset == "rummikub" else 20
-    assert _compare(preset, n, overrides, games, seed=n + len(preset)) >= 20
+    assert _compare(preset, n, overrides, games, n + len(preset), compiled) >= 20
 
 
-def test_a_new_game_object_is_shown_anew():
+@pytest.mark.parametrize("compiled", UPDATES, ids=["python", "compiled"][: len(UPDATES)])
+def test_a_new_game_object_is_shown_anew(compiled):
     """A vector handed a new state (a reset, a restore) shows that game, not a mix."""
     rules = rummy_env.make_rules("basic", 3)
     layout = ObsLayout(rules)
-    live = LiveObservation(layout)
+    live = LiveObservation(layout, compiled=compiled)
     for seed in range(3):
         s = engine.new_game(rules, seed)
         for p in range(3):
             assert np.array_equal(live.update(s, p), encode(s, p, layout))
+
+
+@pytest.mark.skipif(observation._compiled is None, reason="rummy_env/_obs_c was not built")
+def test_compiled_update_refuses_a_corrupt_state_and_recovers():
+    """A state holding what no game holds (a face past the joker, a count no pack has) is
+    refused with a ValueError naming it, nothing is written outside the vector, and the
+    next update of a sound state shows it exactly."""
+    rules = rummy_env.make_rules("basic", 2)
+    layout = ObsLayout(rules)
+    live = LiveObservation(layout, compiled=True)
+    s = engine.new_game(rules, 5)
+    live.update(s, 0)
+    engine.apply_action(s, engine.legal_actions(s)[0])
+    s.discard.append(99)
+    with pytest.raises(ValueError, match="discard pile holds face 99"):
+        live.update(s, engine.acting_seat(s))
+    s.discard.pop()
+    s.hands[0][3] = 300
+    with pytest.raises(ValueError, match="count of 300 cards"):
+        live.update(s, 0)
+    s.hands[0][3] = 1
+    for p in (0, 1):
+        assert np.array_equal(live.update(s, p), encode(s, p, layout))
+
+
+def test_the_compiled_update_is_built_and_serves_the_shared_layout():
+    """Where a C compiler is, ``pip install`` builds rummy_env/_obs_c and every vector of the
+    shared layout uses it; a game with its own observation (Canasta) keeps the Python one."""
+    if os.environ.get("RUMMY_PURE_PYTHON"):
+        pytest.skip("RUMMY_PURE_PYTHON asks for the Python update")
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler: the install falls back to the Python update")
+    from rummy_env import _obs_c  # (pip install -e . builds it: pyproject.toml)
+
+    assert _obs_c.API == observation._C_API, "a stale build: pip install -e . rebuilds it"
+    for preset, n in [("gin", 2), ("basic", 4), ("indian", 3), ("rummikub", 2)]:
+        assert LiveObservation(ObsLayout(rummy_env.make_rules(preset, n))).compiled, preset
+    canasta = ObsLayout(rummy_env.make_rules("canasta", 4))
+    assert not LiveObservation(canasta).compiled
+    with pytest.raises(ValueError, match="shared layout"):
+        LiveObservation(canasta, compiled=True)
+    assert rummy_env.vector_env("gin", 2)._live[0].compiled
