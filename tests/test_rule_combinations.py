@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,6 +32,7 @@ from hypothesis import strategies as st
 import rummy_env
 from rummy_env import engine
 from rummy_env.moves import Discard, DrawDiscard, DrawStock, EndRound, Meld, Pass
+from rummy_env.observation import encode
 from rummy_env.rules import RULE_OPTIONS
 from tests.helpers import SEEDS, legal_strs, play, random_masked_game
 
@@ -126,7 +128,12 @@ def play_checked(rules: rummy_env.RuleSet, seed: int, deep: bool) -> dict[str, A
     def in_space(env: rummy_env.raw_env, legal: list[int]) -> None:
         if env.state.step_count % 7 == 0:
             agent = env.agent_selection
-            assert env.observation_space(agent).contains(env.observe(agent))
+            obs = env.observe(agent)
+            assert env.observation_space(agent).contains(obs)
+            # the vector kept between moves (compiled where built) is the one built anew
+            seat = env.agent_name_mapping[agent]
+            want = encode(env.state, seat, env.obs_layout)
+            assert np.array_equal(obs["observation"], want), rules
 
     try:
         random_masked_game(env, rummy_env.raw_env(rules), seed, in_space, deep=deep, step=step)
