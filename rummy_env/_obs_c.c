@@ -224,9 +224,14 @@ record_discard(Live *self, PyObject *pile)
     }
     int err = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        self->discard[i] = (int)as_long(PyList_GET_ITEM(pile, i), &err);
+        long f = as_long(PyList_GET_ITEM(pile, i), &err);
         if (err)
             return -1;
+        if (f < 0 || f >= NF) {
+            PyErr_Format(PyExc_ValueError, "a discard pile holds face %ld", f);
+            return -1;
+        }
+        self->discard[i] = (int)f;
     }
     self->ndiscard = n;
     return 0;

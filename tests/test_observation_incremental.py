@@ -121,6 +121,13 @@ def test_compiled_update_refuses_a_corrupt_state_and_recovers():
     s.hands[0][3] = 1
     for p in (0, 1):
         assert np.array_equal(live.update(s, p), encode(s, p, layout))
+    # a new game object holding such a face: refused too, and shown anew once sound
+    t = s.copy()
+    t.discard.insert(0, -7)
+    with pytest.raises(ValueError, match="discard pile holds face -7"):
+        live.update(t, 0)
+    t.discard.pop(0)
+    assert np.array_equal(live.update(t, 1), encode(t, 1, layout))
 
 
 def test_the_compiled_update_is_built_and_serves_the_shared_layout():
