@@ -22,12 +22,16 @@ from rummy_env._cover_tables import (
     _sk_succ,
     _View,
 )
-from rummy_env._native import load
+from rummy_env._native import checked
 from rummy_env.cards import JOKER, NUM_RANKS, NUM_SUITS
 
 _C_API = 8  # the form of the compiled search's call this file makes
 #: the compiled inner search, when it was built (pyproject.toml's ext-modules)
-_compiled = load("_cover_c", _C_API, "Rummikub uses the (slower) Python search")
+try:
+    from rummy_env import _cover_c as _built
+except ImportError:  # built without a C compiler
+    _built = None
+_compiled = checked(_built, _C_API, "Rummikub uses the (slower) Python search")
 
 Memo = Any  # a rummy_env.cover.CoverMemo
 StateMemo = Any  # a search's memo of states (:func:`_state_memo`)

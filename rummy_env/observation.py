@@ -68,7 +68,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env._native import load
+from rummy_env._native import checked
 from rummy_env.cards import JOKER, NUM_FACES, NUM_NATURAL, NUM_RANKS, card_str, counts_str
 from rummy_env.engine import GameState, Phase, acting_seat
 from rummy_env.engine.game import game_of
@@ -81,7 +81,11 @@ _FACES = range(NUM_FACES)
 _C_API = 1  # the form of the compiled update's calls this file makes
 #: LiveObservation's update compiled (rummy_env/_obs_c.c), where it was built
 #: (pyproject.toml's ext-modules; ``RUMMY_PURE_PYTHON=1`` asks for the Python one)
-_compiled = load("_obs_c", _C_API, "observations are updated by the (slower) Python code")
+try:
+    from rummy_env import _obs_c as _built
+except ImportError:  # built without a C compiler
+    _built = None
+_compiled = checked(_built, _C_API, "observations are updated by the (slower) Python code")
 OBS_BOUND = 10_000
 """Every entry of an observation lies in ``-OBS_BOUND..OBS_BOUND`` (larger numbers are clipped)."""
 
