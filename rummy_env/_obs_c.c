@@ -3,12 +3,13 @@
  * vector shows.
  *
  * The same steps as the Python update (`LiveObservation._update_py`), over the same
- * vector: the hand's and the opponents' known cards' faces whose counts changed (every
- * face after a change of viewer), the discard pile's rows whose card changed, the owner
+ * vector: the hand's and the opponents' known cards' faces whose counts changed, the
+ * discard pile's rows whose card changed, the owner
  * columns of the table slots after a change of viewer, and the tail (hand sizes to the
- * end) rewritten whole. What happens seldom is left to the Python functions, called from
- * here: a new game is written from scratch (`_write`), a table slot whose meld changed
- * is rewritten (`_update_table`), and each game's own slices (the layout's writers) are
+ * end) rewritten whole. A new game starts from the layout's zeros, shown as an empty hand,
+ * pile and table, so the same steps write all of it. What happens seldom is left to the
+ * Python functions, called from here: a table slot whose meld changed is rewritten
+ * (`_update_table`), and each game's own slices (the layout's writers) are
  * written after the tail. The vector equals `encode`'s after every update
  * (tests/test_observation_incremental.py runs both updates over random games of every
  * preset).
@@ -20,7 +21,7 @@
 #include <Python.h>
 #include <string.h>
 
-#define API_VERSION 1
+#define API_VERSION 2
 #define NF 53          /* faces: 52 cards and the joker */
 #define OBS_BOUND 10000
 
@@ -63,13 +64,12 @@ typedef struct {
     float *o;
     float *zero;          /* the layout's zeros (layout.zero_bytes) */
     Py_ssize_t size;
-    int P, F, slot, seat_flags;
+    int P, slot, seat_flags;
     int off[N_OFFS];
     PyObject *array;      /* what update returns (the numpy vector) */
     PyObject *mv;         /* a memoryview of the vector, for the Python functions */
     PyObject *zero_mv;    /* a memoryview of the zeros, for the Python functions */
     PyObject *layout;
-    PyObject *write;      /* observation._write(o, state, p, layout) */
     PyObject *update_table; /* observation._update_table(o, table, old, p, layout, zero) */
     PyObject *acting;     /* engine.acting_seat(state) */
     PyObject *writers;    /* tuple: the game's own slices, (o, layout, state, p) */
@@ -125,12 +125,6 @@ clipped(PyObject *x, int *err)
     return (float)v;
 }
 
-static PyObject *
-get(PyObject *state, PyObject *name)
-{
-    return PyObject_GetAttr(state, name);
-}
-
 /* A list attribute of the state (a new reference), checked. */
 static PyObject *
 get_list(PyObject *state, PyObject *name)
@@ -162,14 +156,14 @@ get_int(PyObject *state, PyObject *name, long *out)
 static int
 write_counts(Live *self, int base, PyObject *counts, unsigned char *shown)
 {
-    if (PyList_GET_SIZE(counts) != self->F) {
+    if (PyList_GET_SIZE(counts) != NF) {
         PyErr_SetString(PyExc_ValueError, "a hand or known list is not a count per face");
         return -1;
     }
     PyObject **items = ((PyListObject *)counts)->ob_item;
     float *o = self->o + base;
     int err = 0;
-    for (int f = 0; f < self->F; f++) {
+    for (int f = 0; f < NF; f++) {
         if (items[f] == small[shown[f]])
             continue; /* the count shown */
         long c = as_long(items[f], &err);
@@ -183,28 +177,6 @@ write_counts(Live *self, int base, PyObject *counts, unsigned char *shown)
             o[f] = (float)c;
             shown[f] = (unsigned char)c;
         }
-    }
-    return 0;
-}
-
-/* Record the faces of `counts` as shown (after a write from scratch). */
-static int
-record_counts(Live *self, PyObject *counts, unsigned char *shown)
-{
-    if (!PyList_Check(counts) || PyList_GET_SIZE(counts) != self->F) {
-        PyErr_SetString(PyExc_ValueError, "a hand or known list is not a count per face");
-        return -1;
-    }
-    int err = 0;
-    for (int f = 0; f < self->F; f++) {
-        long c = as_long(PyList_GET_ITEM(counts, f), &err);
-        if (err)
-            return -1;
-        if (c < 0 || c > 255) {
-            PyErr_Format(PyExc_ValueError, "a count of %ld cards of one face", c);
-            return -1;
-        }
-        shown[f] = (unsigned char)c;
     }
     return 0;
 }
@@ -247,44 +219,6 @@ record_table(Live *self, PyObject *table)
     return 0;
 }
 
-/* The state's hand, known cards, discard pile and table as shown to `p` (after a write
- * from scratch). */
-static int
-record(Live *self, PyObject *state, int p)
-{
-    int rc = -1;
-    PyObject *hands = get_list(state, s_hands), *known = NULL, *pile = NULL, *table = NULL;
-    if (hands == NULL || PyList_GET_SIZE(hands) != self->P)
-        goto bad;
-    if (record_counts(self, PyList_GET_ITEM(hands, p), self->hand) < 0)
-        goto done;
-    if ((known = get_list(state, s_known)) == NULL || PyList_GET_SIZE(known) != self->P)
-        goto bad;
-    for (int off = 1; off < self->P; off++) {
-        PyObject *k = PyList_GET_ITEM(known, (p + off) % self->P);
-        if (record_counts(self, k, self->known + (off - 1) * self->F) < 0)
-            goto done;
-    }
-    if ((pile = get_list(state, s_discard)) == NULL || record_discard(self, pile) < 0)
-        goto done;
-    if ((table = get_list(state, s_table)) == NULL || record_table(self, table) < 0)
-        goto done;
-    Py_INCREF(state);
-    Py_XSETREF(self->state, state);
-    self->seat = p;
-    rc = 0;
-    goto done;
-bad:
-    if (!PyErr_Occurred())
-        PyErr_SetString(PyExc_ValueError, "state.hands or state.known is not one per seat");
-done:
-    Py_XDECREF(hands);
-    Py_XDECREF(known);
-    Py_XDECREF(pile);
-    Py_XDECREF(table);
-    return rc;
-}
-
 /* The discard rows (row 0 = the top card) for `pile`, where they differ from the pile
  * shown. */
 static int
@@ -293,8 +227,8 @@ update_discard(Live *self, PyObject *pile)
     Py_ssize_t n = PyList_GET_SIZE(pile), m = self->ndiscard;
     PyObject **items = ((PyListObject *)pile)->ob_item;
     float *o = self->o + self->off[O_DISCARD];
-    int F = self->F, err = 0;
-    if (self->off[O_DISCARD] + n * F > self->off[O_TABLE]) {
+    int err = 0;
+    if (self->off[O_DISCARD] + n * NF > self->off[O_TABLE]) {
         PyErr_SetString(PyExc_ValueError, "the discard pile is longer than the layout's rows");
         return -1;
     }
@@ -317,16 +251,16 @@ update_discard(Live *self, PyObject *pile)
             nf = (int)as_long(it, &err);
             if (err)
                 return -1;
-            if (nf < 0 || nf >= F) {
+            if (nf < 0 || nf >= NF) {
                 PyErr_Format(PyExc_ValueError, "a discard pile holds face %d", nf);
                 return -1;
             }
         }
         if (nf != of) {
             if (of >= 0)
-                o[i * F + of] = 0.0f;
+                o[i * NF + of] = 0.0f;
             if (nf >= 0)
-                o[i * F + nf] = 1.0f;
+                o[i * NF + nf] = 1.0f;
         }
     }
     return record_discard(self, pile);
@@ -391,7 +325,7 @@ write_tail(Live *self, PyObject *state, int p)
                 o[off[O_CREDIT] + k] = v;
         }
     }
-    if ((stock = get(state, s_stock)) == NULL)
+    if ((stock = PyObject_GetAttr(state, s_stock)) == NULL)
         goto done;
     Py_ssize_t ns = PyObject_Length(stock);
     if (ns < 0)
@@ -498,35 +432,32 @@ Live_update(Live *self, PyObject *const *args, Py_ssize_t nargs)
                      self->P - 1);
         return NULL;
     }
-    int p = (int)pl, P = self->P, F = self->F;
-    if (state != self->state) { /* a new game (a reset, a restore): built anew */
+    int p = (int)pl, P = self->P;
+    if (state != self->state) {
+        /* a new game (a reset, a restore): the zeros, shown as an empty hand, pile and
+         * table, then the same update as after a move writes all of it */
         memcpy(self->o, self->zero, (size_t)self->size * sizeof(float));
-        Py_CLEAR(self->state);
-        PyObject *pp = PyLong_FromLong(p);
-        if (pp == NULL)
+        memset(self->hand, 0, NF);
+        memset(self->known, 0, (size_t)(P - 1) * NF);
+        self->ndiscard = 0;
+        PyObject *empty = PyList_New(0);
+        if (empty == NULL)
             return NULL;
-        PyObject *wargs[4] = {self->mv, state, pp, self->layout};
-        PyObject *r = PyObject_Vectorcall(self->write, wargs, 4, NULL);
-        Py_DECREF(pp);
-        if (r == NULL)
-            return NULL;
-        Py_DECREF(r);
-        if (record(self, state, p) < 0)
-            return NULL;
-        Py_INCREF(self->array);
-        return self->array;
+        Py_SETREF(self->table, empty);
+        self->seat = p;
+        Py_INCREF(state);
+        Py_XSETREF(self->state, state);
     }
     PyObject *result = NULL;
     PyObject *hands = get_list(state, s_hands), *known = NULL, *pile = NULL, *table = NULL;
     if (hands == NULL || (known = get_list(state, s_known)) == NULL ||
         (pile = get_list(state, s_discard)) == NULL ||
         (table = get_list(state, s_table)) == NULL)
-        goto done;
+        goto fail;
     if (PyList_GET_SIZE(hands) != P || PyList_GET_SIZE(known) != P) {
         PyErr_SetString(PyExc_ValueError, "state.hands or state.known is not one per seat");
-        goto done;
+        goto fail;
     }
-    int moved = p != self->seat;
     /* the hand's and the known cards' faces whose counts differ from those shown */
     PyObject *hand = PyList_GET_ITEM(hands, p);
     if (!PyList_Check(hand) || write_counts(self, 0, hand, self->hand) < 0)
@@ -534,13 +465,13 @@ Live_update(Live *self, PyObject *const *args, Py_ssize_t nargs)
     for (int k = 1; k < P; k++) {
         PyObject *kn = PyList_GET_ITEM(known, (p + k) % P);
         if (!PyList_Check(kn) ||
-            write_counts(self, self->off[O_KNOWN] + (k - 1) * F, kn,
-                         self->known + (k - 1) * F) < 0)
+            write_counts(self, self->off[O_KNOWN] + (k - 1) * NF, kn,
+                         self->known + (k - 1) * NF) < 0)
             goto fail;
     }
     if (update_discard(self, pile) < 0)
         goto fail;
-    if (moved) {
+    if (p != self->seat) { /* another viewer: each shown meld's owner column */
         if (PyList_GET_SIZE(self->table) && move_owners(self, p) < 0)
             goto fail;
         self->seat = p;
@@ -583,11 +514,11 @@ done:
 static int
 Live_init(Live *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"out",          "zero",   "layout", "write",
-                             "update_table", "acting", "mv",     "zero_mv", NULL};
-    PyObject *out, *zero, *layout, *write, *update_table, *acting, *mv, *zero_mv;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOO", kwlist, &out, &zero, &layout,
-                                     &write, &update_table, &acting, &mv, &zero_mv))
+    static char *kwlist[] = {"out",    "zero", "layout",  "update_table",
+                             "acting", "mv",   "zero_mv", NULL};
+    PyObject *out, *zero, *layout, *update_table, *acting, *mv, *zero_mv;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOO", kwlist, &out, &zero, &layout,
+                                     &update_table, &acting, &mv, &zero_mv))
         return -1;
     if (self->o != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Live is initialised once");
@@ -652,7 +583,6 @@ Live_init(Live *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "layout.P is not a player count");
         return -1;
     }
-    self->F = NF;
     self->hand = PyMem_Calloc(NF, 1);
     self->known = PyMem_Calloc((size_t)(self->P - 1) * NF + 1, 1);
     self->table = PyList_New(0);
@@ -664,8 +594,6 @@ Live_init(Live *self, PyObject *args, PyObject *kwds)
     self->array = out;
     Py_INCREF(layout);
     self->layout = layout;
-    Py_INCREF(write);
-    self->write = write;
     Py_INCREF(update_table);
     self->update_table = update_table;
     Py_INCREF(acting);
@@ -685,7 +613,6 @@ Live_traverse(Live *self, visitproc visit, void *arg)
     Py_VISIT(self->mv);
     Py_VISIT(self->zero_mv);
     Py_VISIT(self->layout);
-    Py_VISIT(self->write);
     Py_VISIT(self->update_table);
     Py_VISIT(self->acting);
     Py_VISIT(self->writers);
@@ -700,7 +627,6 @@ Live_clear(Live *self)
     Py_CLEAR(self->mv);
     Py_CLEAR(self->zero_mv);
     Py_CLEAR(self->layout);
-    Py_CLEAR(self->write);
     Py_CLEAR(self->update_table);
     Py_CLEAR(self->acting);
     Py_CLEAR(self->writers);

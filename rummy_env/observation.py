@@ -78,7 +78,7 @@ from rummy_env.rules import RuleSet
 F = NUM_FACES
 _FACES = range(NUM_FACES)
 
-_C_API = 1  # the form of the compiled update's calls this file makes
+_C_API = 2  # the form of the compiled update's calls this file makes
 #: LiveObservation's update compiled (rummy_env/_obs_c.c), where it was built
 #: (pyproject.toml's ext-modules; ``RUMMY_PURE_PYTHON=1`` asks for the Python one)
 try:
@@ -396,7 +396,6 @@ class LiveObservation:
                 out,
                 layout.zero_bytes,
                 layout,
-                _write,
                 _update_table,
                 acting_seat,
                 self._o,

@@ -19,6 +19,9 @@ from rummy_env.observation import LiveObservation, ObsLayout, encode
 
 #: the Python update, and the compiled one where it was built (rummy_env/_obs_c.c)
 UPDATES = [False] + ([True] if observation._compiled is not None else [])
+both_updates = pytest.mark.parametrize(
+    "compiled", UPDATES, ids=["python", "compiled"][: len(UPDATES)]
+)
 
 CONFIGS = [
     ("basic", 2, {}),
@@ -81,14 +84,14 @@ def _compare(preset: str, n: int, overrides: dict, games: int, seed: int, compil
     return checked
 
 
-@pytest.mark.parametrize("compiled", UPDATES, ids=["python", "compiled"][: len(UPDATES)])
+@both_updates
 @pytest.mark.parametrize("preset,n,overrides", CONFIGS, ids=lambda x: str(x))
 def test_incremental_observation_equals_scratch(preset, n, overrides, compiled):
     games = 3 if preset == "rummikub" else 20
     assert _compare(preset, n, overrides, games, n + len(preset), compiled) >= 20
 
 
-@pytest.mark.parametrize("compiled", UPDATES, ids=["python", "compiled"][: len(UPDATES)])
+@both_updates
 def test_a_new_game_object_is_shown_anew(compiled):
     """A vector handed a new state (a reset, a restore) shows that game, not a mix."""
     rules = rummy_env.make_rules("basic", 3)
