@@ -305,6 +305,36 @@ def engine_accepted(
 
 
 MAX_STEPS = 20_000
+
+
+def digs_by_definition(state: engine.GameState) -> tuple[set[int], set[int]]:
+    """For a draw decision where a card taken from the discard pile must be used at once
+    (``discard_pickup_must_meld``): the draw ids of those depths the mask marks, and
+    those after whose draw, made on a copy, some meld or lay-off is legal (D-5: the
+    definition the mask's quick tests stand for). Two empty sets elsewhere."""
+    from rummy_env.engine import legal
+
+    rules = state.rules
+    mode = rules.discard_pickup_must_meld
+    if state.phase != engine.Phase.DRAW or mode == "never" or state.upcard_stage == 2:
+        return set(), set()
+    if not state.discard:
+        return set(), set()
+    if state.game.codec is not None:  # (a game whose turn is its own)
+        return set(), set()
+    depths = range(len(state.discard)) if rules.discard_pickup == "any" else range(1)
+    must = [d for d in depths if mode == "always" or d > 0]
+    marked = {1 + d for d in must} & set(engine.legal_actions(state))
+    usable = set()
+    for d in must:
+        probe = state.copy()
+        legal._draw_discard(probe, probe.current, d)
+        probe._legal = None
+        if legal._legal_play_moves(probe):
+            usable.add(1 + d)
+    return marked, usable
+
+
 BRUTE_EVERY = 3  # try every action id on copies of every 3rd state ...
 MAX_BRUTE = 30  # ... at most this many states per game
 LEAK_EVERY = 5  # the no-leak check on every 5th state
@@ -324,7 +354,8 @@ def random_masked_game(
     agent to act is the current player, the cards are conserved and ``check_rules``
     holds; with ``deep``, on sampled states, no observation depends on hidden cards
     (``other``, an env of the same rules, is reset to the permuted states) and the
-    mask equals what apply_action accepts. ``step(a)`` plays each chosen action
+    mask equals what apply_action accepts and marks the digs :func:`digs_by_definition`
+    finds usable. ``step(a)`` plays each chosen action
     (default ``env.step``), so a caller may check around it. Returns the number of
     actions chosen; fails if the episode does not end within MAX_STEPS."""
     full = pack(env.rules)
@@ -354,6 +385,11 @@ def random_masked_game(
                 f"seed {seed}, step {s.step_count}: accepted but masked "
                 f"{[str(env.decode(a)) for a in sorted(got - set(legal))]}, marked but refused "
                 f"{[str(env.decode(a)) for a in sorted(set(legal) - got)]}"
+            )
+            marked, usable = digs_by_definition(s)
+            assert marked == usable, (
+                f"seed {seed}, step {s.step_count}: digs marked {sorted(marked)}, "
+                f"usable {sorted(usable)}: {s.to_dict()}"
             )
         a = legal[rng.randrange(len(legal))]
         (env.step if step is None else step)(a)

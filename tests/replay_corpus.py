@@ -14,6 +14,11 @@ Regenerate (only when a change of behaviour is intended, and say so in the commi
 A new preset's games are recorded and added, the others kept as recorded::
 
     python -m tests.replay_corpus --add canasta
+
+After an intended change of behaviour (a rules fix), only the games that no longer
+replay are recorded anew, the others kept as recorded::
+
+    python -m tests.replay_corpus --update
 """
 
 from __future__ import annotations
@@ -151,7 +156,26 @@ def main() -> None:
         metavar="PRESET",
         help="record the games of one preset the corpus lacks and add them (the rest kept)",
     )
+    ap.add_argument(
+        "--update",
+        action="store_true",
+        help="record anew only the games that no longer replay identically (the rest kept)",
+    )
     args = ap.parse_args()
+    if args.update:
+        games = []
+        for e in load():
+            seed = {k: e[k] for k in ("preset", "players", "overrides", "seed", "middle_step")}
+            try:
+                same = play(seed, e["actions"])["digests"] == e["digests"]
+            except Exception:  # (a recorded action no longer legal)
+                same = False
+            games.append(e if same else play(seed))
+            if not same:
+                print(f"recorded anew: {e['preset']} {e['players']}p seed {e['seed']}")
+        with gzip.open(PATH, "wt") as f:
+            json.dump(games, f, separators=(",", ":"))
+        return
     if args.add:
         old = load()
         if any(e["preset"] == args.add for e in old):

@@ -22,11 +22,12 @@ Crashes the combinations found, each with a crafted deal:
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rummy_env
@@ -34,7 +35,14 @@ from rummy_env import engine
 from rummy_env.moves import Discard, DrawDiscard, DrawStock, EndRound, Meld, Pass
 from rummy_env.observation import encode
 from rummy_env.rules import RULE_OPTIONS
-from tests.helpers import SEEDS, legal_strs, play, random_masked_game
+from tests.helpers import (
+    SEEDS,
+    deal,
+    digs_by_definition,
+    legal_strs,
+    play,
+    random_masked_game,
+)
 
 # allowed values of every rule option (0 where 0 means "by player count" or "off")
 FIELD_VALUES: dict[str, list[Any]] = {
@@ -267,3 +275,85 @@ def test_a_rummikub_match_goes_on_whatever_the_totals():
     end = play_checked(rules, 1, deep=True)
     assert end["phase"] == "game_over" and end["round"] == 2
     assert max(end["totals"]) >= rules.target
+
+
+# --------------------------------------------- digging: the quick tests of the mask
+
+
+@pytest.mark.parametrize(
+    ("preset", "over", "hands", "pile", "meld"),
+    [
+        # a wild 2 above the chosen card comes along and completes its set: KS KD 2H
+        ("deuces", {}, ["KD", "5H", "9C", "7S"], ["KS", "2H"], "KS"),
+        # a joker above it, in Rummy 500 with jokers
+        ("rummy500", {"jokers": 2}, ["KD", "5H", "9C", "7S"], ["KS", "JK"], "KS"),
+        # Persian as dealt: 2S JK JK 5S, the natural three places away (two naturals
+        # carry the two jokers)
+        ("persian", {}, ["2S", "JK", "JK", "9C"], ["5S", "KD"], "5S"),
+        # two decks, suits repeating in a set (D-16): KS KS KD
+        ("rummy500", {"decks": 2, "set_suits_distinct": False}, ["KD", "KS", "9C", "7S"],
+         ["KS", "4H"], "KS"),
+    ],
+)  # fmt: skip
+def test_a_dig_whose_card_a_meld_can_use_is_offered(preset, over, hands, pile, meld):
+    # "always": the card taken from under the top must go into a meld this turn (D-5);
+    # here it can, with the card taken above it or a copy of its face in hand
+    env = rummy_env.raw_env(
+        preset, num_players=2, hand_size=4, discard_pickup="any",
+        discard_pickup_must_meld="always", **over,
+    )  # fmt: skip
+    deal(env, [hands, ["AS", "9D", "TD", "QC"]], discard=pile)
+    assert "draw discard at depth 1" in legal_strs(env)
+    play(env, DrawDiscard(1))
+    melds = [m for m in legal_strs(env) if m.startswith("meld")]
+    assert melds and all(meld in m.split() for m in melds)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    options=rule_options(),
+    mode=st.sampled_from(["always", "below_top"]),
+    seed=SEEDS,
+)
+def test_digs_are_marked_exactly_where_the_taken_card_can_be_used(options, mode, seed):
+    # every draw decision of a random game under drawn rules that let a player take from
+    # anywhere in the pile: a depth is marked iff, once taken, some meld or lay-off
+    # holding the card is legal (the mask's quick tests decide most depths without it)
+    preset, players, over = options
+    over = {**over, "discard_pickup": "any", "discard_pickup_must_meld": mode}
+    try:
+        rules = rummy_env.make_rules(preset, players, **over)
+    except ValueError:
+        assume(False)
+    env = rummy_env.raw_env(rules)
+    env.reset(seed=seed)
+    s, rng = env.state, random.Random(seed)
+    for _ in range(600):
+        if engine.is_terminal(s):
+            break
+        marked, usable = digs_by_definition(s)
+        assert marked == usable, (rules, s.to_dict())
+        legal = engine.legal_actions(s)
+        engine.apply_action(s, legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize(
+    ("over", "hand", "offered"),
+    [
+        # 5H 6H 7H leaves no card: going out by melding is allowed in Rummy 500 ...
+        ({}, ["5H", "6H"], True),
+        # ... but not where going out needs a discard
+        ({"go_out_requires_discard": True}, ["5H", "6H"], False),
+        # it leaves 7H, the taken card's face, which may not be discarded this turn
+        ({"decks": 2}, ["5H", "6H", "7H"], False),
+        # it leaves 7H and 9C: 9C is discarded
+        ({"decks": 2}, ["5H", "6H", "7H", "9C"], True),
+    ],
+)
+def test_a_dig_is_offered_only_where_the_meld_leaves_a_legal_end(over, hand, offered):
+    env = rummy_env.raw_env(
+        "rummy500", num_players=2, hand_size=len(hand), discard_pickup="any", **over
+    )
+    # the pile is 7H alone; taking it, it must be used at once ("always")
+    deal(env, [hand, ["AS", "9D", "TD", "QC"][: len(hand)]], discard=["7H"])
+    assert (DrawDiscard(0) in env.unwrapped.legal_moves()) is offered

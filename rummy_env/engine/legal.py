@@ -7,6 +7,7 @@ from itertools import compress
 
 from rummy_env.cards import (
     JOKER,
+    NUM_FACES,
     NUM_NATURAL,
     NUM_RANKS,
 )
@@ -59,64 +60,136 @@ def _legal_draw(s: GameState) -> list[int]:
         # no discard is required
         laid = _table_bits(s) if s.opened[p] and mode != "never" else 0
         out_ok = not rules.go_out_requires_discard
+        wf = s.wild_faces
+        must_from = 0 if mode == "always" else 1 if mode == "below_top" else len(pile)
+        t = _use_facts(s, p, laid) if must_from < len(pile) else None
+        wilds = t[0] if t else 0
+        smask, rmask = s.smask[p], s.rmask[p]
         # the cards above depth d (they come along), gathered as d grows: suit masks of
-        # their ranks, rank masks of their suits, and their jokers
-        above_s, above_r, above_jokers = [0] * 4, [0] * NUM_RANKS, 0
+        # their ranks, rank masks of their suits, each face's count, and the wild cards
+        above_s, above_r, above_f = smask[:], rmask[:], [0] * NUM_FACES
         for d in depths:
             c = pile[-1 - d]
             if d:
                 f = pile[-d]  # the card just above c
-                if f == JOKER:
-                    above_jokers += 1
-                else:
+                above_f[f] += 1
+                if f == JOKER or f in wf:
+                    wilds += 1
+                if f != JOKER:  # (a wild 2 is also natural in a run through its place)
                     above_s[f // NUM_RANKS] |= 1 << (f % NUM_RANKS)
                     above_r[f % NUM_RANKS] |= 1 << (f // NUM_RANKS)
-            if mode == "always" or (mode == "below_top" and d > 0):
+            copies = hand[c] + above_f[c]
+            if d >= must_from:
                 # the card must be used at once: legal only if some meld or lay-off
                 # containing it is legal after the draw (which also rules out dead ends);
                 # the first legal meld settles it (no discard is legal before it is used)
                 if laid >> c & 1 and (
-                    n + d > hand[c] + (d and pile[len(pile) - d :].count(c))  # (copies of c
-                    or (n + d == 0 and out_ok)  # left may not be discarded this turn)
+                    n + d > copies  # (copies of c left may not be discarded this turn)
+                    or (n + d == 0 and out_ok)
                 ):
                     acts.append(1 + d)
-                elif _may_use(s, p, c, above_s, above_r, above_jokers, laid) and _usable_drawn(
-                    s, p, d
-                ):
+                    continue
+                use = _taken_use(c, n + d + 1, copies + 1, above_s, above_r, above_f, wilds, t)
+                if use is _YES or (use is _MAYBE and _usable_drawn(s, p, d)):
                     acts.append(1 + d)
-            elif n + d > hand[c] + (d and sum(f == c for f in pile[len(pile) - d :])):
+            elif n + d > copies:
                 acts.append(1 + d)  # something other than the taken face to discard
     if not s.stock and rules.empty_stock == "end_round":
         acts.append(s.layout.END_ROUND)
     return acts
 
 
-def _may_use(
-    s: GameState,
-    p: int,
+_NO, _MAYBE, _YES = 0, 1, 2
+
+
+def _use_facts(s: GameState, p: int, laid: int) -> tuple:
+    """What :func:`_taken_use` asks of the seat ``p`` to draw, the same at every depth: its
+    wild cards, hand, the state's wild faces and meld catalogue, whether every taken card
+    is left to :func:`_usable_drawn` (going down in contract rummy, where the contract
+    search judges the whole hand), whether a meld of three natural cards may be laid
+    (opened, melds not all laid at once), whether going out needs no discard, and
+    ``laid`` (:func:`_table_bits` for an opened player, else 0)."""
+    hand, wf, game, opened = s.hands[p], s.wild_faces, s.game, s.opened[p]
+    wilds = hand[JOKER]
+    for f in wf:
+        wilds += hand[f]
+    going_down = game.opens_at_once and not opened
+    free = opened and not game.opens_at_once
+    return wilds, hand, wf, s.cat, going_down, free, not s.rules.go_out_requires_discard, laid
+
+
+def _taken_use(
     c: int,
-    above_s: list[int],
-    above_r: list[int],
-    above_jokers: int,
-    laid: int,
-) -> bool:
-    """Quick necessary condition for using card ``c`` of the discard pile after taking it
-    with the cards above it (``above_s``: per suit, the mask of their ranks; ``above_r``:
-    per rank, the mask of their suits; ``above_jokers``): two other cards related to it
-    (same rank, or same suit within two ranks, or wild) or a table meld accepting it
-    (``laid``: :func:`_table_bits` for an opened player, else 0)."""
-    if c == JOKER or c in s.wild_faces:
-        return True
-    hand = s.hands[p]
-    wilds = hand[JOKER] + sum([hand[f] for f in s.wild_faces]) + above_jokers
+    n: int,
+    copies: int,
+    sm: list[int],
+    rm: list[int],
+    above_f: list[int],
+    wilds: int,
+    t: tuple,
+) -> int:
+    """Whether card ``c`` of the discard pile can be used at once after taking it with the
+    cards above it, leaving ``n`` cards in hand of which ``copies`` are ``c``'s face: the
+    per-suit rank masks ``sm`` and per-rank suit masks ``rm`` of the hand and the cards
+    above ``c``, those cards' count of each face ``above_f``, and ``wilds`` wild cards
+    among all of them (``t``: :func:`_use_facts`): ``_NO`` when no meld or lay-off holding it
+    can be legal, ``_YES`` when a meld of natural cards holding it is legal, else
+    ``_MAYBE`` (:func:`_usable_drawn` decides).
+
+    The tests only take what a meld needs: a set of ``c``'s rank needs two more cards of
+    it (``min_naturals`` natural) or wild cards; a run of ``c``'s suit needs
+    ``min_run - 1`` more cards of the suit or wild cards, with a natural within the wild
+    cards' reach where ``min_naturals`` is 2; without wild cards, three cards of the rank
+    or ``min_run`` neighbouring places through ``c``'s place. A meld of three natural
+    cards is then legal for an opened player (melds not all laid at once) where it
+    leaves something other than ``c``'s face to discard, or no card where going out
+    needs no discard."""
+    _, hand, wf, cat, going_down, free, can_out, laid = t
+    if c == JOKER or c in wf or going_down:
+        return _MAYBE
     r, su = c % NUM_RANKS, c // NUM_RANKS
-    sm = s.smask[p][su] | above_s[su]
-    rm = s.rmask[p][r] | above_r[r]
-    near = (sm & _NEAR[r]).bit_count() + (rm & ~(1 << su)).bit_count()
-    # a meld holding c needs two more cards, at least min_naturals - 1 of them natural
-    if near >= 2 or (near >= s.cat.min_naturals - 1 and wilds and near + wilds >= 2):
-        return True
-    return bool(laid >> c & 1)
+    if cat.distinct:  # the other suits of c's rank
+        others = (rm[r] & ~(1 << su)).bit_count()
+    else:  # suits repeat: every other card of the rank
+        others = sum([hand[f] + above_f[f] for f in range(r, NUM_NATURAL, NUM_RANKS)])
+    pm = sm[su] | 1 << r
+    places = (r,)
+    if cat.ace_high and pm & 1:
+        pm |= 1 << ACE_HIGH_POS
+        if r == 0:
+            places = (0, ACE_HIGH_POS)
+    min_run = cat.min_run
+    if not wilds:
+        if others < 2 and all(_block(pm, q) < min_run for q in places):
+            return _MAYBE if laid >> c & 1 else _NO
+        if not free or not (cat.distinct or others < 2):
+            return _MAYBE  # (a set of repeated suits may hold more copies than allowed)
+        rest = n - 3 if others >= 2 else n - min_run  # the smallest such meld
+        if rest > 0 and rest >= copies or (rest == 0 and can_out):
+            return _YES
+        return _MAYBE
+    need = cat.min_naturals - 1  # other natural cards a meld holding c needs
+    if others >= need and others + wilds >= 2:
+        return _MAYBE
+    suit = (pm & ~(1 << r)).bit_count()  # (a held ace may count twice: at either end)
+    if suit + wilds >= min_run - 1 and (not need or any(pm & _reach(q, wilds + 1) for q in places)):
+        return _MAYBE
+    return _MAYBE if laid >> c & 1 else _NO
+
+
+def _block(pm: int, q: int) -> int:
+    """The length of the row of set bits of ``pm`` through bit ``q`` (set)."""
+    lo = hi = q
+    while lo and pm >> (lo - 1) & 1:
+        lo -= 1
+    while pm >> (hi + 1) & 1:
+        hi += 1
+    return hi - lo + 1
+
+
+def _reach(q: int, k: int) -> int:
+    """The run places within ``k`` of place ``q``, but not ``q``."""
+    return ((1 << (2 * k + 1)) - 1) << q >> k & ~(1 << q) & (1 << ACE_HIGH_POS + 1) - 1
 
 
 def _table_bits(s: GameState) -> int:
@@ -131,13 +204,6 @@ def held_faces(smask: list[int]) -> int:
     """The natural faces held, a bit each (face ``f`` at bit ``f``), from a seat's per-suit
     rank masks (``GameState.smask[p]``)."""
     return smask[0] | smask[1] << 13 | smask[2] << 26 | smask[3] << 39
-
-
-# ranks within two of each rank (an ace is near 2, 3 and, for Q-K-A, Q and K)
-_NEAR = [
-    sum(1 << q for q in range(NUM_RANKS) if 0 < min(abs(q - r), NUM_RANKS - abs(q - r)) <= 2)
-    for r in range(NUM_RANKS)
-]
 
 
 def _usable_drawn(s: GameState, p: int, d: int) -> bool:
