@@ -335,6 +335,20 @@ def digs_by_definition(state: engine.GameState) -> tuple[set[int], set[int]]:
     return marked, usable
 
 
+def shortcut_and_full(state: engine.GameState) -> tuple[list[int], list[int]]:
+    """Where the play phase's quick test (``discard_only``) finds that discarding is all
+    the player to act may do: its discards and every move listed in full. Two empty
+    lists elsewhere."""
+    from rummy_env.engine import legal
+
+    if state.phase != engine.Phase.PLAY or state.game.codec is not None:
+        return [], []
+    faces = legal.discard_only(state)
+    if not faces:
+        return [], []
+    return [state.layout.DISCARD + f for f in faces], legal._legal_play_moves(state)
+
+
 BRUTE_EVERY = 3  # try every action id on copies of every 3rd state ...
 MAX_BRUTE = 30  # ... at most this many states per game
 LEAK_EVERY = 5  # the no-leak check on every 5th state
@@ -385,6 +399,11 @@ def random_masked_game(
                 f"seed {seed}, step {s.step_count}: accepted but masked "
                 f"{[str(env.decode(a)) for a in sorted(got - set(legal))]}, marked but refused "
                 f"{[str(env.decode(a)) for a in sorted(set(legal) - got)]}"
+            )
+            quick = shortcut_and_full(s)
+            assert quick[0] == quick[1], (
+                f"seed {seed}, step {s.step_count}: discards only {quick[0]}, "
+                f"every move {quick[1]}: {s.to_dict()}"
             )
             marked, usable = digs_by_definition(s)
             assert marked == usable, (
