@@ -106,16 +106,21 @@ def _use_facts(s: GameState, p: int, laid: int) -> tuple:
     """What :func:`_taken_use` asks of the seat ``p`` to draw, the same at every depth: its
     wild cards, hand, the state's wild faces and meld catalogue, whether every taken card
     is left to :func:`_usable_drawn` (going down in contract rummy, where the contract
-    search judges the whole hand), whether a meld of three natural cards may be laid
-    (opened, melds not all laid at once), whether going out needs no discard, and
-    ``laid`` (:func:`_table_bits` for an opened player, else 0)."""
+    search judges the whole hand), whether a meld may be laid (opened, melds not all laid
+    at once), whether going out needs no discard, ``laid`` (:func:`_table_bits` for an
+    opened player, else 0), and whether a meld of two natural cards and a joker may be
+    laid (no wild 2s, runs of three)."""
     hand, wf, game, opened = s.hands[p], s.wild_faces, s.game, s.opened[p]
     wilds = hand[JOKER]
     for f in wf:
         wilds += hand[f]
     going_down = game.opens_at_once and not opened
     free = opened and not game.opens_at_once
-    return wilds, hand, wf, s.cat, going_down, free, not s.rules.go_out_requires_discard, laid
+    cat = s.cat
+    # a meld of three cards, one of them a joker, may be laid (no wild 2s)
+    joker3 = not wf and cat.min_run == 3 and cat.wild_ok(2, 1)
+    can_out = not s.rules.go_out_requires_discard
+    return wilds, hand, wf, cat, going_down, free, can_out, laid, joker3
 
 
 def _taken_use(
@@ -140,11 +145,13 @@ def _taken_use(
     it (``min_naturals`` natural) or wild cards; a run of ``c``'s suit needs
     ``min_run - 1`` more cards of the suit or wild cards, with a natural within the wild
     cards' reach where ``min_naturals`` is 2; without wild cards, three cards of the rank
-    or ``min_run`` neighbouring places through ``c``'s place. A meld of three natural
-    cards is then legal for an opened player (melds not all laid at once) where it
-    leaves something other than ``c``'s face to discard, or no card where going out
-    needs no discard."""
-    _, hand, wf, cat, going_down, free, can_out, laid = t
+    or ``min_run`` neighbouring places through ``c``'s place. For an opened player (melds
+    not all laid at once), one of these melds is legal where it leaves something other
+    than ``c``'s face to discard, or no card where going out needs no discard: a set of
+    three natural cards (suits distinct), a natural run, or, with a joker and no wild
+    2s, a set of two naturals or a run of two naturals within two places and the
+    joker."""
+    _, hand, wf, cat, going_down, free, can_out, laid, _ = t
     if c == JOKER or c in wf or going_down:
         return _MAYBE
     r, su = c % NUM_RANKS, c // NUM_RANKS
@@ -159,14 +166,26 @@ def _taken_use(
         if r == 0:
             places = (0, ACE_HIGH_POS)
     min_run = cat.min_run
-    if not wilds:
-        if others < 2 and all(_block(pm, q) < min_run for q in places):
-            return _MAYBE if laid >> c & 1 else _NO
-        if not free or not (cat.distinct or others < 2):
-            return _MAYBE  # (a set of repeated suits may hold more copies than allowed)
-        rest = n - 3 if others >= 2 else n - min_run  # the smallest such meld
-        if rest > 0 and rest >= copies or (rest == 0 and can_out):
+    nat_run = any(_block(pm, q) >= min_run for q in places)
+    if not wilds and others < 2 and not nat_run:
+        return _MAYBE if laid >> c & 1 else _NO
+    if free and (not wilds or not wf):
+        # a meld sure to be legal, and its size: three natural cards of the rank (suits
+        # distinct), two and a wild card, a natural run, two of the suit within two
+        # places and a wild card (where such melds are allowed)
+        joker3 = wilds and t[8] and cat.distinct
+        if others >= 2 and cat.distinct or others and joker3:
+            size = 3
+        elif nat_run:
+            size = min_run
+        elif joker3 and any(pm & _reach(q, 2) for q in places):
+            size = 3
+        else:
+            size = 0
+        rest = n - size
+        if size and (rest > 0 and rest >= copies or (rest == 0 and can_out)):
             return _YES
+    if not wilds:
         return _MAYBE
     need = cat.min_naturals - 1  # other natural cards a meld holding c needs
     if others >= need and others + wilds >= 2:
