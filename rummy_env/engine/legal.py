@@ -64,10 +64,12 @@ def _legal_draw(s: GameState) -> list[int]:
         must_from = 0 if mode == "always" else 1 if mode == "below_top" else len(pile)
         t = _use_facts(s, p, laid) if must_from < len(pile) else None
         wilds = t[0] if t else 0
-        smask, rmask = s.smask[p], s.rmask[p]
-        # the cards above depth d (they come along), gathered as d grows: suit masks of
-        # their ranks, rank masks of their suits, each face's count, and the wild cards
-        above_s, above_r, above_f = smask[:], rmask[:], [0] * NUM_FACES
+        # the hand with the cards above depth d (they come along), gathered as d grows:
+        # suit masks of ranks, rank masks of suits, the taken cards' count of each face,
+        # and the wild cards (only the top card: nothing above it, nothing to copy)
+        above_s, above_r, above_f = s.smask[p], s.rmask[p], _NO_FACES
+        if len(depths) > 1:
+            above_s, above_r, above_f = above_s[:], above_r[:], [0] * NUM_FACES
         for d in depths:
             c = pile[-1 - d]
             if d:
@@ -100,6 +102,7 @@ def _legal_draw(s: GameState) -> list[int]:
 
 
 _NO, _MAYBE, _YES = 0, 1, 2
+_NO_FACES = (0,) * NUM_FACES
 
 
 def _use_facts(s: GameState, p: int, laid: int) -> tuple:
