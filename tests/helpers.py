@@ -335,18 +335,19 @@ def digs_by_definition(state: engine.GameState) -> tuple[set[int], set[int]]:
     return marked, usable
 
 
-def shortcut_and_full(state: engine.GameState) -> tuple[list[int], list[int]]:
-    """Where the play phase's quick test (``discard_only``) finds that discarding is all
-    the player to act may do: its discards and every move listed in full. Two empty
-    lists elsewhere."""
+def shortcut_and_full(state: engine.GameState) -> tuple[list[int], list[int]] | None:
+    """The shared play phase's moves two ways: where its quick test (``discard_only``)
+    finds that discarding is all the player to act may do, its discards, else every move
+    listed in full; and every move listed in full. None in another phase. Where the full
+    list is empty the player's obligations would lapse (``_lapsed_play``), which only a
+    restored state may need, never a game in play."""
     from rummy_env.engine import legal
 
-    if state.phase != engine.Phase.PLAY or state.game.codec is not None:
-        return [], []
+    if state.phases[state.phase].legal is not legal._legal_play:
+        return None
+    full = legal._legal_play_moves(state)
     faces = legal.discard_only(state)
-    if not faces:
-        return [], []
-    return [state.layout.DISCARD + f for f in faces], legal._legal_play_moves(state)
+    return ([state.layout.DISCARD + f for f in faces] if faces else full), full
 
 
 BRUTE_EVERY = 3  # try every action id on copies of every 3rd state ...
@@ -400,11 +401,14 @@ def random_masked_game(
                 f"{[str(env.decode(a)) for a in sorted(got - set(legal))]}, marked but refused "
                 f"{[str(env.decode(a)) for a in sorted(set(legal) - got)]}"
             )
-            quick = shortcut_and_full(s)
-            assert quick[0] == quick[1], (
-                f"seed {seed}, step {s.step_count}: discards only {quick[0]}, "
-                f"every move {quick[1]}: {s.to_dict()}"
-            )
+            play = shortcut_and_full(s)
+            if play is not None:
+                quick, listed = play
+                assert quick == listed, (
+                    f"seed {seed}, step {s.step_count}: quick test {quick}, "
+                    f"every move {listed}: {s.to_dict()}"
+                )
+                assert listed, f"seed {seed}, step {s.step_count}: no play move: {s.to_dict()}"
             marked, usable = digs_by_definition(s)
             assert marked == usable, (
                 f"seed {seed}, step {s.step_count}: digs marked {sorted(marked)}, "
