@@ -7,9 +7,9 @@
  * discard pile's rows whose card changed, the owner
  * columns of the table slots after a change of viewer, and the tail (hand sizes to the
  * end) rewritten whole. A new game starts from the layout's zeros, shown as an empty hand,
- * pile and table, so the same steps write all of it. What happens seldom is left to the
- * Python functions, called from here: a table slot whose meld changed is rewritten
- * (`_update_table`), and each game's own slices (the layout's writers) are
+ * pile and table, so the same steps write all of it. The table slots whose meld is not
+ * the one shown are rewritten as `_update_table` does. What happens seldom is left to the
+ * Python functions, called from here: each game's own slices (the layout's writers) are
  * written after the tail. The vector equals `encode`'s after every update
  * (tests/test_observation_incremental.py runs both updates over random games of every
  * preset).
@@ -21,14 +21,19 @@
 #include <Python.h>
 #include <string.h>
 
-#define API_VERSION 2
+#define API_VERSION 3
 #define NF 53          /* faces: 52 cards and the joker */
+#define JOKER 52
+#define NUM_RANKS 13
+#define ACE_HIGH_POS 13
 #define OBS_BOUND 10000
 
 /* The state's attributes read here (interned once). */
 static PyObject *s_hands, *s_known, *s_discard, *s_table, *s_nhand, *s_totals, *s_played,
     *s_active, *s_opened, *s_credit, *s_stock, *s_phase, *s_dealer, *s_forbidden,
     *s_rebuilds, *s_knock_limit, *s_turn_value, *s_must_use, *s_owner;
+/* A table meld's (engine.state.TableMeld). */
+static PyObject *s_is_run, *s_key, *s_lo, *s_hi, *s_wild, *s_cards, *s_n_wild, *s_wild_cards;
 
 /* The layout's offsets read at construction, in this order. */
 enum {
@@ -68,9 +73,7 @@ typedef struct {
     int off[N_OFFS];
     PyObject *array;      /* what update returns (the numpy vector) */
     PyObject *mv;         /* a memoryview of the vector, for the Python functions */
-    PyObject *zero_mv;    /* a memoryview of the zeros, for the Python functions */
     PyObject *layout;
-    PyObject *update_table; /* observation._update_table(o, table, old, p, layout, zero) */
     PyObject *acting;     /* engine.acting_seat(state) */
     PyObject *writers;    /* tuple: the game's own slices, (o, layout, state, p) */
     PyObject *state;      /* the game shown (a strong reference), or NULL */
@@ -413,6 +416,149 @@ move_owners(Live *self, int p)
     return 0;
 }
 
+/* An int attribute (-1 with `err` set on failure). */
+static long
+int_attr(PyObject *obj, PyObject *name, int *err)
+{
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) {
+        *err = 1;
+        return -1;
+    }
+    long r = as_long(v, err);
+    Py_DECREF(v);
+    return r;
+}
+
+/* A tuple or list attribute as a fast sequence (a new reference; NULL on failure). */
+static PyObject *
+seq_attr(PyObject *obj, PyObject *name)
+{
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL)
+        return NULL;
+    PyObject *r = PySequence_Fast(v, "a table meld's cards are not a sequence");
+    Py_DECREF(v);
+    return r;
+}
+
+/* Table meld `m` into its zeroed slot at `b`, for viewer `p` (observation._encode_meld):
+ * owner (seat offset), kind, and a column per card: a set's count of each natural face, a
+ * run's code at each place (1 natural, 2 a joker, 5-8 a wild 2 of suit 0-3; an ace played
+ * high 2 more, a wild 2 there 4 more), and the wild cards in the meld (column 52 jokers,
+ * 53-56 wild 2s by suit). */
+static int
+encode_meld(Live *self, PyObject *m, Py_ssize_t b, int p)
+{
+    int err = 0, P = self->P, width = self->slot - P - 2; /* the card columns */
+    float *o = self->o, *c = self->o + b + P + 2;
+    long owner = int_attr(m, s_owner, &err);
+    long is_run = err ? 0 : int_attr(m, s_is_run, &err);
+    long n_wild = err ? 0 : int_attr(m, s_n_wild, &err);
+    if (err)
+        return -1;
+    PyObject *wcs = seq_attr(m, s_wild_cards), *cards = NULL;
+    if (wcs == NULL)
+        return -1;
+    Py_ssize_t nw = PySequence_Fast_GET_SIZE(wcs);
+    int rc = -1;
+    o[b + pmod(owner - p, P)] = 1.0f;
+    o[b + P + (is_run ? 1 : 0)] = 1.0f;
+    if (is_run) {
+        long key = int_attr(m, s_key, &err);
+        long lo = err ? 0 : int_attr(m, s_lo, &err);
+        long hi = err ? 0 : int_attr(m, s_hi, &err);
+        long wild = err ? 0 : int_attr(m, s_wild, &err);
+        if (err)
+            goto out;
+        if (key < 0 || key > 3 || lo < 0 || hi > ACE_HIGH_POS || lo > hi) {
+            PyErr_Format(PyExc_ValueError, "a run of suit %ld over places %ld..%ld is not allowed "
+                         "(allowed: suits 0..3, places 0..13)", key, lo, hi);
+            goto out;
+        }
+        Py_ssize_t k = 0;
+        for (long pos = lo; pos <= hi; pos++) {
+            float code = 1.0f;
+            if (wild >> pos & 1) {
+                if (k >= nw) {
+                    PyErr_SetString(PyExc_ValueError, "a run has fewer wild cards than wild places");
+                    goto out;
+                }
+                long w = as_long(PySequence_Fast_GET_ITEM(wcs, k++), &err);
+                if (err)
+                    goto out;
+                if (w < 0 || w > JOKER) {
+                    PyErr_Format(PyExc_ValueError, "wild card %ld is not allowed (allowed: 0..52)", w);
+                    goto out;
+                }
+                code = w == JOKER ? 2.0f : 5.0f + (float)(w / NUM_RANKS);
+            }
+            if (pos == ACE_HIGH_POS)
+                code += code < 5.0f ? 2.0f : 4.0f;
+            c[key * NUM_RANKS + pos % NUM_RANKS] = code;
+        }
+    } else {
+        if ((cards = seq_attr(m, s_cards)) == NULL)
+            goto out;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(cards) - n_wild;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            long f = as_long(PySequence_Fast_GET_ITEM(cards, i), &err);
+            if (err)
+                goto out;
+            if (f < 0 || f >= JOKER) {
+                PyErr_Format(PyExc_ValueError, "a set's card %ld is not allowed (allowed: 0..51)", f);
+                goto out;
+            }
+            c[f] += 1.0f;
+        }
+    }
+    if (n_wild) {
+        for (Py_ssize_t i = 0; i < nw; i++) {
+            long w = as_long(PySequence_Fast_GET_ITEM(wcs, i), &err);
+            if (err)
+                goto out;
+            long col = w == JOKER ? JOKER : NF + w / NUM_RANKS;
+            if (w < 0 || w > JOKER || col >= width) {
+                PyErr_Format(PyExc_ValueError, "wild card %ld is not allowed in this layout", w);
+                goto out;
+            }
+            c[col] += 1.0f;
+        }
+    }
+    rc = 0;
+out:
+    Py_DECREF(wcs);
+    Py_XDECREF(cards);
+    return rc;
+}
+
+/* The table slots whose meld is not the one shown, rewritten for viewer `p`
+ * (observation._update_table): 1 if any was, 0 if none, -1 on failure. */
+static int
+update_table(Live *self, PyObject *table, int p)
+{
+    Py_ssize_t nt = PyList_GET_SIZE(table), no = PyList_GET_SIZE(self->table);
+    Py_ssize_t n = nt > no ? nt : no, slot = self->slot;
+    Py_ssize_t end = self->off[O_HAND_SIZES]; /* the table's slots end there */
+    int changed = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *m = i < nt ? PyList_GET_ITEM(table, i) : NULL;
+        if (i < no && m == PyList_GET_ITEM(self->table, i))
+            continue;
+        changed = 1;
+        Py_ssize_t b = self->off[O_TABLE] + i * slot;
+        if (b + slot > end) {
+            PyErr_Format(PyExc_ValueError, "%zd melds on the table: the observation has %zd slots",
+                         nt, (end - self->off[O_TABLE]) / slot);
+            return -1;
+        }
+        memcpy(self->o + b, self->zero + b, (size_t)slot * sizeof(float));
+        if (m != NULL && encode_meld(self, m, b, p) < 0)
+            return -1;
+    }
+    return changed;
+}
+
 /* ------------------------------------------------------------------ update */
 
 static PyObject *
@@ -476,23 +622,9 @@ Live_update(Live *self, PyObject *const *args, Py_ssize_t nargs)
             goto fail;
         self->seat = p;
     }
-    Py_ssize_t nt = PyList_GET_SIZE(table), no = PyList_GET_SIZE(self->table);
-    int changed = nt != no;
-    for (Py_ssize_t i = 0; !changed && i < nt; i++)
-        changed = PyList_GET_ITEM(table, i) != PyList_GET_ITEM(self->table, i);
-    if (changed) {
-        PyObject *pp = PyLong_FromLong(p);
-        if (pp == NULL)
-            goto fail;
-        PyObject *targs[6] = {self->mv, table, self->table, pp, self->layout, self->zero_mv};
-        PyObject *r = PyObject_Vectorcall(self->update_table, targs, 6, NULL);
-        Py_DECREF(pp);
-        if (r == NULL)
-            goto fail;
-        Py_DECREF(r);
-        if (record_table(self, table) < 0)
-            goto fail;
-    }
+    int changed = update_table(self, table, p);
+    if (changed < 0 || (changed && record_table(self, table) < 0))
+        goto fail;
     if (write_tail(self, state, p) < 0)
         goto fail;
     Py_INCREF(self->array);
@@ -514,11 +646,10 @@ done:
 static int
 Live_init(Live *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"out",    "zero", "layout",  "update_table",
-                             "acting", "mv",   "zero_mv", NULL};
-    PyObject *out, *zero, *layout, *update_table, *acting, *mv, *zero_mv;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOO", kwlist, &out, &zero, &layout,
-                                     &update_table, &acting, &mv, &zero_mv))
+    static char *kwlist[] = {"out", "zero", "layout", "acting", "mv", NULL};
+    PyObject *out, *zero, *layout, *acting, *mv;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOO", kwlist, &out, &zero, &layout, &acting,
+                                     &mv))
         return -1;
     if (self->o != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Live is initialised once");
@@ -594,14 +725,10 @@ Live_init(Live *self, PyObject *args, PyObject *kwds)
     self->array = out;
     Py_INCREF(layout);
     self->layout = layout;
-    Py_INCREF(update_table);
-    self->update_table = update_table;
     Py_INCREF(acting);
     self->acting = acting;
     Py_INCREF(mv);
     self->mv = mv;
-    Py_INCREF(zero_mv);
-    self->zero_mv = zero_mv;
     self->seat = -1;
     return 0;
 }
@@ -611,9 +738,7 @@ Live_traverse(Live *self, visitproc visit, void *arg)
 {
     Py_VISIT(self->array);
     Py_VISIT(self->mv);
-    Py_VISIT(self->zero_mv);
     Py_VISIT(self->layout);
-    Py_VISIT(self->update_table);
     Py_VISIT(self->acting);
     Py_VISIT(self->writers);
     Py_VISIT(self->state);
@@ -625,9 +750,7 @@ static int
 Live_clear(Live *self)
 {
     Py_CLEAR(self->mv);
-    Py_CLEAR(self->zero_mv);
     Py_CLEAR(self->layout);
-    Py_CLEAR(self->update_table);
     Py_CLEAR(self->acting);
     Py_CLEAR(self->writers);
     Py_CLEAR(self->state);
@@ -699,6 +822,14 @@ PyInit__obs_c(void)
     INTERN(s_turn_value, "turn_value")
     INTERN(s_must_use, "must_use")
     INTERN(s_owner, "owner")
+    INTERN(s_is_run, "is_run")
+    INTERN(s_key, "key")
+    INTERN(s_lo, "lo")
+    INTERN(s_hi, "hi")
+    INTERN(s_wild, "wild")
+    INTERN(s_cards, "cards")
+    INTERN(s_n_wild, "n_wild")
+    INTERN(s_wild_cards, "wild_cards")
 #undef INTERN
     for (int k = 0; k < N_SMALL; k++)
         if ((small[k] = PyLong_FromLong(k)) == NULL)

@@ -78,7 +78,7 @@ from rummy_env.rules import RuleSet
 F = NUM_FACES
 _FACES = range(NUM_FACES)
 
-_C_API = 2  # the form of the compiled update's calls this file makes
+_C_API = 3  # the form of the compiled update's calls this file makes
 #: LiveObservation's update compiled (rummy_env/_obs_c.c), where it was built
 #: (pyproject.toml's ext-modules; ``RUMMY_PURE_PYTHON=1`` asks for the Python one)
 try:
@@ -392,15 +392,7 @@ class LiveObservation:
         #: whether :meth:`update` is the compiled one
         self.compiled = compiled
         if compiled:
-            live = _compiled.Live(
-                out,
-                layout.zero_bytes,
-                layout,
-                _update_table,
-                acting_seat,
-                self._o,
-                self._zero,
-            )
+            live = _compiled.Live(out, layout.zero_bytes, layout, acting_seat, self._o)
             self.update = live.update
         else:
             self.update = self._update_py

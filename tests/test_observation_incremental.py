@@ -133,6 +133,40 @@ def test_compiled_update_refuses_a_corrupt_state_and_recovers():
     assert np.array_equal(live.update(t, 1), encode(t, 1, layout))
 
 
+@pytest.mark.skipif(observation._compiled is None, reason="rummy_env/_obs_c was not built")
+def test_compiled_update_refuses_a_corrupt_table_meld_and_recovers():
+    """A table meld holding what no meld holds (a fifth suit, a face past the joker) is
+    refused with a ValueError naming it, and once the meld is sound again the vector shows
+    the state exactly."""
+    import copy
+
+    rules = rummy_env.make_rules("rummy500", 2)
+    layout = ObsLayout(rules)
+    live = LiveObservation(layout, compiled=True)
+    s, rng = engine.new_game(rules, 3), random.Random(3)
+    while not any(m.is_run for m in s.table) or not any(not m.is_run for m in s.table):
+        acts = engine.legal_actions(s)
+        engine.apply_action(s, acts[rng.randrange(len(acts))])
+    live.update(s, 0)
+    i = next(i for i, m in enumerate(s.table) if m.is_run)
+    j = next(j for j, m in enumerate(s.table) if not m.is_run)
+    run, meld_set = s.table[i], s.table[j]
+    bad = copy.copy(run)
+    bad.key = 7
+    s.table[i] = bad
+    with pytest.raises(ValueError, match="run of suit 7"):
+        live.update(s, 0)
+    s.table[i] = run
+    bad = copy.copy(meld_set)
+    bad.cards = (60, *meld_set.cards[1:])
+    s.table[j] = bad
+    with pytest.raises(ValueError, match="card 60 is not allowed"):
+        live.update(s, 1)
+    s.table[j] = meld_set
+    for p in (1, 0):
+        assert np.array_equal(live.update(s, p), encode(s, p, layout))
+
+
 def test_the_compiled_update_is_built_and_serves_the_shared_layout():
     """Where a C compiler is, ``pip install`` builds rummy_env/_obs_c and every vector of the
     shared layout uses it; a game with its own observation (Canasta) keeps the Python one."""
