@@ -92,7 +92,7 @@ def _legal_draw(s: GameState) -> list[int]:
                     acts.append(1 + d)
                     continue
                 use = _taken_use(c, n + d + 1, copies + 1, above_s, above_r, above_f, wilds, t)
-                if use is _YES or (use is _MAYBE and _usable_drawn(s, p, d)):
+                if use == _YES or (use == _MAYBE and _usable_drawn(s, p, d)):
                     acts.append(1 + d)
             elif n + d > copies:
                 acts.append(1 + d)  # something other than the taken face to discard
@@ -141,7 +141,7 @@ def _taken_use(
     per-suit rank masks ``sm`` and per-rank suit masks ``rm`` of the hand and the cards
     above ``c``, those cards' count of each face ``above_f``, and ``wilds`` wild cards
     among all of them (``t``: :func:`_use_facts`): ``_NO`` when no meld or lay-off holding it
-    can be legal, ``_YES`` when a meld of natural cards holding it is legal, else
+    can be legal, ``_YES`` when a meld holding it is sure to be legal, else
     ``_MAYBE`` (:func:`_usable_drawn` decides).
 
     The tests only take what a meld needs: a set of ``c``'s rank needs two more cards of
@@ -176,12 +176,12 @@ def _taken_use(
         # a meld sure to be legal, and its size: three natural cards of the rank (suits
         # distinct), two and a wild card, a natural run, two of the suit within two
         # places and a wild card (where such melds are allowed)
-        joker3 = wilds and t[8] and cat.distinct
-        if others >= 2 and cat.distinct or others and joker3:
+        wild3 = wilds and t[8] and cat.distinct
+        if others >= 2 and cat.distinct or others and wild3:
             size = 3
         elif nat_run:
             size = min_run
-        elif joker3 and any(pm & _reach(q, 2) for q in places):
+        elif wild3 and any(pm & _reach(q, 2) for q in places):
             size = 3
         else:
             size = 0
