@@ -396,26 +396,6 @@ done:
     return rc;
 }
 
-/* The owner columns of the slots shown, for viewer `p` instead of `self->seat`. */
-static int
-move_owners(Live *self, int p)
-{
-    int P = self->P, b = self->off[O_TABLE], err = 0;
-    Py_ssize_t n = PyList_GET_SIZE(self->table);
-    for (Py_ssize_t i = 0; i < n; i++, b += self->slot) {
-        PyObject *ow = PyObject_GetAttr(PyList_GET_ITEM(self->table, i), s_owner);
-        if (ow == NULL)
-            return -1;
-        long owner = as_long(ow, &err);
-        Py_DECREF(ow);
-        if (err)
-            return -1;
-        self->o[b + pmod(owner - self->seat, P)] = 0.0f;
-        self->o[b + pmod(owner - p, P)] = 1.0f;
-    }
-    return 0;
-}
-
 /* An int attribute (-1 with `err` set on failure). */
 static long
 int_attr(PyObject *obj, PyObject *name, int *err)
@@ -428,6 +408,22 @@ int_attr(PyObject *obj, PyObject *name, int *err)
     long r = as_long(v, err);
     Py_DECREF(v);
     return r;
+}
+
+/* The owner columns of the slots shown, for viewer `p` instead of `self->seat`. */
+static int
+move_owners(Live *self, int p)
+{
+    int P = self->P, b = self->off[O_TABLE], err = 0;
+    Py_ssize_t n = PyList_GET_SIZE(self->table);
+    for (Py_ssize_t i = 0; i < n; i++, b += self->slot) {
+        long owner = int_attr(PyList_GET_ITEM(self->table, i), s_owner, &err);
+        if (err)
+            return -1;
+        self->o[b + pmod(owner - self->seat, P)] = 0.0f;
+        self->o[b + pmod(owner - p, P)] = 1.0f;
+    }
+    return 0;
 }
 
 /* A tuple or list attribute as a fast sequence (a new reference; NULL on failure). */

@@ -328,13 +328,16 @@ def test_digs_are_marked_exactly_where_the_taken_card_can_be_used(options, mode,
     env = rummy_env.raw_env(rules)
     env.reset(seed=seed)
     s, rng = env.state, random.Random(seed)
+    draws = 0  # draw decisions with a pile to take from: the checks below ran
     for _ in range(600):
         if engine.is_terminal(s):
             break
+        draws += s.phase == engine.Phase.DRAW and bool(s.discard)
         marked, usable = digs_by_definition(s)
         assert marked == usable, (rules, s.to_dict())
         legal = engine.legal_actions(s)
         engine.apply_action(s, legal[rng.randrange(len(legal))])
+    assert draws, "no draw from a pile was checked"
 
 
 @pytest.mark.parametrize(

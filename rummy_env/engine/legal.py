@@ -154,7 +154,7 @@ def _taken_use(
     three natural cards (suits distinct), a natural run, or, with a joker and no wild
     2s, a set of two naturals or a run of two naturals within two places and the
     joker."""
-    _, hand, wf, cat, going_down, free, can_out, laid, _ = t
+    _, hand, wf, cat, going_down, free, can_out, laid, joker3 = t
     if c == JOKER or c in wf or going_down:
         return _MAYBE
     r, su = c % NUM_RANKS, c // NUM_RANKS
@@ -176,7 +176,7 @@ def _taken_use(
         # a meld sure to be legal, and its size: three natural cards of the rank (suits
         # distinct), two and a wild card, a natural run, two of the suit within two
         # places and a wild card (where such melds are allowed)
-        wild3 = wilds and t[8] and cat.distinct
+        wild3 = wilds and joker3 and cat.distinct
         if others >= 2 and cat.distinct or others and wild3:
             size = 3
         elif nat_run:
