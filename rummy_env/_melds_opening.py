@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from itertools import compress
 
+from rummy_env._native import checked
 from rummy_env.cards import JOKER, NUM_RANKS
 from rummy_env.melds import (
     _MEMO_SIZE,
@@ -21,10 +22,20 @@ from rummy_env.melds import (
     _face_values,
     _held,
     _pos_values,
+    code_counts,
     code_faces,
+    code_size,
     run3_bits,
     three_suit_ranks,
 )
+
+_C_API = 1  # the form of the compiled search's calls this file makes
+#: the compiled opening search, when it was built (pyproject.toml's ext-modules)
+try:
+    from rummy_env import _open_c as _built
+except ImportError:  # built without a C compiler
+    _built = None
+_compiled = checked(_built, _C_API, "the opening search runs in Python (slower)")
 
 
 def hand_melds(
@@ -195,6 +206,64 @@ class _Opening:
         self.joker_best = max(joker_value, ace_value, 10)  # the most a wild card is worth
         self.ace_high = cat.ace_high
         self.memo: dict[tuple, bool] = {}  # (once, twice, wilds, need, need_pure) -> found
+        #: the compiled search of these rules with a memo of its own (None: the Python one)
+        self.compiled = (
+            None if _compiled is None else _compiled_opening(_compiled, self, cat, joker_value)
+        )
+
+    def possible(self, counts, need: int, need_pure: bool, less=(), less_wilds: int = 0) -> bool:
+        """:func:`opening_possible` in Python (the compiled search's ``possible``)."""
+        if less or less_wilds:
+            counts = list(counts)
+            for f in less:
+                counts[f] -= 1
+            counts[JOKER] -= less_wilds
+        once, twice = _held(counts)
+        memo = self.memo
+        w = counts[JOKER]
+        key = (once, twice, w, need, need_pure)
+        found = memo.get(key)
+        if found is None:
+            if len(memo) > _MEMO_SIZE:
+                memo.clear()
+            # the engine asks about a hand, then about that hand less each meld: the natural
+            # melds of the hand asked first serve (see _open_search) while it holds this one
+            pc = self.pieces
+            last = pc.last_natural
+            if once & ~last[0]:
+                last = pc.last_natural = (once, _moves(pc, once, 0)[0])
+            found = memo[key] = _open_search(self, *key, last[1])
+        return found
+
+
+def _compiled_opening(module, o: _Opening, cat: Catalogue, joker_value: int):
+    """The compiled search (``module.Opening``: ``rummy_env._open_c``) of ``o``'s rules."""
+    ace_value = o.pieces.ace_value
+    # the set shapes of distinct suits (those the search lays): suit mask, wilds, naturals
+    shapes = [
+        (sum(1 << su for su, c in enumerate(code_counts(code)) if c), wu, code_size(code))
+        for code, wu in cat.set_shapes
+        if max(code_counts(code)) <= 1
+    ]
+    return module.Opening(
+        cat.ace_high,
+        cat.max_pos,
+        cat.min_run,
+        o.pieces.wild_cap,
+        cat.max_wilds,
+        cat.min_naturals,
+        cat.at_most_naturals,
+        cat.wilds,
+        shapes,
+        _face_values(ace_value)[:NUM_RANKS],
+        _pos_values(ace_value),
+        o.values,
+        joker_value,
+        o.joker_best,
+        o.forb,
+        o.allow_empty,
+        o.pieces.plain_rank,
+    )
 
 
 #: the shared :class:`_Opening` of these arguments (its memo kept between searches)
@@ -217,7 +286,7 @@ def _moves(pc: _MeldPieces, held: int, w: int) -> tuple:
 
 def opening_possible(
     cat: Catalogue,
-    counts: tuple[int, ...],
+    counts: tuple[int, ...] | list[int],
     need: int,
     need_pure: bool,
     forb: int,
@@ -225,6 +294,8 @@ def opening_possible(
     joker_value: int,
     allow_empty: bool,
     plain_rank: int = -1,
+    less: tuple[int, ...] | list[int] = (),
+    less_wilds: int = 0,
 ) -> bool:
     """Whether disjoint melds from ``counts`` can add ``need`` points (and a pure run when
     ``need_pure``) while leaving a card that may be discarded (not face ``forb``), or
@@ -232,24 +303,13 @@ def opening_possible(
     a bound (the value of every card that is in some meld) and memoised: hands repeat
     within a turn. ``counts`` holds at most two of a natural face (two decks). Sets of
     ``plain_rank`` (-1: none) are made of naturals only (wild 2s: a 2 in a set of 2s is
-    natural, so the wild cards the search counts cannot stand there)."""
-    once, twice = _held(counts)
+    natural, so the wild cards the search counts cannot stand there). The hand searched
+    is ``counts`` less one of each natural face in ``less`` and ``less_wilds`` wild cards
+    (a meld about to be laid)."""
     o = _opening(cat, ace_value, joker_value, forb, allow_empty, plain_rank)
-    memo = o.memo
-    w = counts[JOKER]
-    key = (once, twice, w, need, need_pure)
-    found = memo.get(key)
-    if found is None:
-        if len(memo) > _MEMO_SIZE:
-            memo.clear()
-        # the engine asks about a hand, then about that hand less each meld: the natural
-        # melds of the hand asked first serve (see _open_search) while it holds this one
-        pc = o.pieces
-        last = pc.last_natural
-        if once & ~last[0]:
-            last = pc.last_natural = (once, _moves(pc, once, 0)[0])
-        found = memo[key] = _open_search(o, *key, last[1])
-    return found
+    if o.compiled is not None:
+        return o.compiled.possible(counts, need, need_pure, less, less_wilds)
+    return o.possible(counts, need, need_pure, less, less_wilds)
 
 
 def _open_search(

@@ -37,6 +37,8 @@ rule book found by these tests (melds.py unchanged; see each reason).
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections import Counter
 from functools import cache
 from itertools import combinations, combinations_with_replacement
@@ -45,7 +47,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from rummy_env import engine, make_rules
+from rummy_env import _melds_opening, engine, make_rules
 from rummy_env.cards import JOKER, deck_faces, parse_cards
 from rummy_env.melds import (
     arrangements,
@@ -67,6 +69,24 @@ from rummy_env.melds import (
     set_value,
     three_suit_ranks,
 )
+
+#: the compiled opening search, where it was built (the fixture below may hide it)
+OPEN_C = _melds_opening._compiled
+
+
+@pytest.fixture(scope="module", params=["compiled", "python"])
+def opening_search(request):
+    """The opening search a test runs on: the compiled one (rummy_env/_open_c.c, built by
+    ``pip install``) or the Python one, its fallback; each with fresh memos."""
+    saved = _melds_opening._compiled
+    if request.param == "compiled" and OPEN_C is None:
+        pytest.skip("the compiled opening search was not built (no C compiler at install)")
+    if request.param == "python":
+        _melds_opening._compiled = None
+    _melds_opening._opening.cache_clear()
+    yield request.param
+    _melds_opening._compiled = saved
+    _melds_opening._opening.cache_clear()
 
 
 def examples(n: int) -> settings:
@@ -1006,7 +1026,7 @@ HAND_MELD_CFGS = ["rummy500", "persian", "rummy51", "persian-loose", "rummy51-ru
 @pytest.mark.parametrize("name", HAND_MELD_CFGS)
 @examples(120)
 @given(data=st.data())
-def test_hand_melds_and_opening_match_oracle(name, data):
+def test_hand_melds_and_opening_match_oracle(name, data, opening_search):
     """hand_melds (every meld of a hand with wild cards, values of 5.2 / 6.3),
     set_value / run_value, and opening_possible (5.2: melds laid one after another in
     one turn) against the oracle, on hands of up to 8 cards: the hand and the hand
@@ -1061,7 +1081,7 @@ def oracle_best_value(cards, cfg, ace_value: int, joker_value: int) -> int:
     return best(tuple(sorted(cards)))
 
 
-def test_opening_by_hand():
+def test_opening_by_hand(opening_search):
     rules = rules_of("rummy51")  # 51 points and a pure run; ace 11 in Q-K-A or a set
     cat = catalogue_for(rules)
 
@@ -1094,3 +1114,69 @@ def test_opening_by_hand():
     # meld nothing; J-Q-K + T(JK) 40 + AS AH JK 33 = 73.)
     assert can("AS JS QS KS AH JH JK JK", need=74, pure=False)
     assert not can("AS JS QS KS AH JH JK JK", need=75, pure=False)
+
+
+#: meld rules the two opening searches are compared under: the oracle's, and wild 2s
+#: (sets of 2s natural only: opening_possible's plain_rank)
+SEARCH_CFGS = [*HAND_MELD_CFGS, "basic-jokers-run5", "distinct-unlimited"]
+
+
+@pytest.mark.skipif(OPEN_C is None, reason="rummy_env/_open_c was not built")
+@pytest.mark.parametrize("name", SEARCH_CFGS)
+@examples(150)
+@given(data=st.data())
+def test_the_compiled_and_python_opening_searches_agree(name, data):
+    """On hands too large for the oracle (up to 18 cards), for points needed around what
+    the hand can lay, the compiled search (rummy_env/_open_c.c) answers as the Python one:
+    the hand, and the hand less each of a few of its melds (as the engine asks)."""
+    rules = CFG_RULES[name]
+    cat = catalogue_for(rules)
+    av, jv = rules.ace_meld_value, rules.joker_meld_value
+    cards = data.draw(hands(rules, max_cards=18))
+    c = counts(cards)
+    forb = data.draw(st.sampled_from([-1, *sorted(set(cards))]))
+    allow_empty = data.draw(st.booleans())
+    plain_rank = data.draw(st.sampled_from([-1, -1, 1]))
+    # a fresh search of these rules: each of its two searches has a memo of its own
+    o = _melds_opening._Opening(cat, av, jv, forb, allow_empty, plain_rank)
+    compiled = _melds_opening._compiled_opening(OPEN_C, o, cat, jv)
+    melds = hand_melds(cat, c, av, jv)
+    top = sum(sorted(v for _, _, v, _ in melds)[-4:])
+    need = data.draw(st.integers(0, top + 5))
+    need_pure = data.draw(st.booleans())
+    queries = [((), 0)] + [(nat, w) for nat, w, _, _ in melds[:: max(1, len(melds) // 4)]]
+    for less, wu in queries:
+        want = o.possible(c, need, need_pure, less, wu)
+        assert compiled.possible(c, need, need_pure, less, wu) == want, (cards, less, wu)
+        event(f"opening {want}")
+
+
+@pytest.mark.skipif(OPEN_C is None, reason="rummy_env/_open_c was not built")
+def test_the_compiled_opening_search_refuses_a_count_outside_two_decks():
+    cat = catalogue_for(rules_of("rummy51"))
+    o = _melds_opening._Opening(cat, 11, 0, -1, False)
+    compiled = _melds_opening._compiled_opening(OPEN_C, o, cat, 0)
+    c = counts(parse_cards("QS KS AS JH JD JC 2C"))
+    c[0] = 3  # three aces of clubs
+    with pytest.raises(ValueError, match="at most two of a face"):
+        compiled.possible(c, 51, True, (), 0)
+    with pytest.raises(ValueError, match="at most two of a face"):
+        o.possible(c, 51, True, (), 0)
+    c[0] = 0
+    with pytest.raises(ValueError, match="at most two of a face"):  # less a face not held
+        compiled.possible(c, 51, True, (0,), 0)
+    with pytest.raises(ValueError, match="not a natural face"):
+        compiled.possible(c, 51, True, (JOKER,), 0)
+    with pytest.raises(ValueError, match="53 ints"):
+        compiled.possible(c[:52], 51, True, (), 0)
+    assert compiled.possible(c, 51, True, (), 0) is False  # (no ace: 30 + 21 < 51)
+
+
+def test_the_compiled_opening_search_is_built_where_there_is_a_compiler():
+    if os.environ.get("RUMMY_PURE_PYTHON"):
+        pytest.skip("RUMMY_PURE_PYTHON asks for the Python opening search")
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler: the install falls back to the Python opening search")
+    from rummy_env import _open_c  # (pip install -e . builds it: pyproject.toml)
+
+    assert _open_c.API == _melds_opening._C_API, "a stale build: pip install -e . rebuilds it"

@@ -303,21 +303,22 @@ def _opening_ok(
     need_pure = rules.open_pure_run and not s.turn_pure and not pure
     if need <= 0 and not need_pure:
         return True
-    rest = list(s.hands[p])
-    for f in nat:
-        rest[f] -= 1
     if s.wild_faces:
+        rest = list(s.hands[p])
+        for f in nat:
+            rest[f] -= 1
         return _opening_with_deuces(s, rest, wu, need, need_pure, forb)
-    rest[JOKER] -= wu
     return opening_possible(
         s.cat,
-        tuple(rest),
+        s.hands[p],
         need,
         need_pure,
         forb,
         rules.ace_meld_value,
         rules.joker_meld_value,
         not rules.go_out_requires_discard,
+        less=nat,
+        less_wilds=wu,
     )
 
 
