@@ -232,7 +232,9 @@ search(Opening *o, uint64_t once, uint64_t twice, int w, int need, int need_pure
     if (need <= 0 && !need_pure) {
         int n = popcount64(once) + popcount64(twice) + w;
         int f = o->forb;
-        int nforb = f < 0 ? 0 : f == JOKER ? w : (int)(once >> f & 1) + (int)(twice >> f & 1);
+        int nforb = f == JOKER                ? w
+                    : f < 0 || f > JOKER     ? 0 /* (no face held: none forbidden) */
+                                             : (int)(once >> f & 1) + (int)(twice >> f & 1);
         return n > nforb || (o->allow_empty && n == 0);
     }
     if (!run3(once, o->ace_high) && (need_pure || (!w && !three_suits(once))))
