@@ -22,6 +22,14 @@ slice            value
                  hand with it
 ===============  =====================================================================
 
+With ``features="melds+table"`` (:class:`TableFits`) two more, from the table's melds:
+
+===============  =====================================================================
+``fits``         per natural face: 1 when a card of it could be laid off on a meld of
+                 the table now (a set's missing suit, a run's next rank either end)
+``top_fits``     1 when the top discard fits so
+===============  =====================================================================
+
 One search per hand gives every ``after`` at once: every arrangement of disjoint
 melds is visited once, each with its gain (the value it takes out of the deadwood)
 and the faces it leaves free; the deadwood without ``f`` is the hand's value less
@@ -47,7 +55,7 @@ SCALE = 50.0
 #: one-deck hands a MeldFeatures remembers (:meth:`MeldFeatures._after_bits`)
 MEMO = 1 << 15
 #: the names a model records (``features`` in its metadata)
-KINDS = ("", "melds")
+KINDS = ("", "melds", "melds+table")
 
 
 class MeldFeatures:
@@ -258,3 +266,56 @@ def _rank_sets(rank: int, suits: tuple[int, ...]) -> tuple[tuple[int, ...], ...]
     for s in suits:
         counts[s * 13 + rank] = 1
     return tuple(natural_melds(counts))
+
+
+class TableFits:
+    """``obs (B, size) -> float32 (B, F)``: per natural face, 1 where a card of it could be
+    laid off on one of the table's melds (``fits`` in the module docs; the expert agents'
+    :func:`agents.base.table_fits`, for a batch, read from the table's slots of the
+    shared layout): a set's missing suit (any suit where suits may repeat) while the set
+    is under ``max_set``, and the rank next to either end of a run of fewer than 13."""
+
+    def __init__(self, rules: RuleSet):
+        L = ObsLayout(rules)
+        if L.full is not None:
+            raise ValueError(f"{rules.name}: TableFits reads the shared layout's table slots")
+        self.t0, self.M, self.slot, self.P = L.TABLE, L.M, L.slot, L.P
+        self.max_pos = 13 if rules.ace_high else 12
+        self.cap = rules.max_set
+        self.distinct = rules.set_suits_distinct
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        B, M, P = len(obs), self.M, self.P
+        out = np.zeros((B, F), np.float32)
+        if not M:
+            return out
+        t = obs[:, self.t0 : self.t0 + M * self.slot].reshape(B, M, self.slot)
+        used = t[:, :, :P].sum(-1) > 0
+        run = used & (t[:, :, P + 1] > 0)
+        sets = used & ~run
+        codes = t[:, :, P + 2 : P + 2 + 52].reshape(B, M, 4, 13)
+        b = np.broadcast_to(np.arange(B)[:, None], (B, M))
+        if run.any():
+            suit = (codes > 0).any(-1).argmax(-1)  # (B, M)
+            row = codes[b, np.arange(M)[None, :], suit]  # (B, M, 13): codes by rank
+            ace = row[..., 0]
+            high = (ace == 3) | (ace == 4) | (ace >= 9)  # an ace played high (observation docs)
+            cov = np.zeros((B, M, 14), bool)
+            cov[..., 1:13] = row[..., 1:13] > 0
+            cov[..., 0] = (ace > 0) & ~high
+            cov[..., 13] = high
+            lo = cov.argmax(-1)
+            hi = 13 - cov[..., ::-1].argmax(-1)
+            ok = run & (hi - lo < 12)
+            for end, there in ((lo - 1, ok & (lo > 0)), (hi + 1, ok & (hi < self.max_pos))):
+                out[b[there], (suit * 13 + end % 13)[there]] = 1.0
+        if sets.any():
+            nat = codes.sum(2)  # (B, M, 13): the naturals of each rank
+            rank = nat.argmax(-1)
+            size = t[:, :, P + 2 :].sum(-1)  # naturals and wild cards
+            room = sets & (size < self.cap) if self.cap else sets
+            held = codes[b, np.arange(M)[None, :], :, rank] > 0  # (B, M, 4) suits in it
+            for su in range(4):
+                there = room & ~held[..., su] if self.distinct else room
+                out[b[there], (rank + 13 * su)[there]] = 1.0
+        return out

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import DISCARD, KNOCK, LogitsAgent, MoveTable
-from agents.meld_features import KINDS, SIZE, MeldFeatures
+from agents.meld_features import KINDS, SIZE, MeldFeatures, TableFits
 from agents.model_io import ModelFile, check_weights, open_model, read_npz, sparse_layer
 from rummy_env.cards import NUM_FACES
 from rummy_env.observation import ObsLayout
@@ -41,7 +41,9 @@ class Compress:
     discard pile, count fields divided by the layout's ``count_scales``, the
     pile's top ``pile_rows`` rows one by one and its per-face counts (the pile is most of
     the observation, and below its top only which cards are gone matters); with
-    ``features="melds"``, then the :class:`agents.meld_features.MeldFeatures` of the hand."""
+    ``features="melds"``, then the :class:`agents.meld_features.MeldFeatures` of the hand;
+    with ``"melds+table"`` also the faces that fit the table's melds
+    (:class:`agents.meld_features.TableFits`) and whether the top discard does."""
 
     def __init__(self, rules: RuleSet, pile_rows: int, features: str = ""):
         if features not in KINDS:
@@ -56,15 +58,21 @@ class Compress:
         for sl, v in L.count_scales:
             scale[sl] = 1.0 / v
         self.scale = scale[self.keep]
-        self.melds = MeldFeatures(rules) if features == "melds" else None
+        self.melds = MeldFeatures(rules) if features.startswith("melds") else None
+        self.fits = TableFits(rules) if features == "melds+table" else None
+        self.top = slice(d.start, d.start + F)
         self.size = len(self.keep) + (F if self.D else 0) + (SIZE if self.melds else 0)
+        self.size += F + 1 if self.fits else 0
         #: where each per-face block of the input starts (:func:`face_actions`): the hand,
         #: the first opponent's known cards, the top discard, the pile's counts, and with
-        #: the meld features the deadwood without the face and its meld flag
+        #: the meld features the deadwood without the face and its meld flag (and the
+        #: table's fit)
         self.face_offsets: list[int] = []
         if self.melds is not None and self.D:
             pile = len(self.keep)
             self.face_offsets = [0, F, d.start, pile, pile + F, pile + 2 * F]
+            if self.fits is not None:
+                self.face_offsets.append(pile + F + SIZE)
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         parts = [obs[:, self.keep] * self.scale]
@@ -73,6 +81,10 @@ class Compress:
             parts.append(obs[:, self.d0 : self.d0 + self.D * F].reshape(len(obs), self.D, F).sum(1))
         if self.melds is not None:
             parts.append(self.melds(obs))
+        if self.fits is not None:
+            fits = self.fits(obs)
+            top = (obs[:, self.top] * fits).sum(1, keepdims=True)  # (the top is one-hot)
+            parts += [fits, np.minimum(top, 1.0)]
         return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
 
 

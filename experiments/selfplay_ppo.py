@@ -91,10 +91,11 @@ class Config:
     pile_rows: int = 3
     """top rows of the discard pile the network reads one by one (the rest as counts)"""
     features: str = ""
-    """"melds": add agents.meld_features (deadwood after each discard, ...) to the input"""
+    """"melds": add agents.meld_features (deadwood after each discard, ...) to the input;
+    "melds+table": also the faces that fit the table's melds"""
     face_head: bool = False
     """score each discard and knock also by one small network shared by every
-    face, from that face's features (needs features="melds")"""
+    face, from that face's features (needs features="melds" or "melds+table")"""
     kind_head: bool = False
     """add to each action's logit one learned from the state for its kind (draw, meld,
     lay-off, discard, ...), shared by every action of that kind"""
@@ -137,7 +138,8 @@ FIELD_HELP = {
     "max_grad_norm": "gradients clipped to this norm",
     "hidden": "units of each of the two hidden layers",
     "pile_rows": "top rows of the discard pile the network reads one by one (the rest as counts)",
-    "features": "'melds': add the hand's meld features (agents.meld_features) to the input",
+    "features": "'melds': add the hand's meld features (agents.meld_features) to the input; "
+    "'melds+table': also the faces that fit the table's melds",
     "face_head": "also score each discard and knock by a head shared by every face, "
     "from that face's features (needs --features melds)",
     "kind_head": "add to each action's logit one shared by every action of its kind "
@@ -251,7 +253,9 @@ def _net(cfg: Config, rules: Any, comp: Compress, n_actions: int) -> Net:
     faces = None
     if cfg.face_head:
         if not comp.face_offsets:
-            raise ValueError("face_head needs features='melds' and a game with a discard pile")
+            raise ValueError(
+                "face_head needs features='melds' or 'melds+table' and a game with a discard pile"
+            )
         faces = (comp.face_offsets, *face_actions(rules), cfg.face_context)
     elif cfg.face_context:
         raise ValueError("face_context needs face_head")

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import rummy_env
-from agents.meld_features import SCALE, SIZE, F, MeldFeatures
+from agents.base import read_observation, table_fits
+from agents.meld_features import SCALE, SIZE, F, MeldFeatures, TableFits
 from agents.neural import Compress
 from rummy_env.engine import card_values
 from rummy_env.melds import best_arrangement
@@ -100,9 +101,48 @@ def test_features_match_a_direct_meld_search(preset):
 
 def test_an_unknown_feature_kind_is_refused():
     rules = rummy_env.make_rules("gin", num_players=2)
-    with pytest.raises(ValueError, match="features='hand': allowed are '', 'melds'"):
+    with pytest.raises(
+        ValueError, match="features='hand': allowed are '', 'melds', 'melds\\+table'"
+    ):
         Compress(rules, 3, "hand")
     assert Compress(rules, 3, "melds").size == Compress(rules, 3).size + SIZE
+    # the table's fits per face and the top discard's
+    assert Compress(rules, 3, "melds+table").size == Compress(rules, 3).size + SIZE + F + 1
+
+
+@pytest.mark.parametrize(
+    "preset", ["basic", "rummy51", "rummy500", "persian", "deuces", "contract"]
+)
+def test_table_fits_are_the_faces_the_expert_sees_fit(preset):
+    """TableFits, read from the table's slots of a batch, marks exactly the faces that
+    agents.base.table_fits (the expert agents', from a decoded observation) finds fit a
+    table meld: sets of distinct or repeating suits, runs with jokers, wild 2s, aces high;
+    and Compress's top_fits is whether the top discard is among them."""
+    venv = rummy_env.vector_env(preset, num_envs=16, num_players=2, seed=5)
+    rules = venv.rules
+    tf = TableFits(rules)
+    comp = Compress(rules, 3, "melds+table")
+    L = ObsLayout(rules)
+    top = L.slices["discard"].start
+    rng = np.random.default_rng(5)
+    obs, mask, _ = venv.reset()
+    checked = fitting = 0
+    for _ in range(300):
+        got = tf(obs)
+        x = comp(obs)
+        for i in range(len(obs)):
+            v = read_observation(obs[i], rules)
+            if not v.table:
+                assert not got[i].any()
+                continue
+            want = sorted(table_fits(v, rules))
+            assert np.flatnonzero(got[i]).tolist() == want, (i, v.table)
+            t = obs[i, top : top + F]
+            assert x[i, -1] == float(t.any() and t.argmax() in want)
+            checked += 1
+            fitting += bool(want)
+        obs, mask, *_ = venv.step(random_actions(mask, rng))
+    assert checked > 200 and fitting > 100
 
 
 def test_face_context_counts_each_faces_neighbours():

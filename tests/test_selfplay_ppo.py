@@ -135,6 +135,7 @@ def test_a_run_stops_after_max_seconds_with_a_checkpoint(tmp_path):
         ("basic", 2, "melds", False, False, False),
         ("basic", 2, "melds", True, False, False),
         ("basic", 2, "melds", True, True, True),
+        ("basic", 2, "melds+table", True, True, True),
         ("canasta", 4, "", False, False, True),  # a team game with its own observation
     ],
 )
