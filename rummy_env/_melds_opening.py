@@ -207,9 +207,7 @@ class _Opening:
         self.ace_high = cat.ace_high
         self.memo: dict[tuple, bool] = {}  # (once, twice, wilds, need, need_pure) -> found
         #: the compiled search of these rules with a memo of its own (None: the Python one)
-        self.compiled = (
-            None if _compiled is None else _compiled_opening(_compiled, self, cat, joker_value)
-        )
+        self.compiled = None if _compiled is None else _compiled_opening(_compiled, self)
 
     def possible(self, counts, need: int, need_pure: bool, less=(), less_wilds: int = 0) -> bool:
         """:func:`opening_possible` in Python (the compiled search's ``possible``)."""
@@ -236,9 +234,10 @@ class _Opening:
         return found
 
 
-def _compiled_opening(module, o: _Opening, cat: Catalogue, joker_value: int):
+def _compiled_opening(module, o: _Opening):
     """The compiled search (``module.Opening``: ``rummy_env._open_c``) of ``o``'s rules."""
-    ace_value = o.pieces.ace_value
+    pc = o.pieces
+    cat, ace_value = pc.cat, pc.ace_value
     # the set shapes of distinct suits (those the search lays): suit mask, wilds, naturals
     shapes = [
         (sum(1 << su for su, c in enumerate(code_counts(code)) if c), wu, code_size(code))
@@ -249,7 +248,7 @@ def _compiled_opening(module, o: _Opening, cat: Catalogue, joker_value: int):
         cat.ace_high,
         cat.max_pos,
         cat.min_run,
-        o.pieces.wild_cap,
+        pc.wild_cap,
         cat.max_wilds,
         cat.min_naturals,
         cat.at_most_naturals,
@@ -258,11 +257,11 @@ def _compiled_opening(module, o: _Opening, cat: Catalogue, joker_value: int):
         _face_values(ace_value)[:NUM_RANKS],
         _pos_values(ace_value),
         o.values,
-        joker_value,
+        pc.joker_value,
         o.joker_best,
         o.forb,
         o.allow_empty,
-        o.pieces.plain_rank,
+        pc.plain_rank,
     )
 
 

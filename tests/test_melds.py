@@ -1139,7 +1139,7 @@ def test_the_compiled_and_python_opening_searches_agree(name, data):
     plain_rank = data.draw(st.sampled_from([-1, -1, 1]))
     # a fresh search of these rules: each of its two searches has a memo of its own
     o = _melds_opening._Opening(cat, av, jv, forb, allow_empty, plain_rank)
-    compiled = _melds_opening._compiled_opening(OPEN_C, o, cat, jv)
+    compiled = _melds_opening._compiled_opening(OPEN_C, o)
     melds = hand_melds(cat, c, av, jv)
     top = sum(sorted(v for _, _, v, _ in melds)[-4:])
     need = data.draw(st.integers(0, top + 5))
@@ -1155,7 +1155,7 @@ def test_the_compiled_and_python_opening_searches_agree(name, data):
 def test_the_compiled_opening_search_refuses_a_count_outside_two_decks():
     cat = catalogue_for(rules_of("rummy51"))
     o = _melds_opening._Opening(cat, 11, 0, -1, False)
-    compiled = _melds_opening._compiled_opening(OPEN_C, o, cat, 0)
+    compiled = _melds_opening._compiled_opening(OPEN_C, o)
     c = counts(parse_cards("QS KS AS JH JD JC 2C"))
     c[0] = 3  # three aces of clubs
     with pytest.raises(ValueError, match="at most two of a face"):
