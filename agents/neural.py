@@ -83,8 +83,8 @@ class Compress:
             parts.append(self.melds(obs))
         if self.fits is not None:
             fits = self.fits(obs)
-            top = (obs[:, self.top] * fits).sum(1, keepdims=True)  # (the top is one-hot)
-            parts += [fits, np.minimum(top, 1.0)]
+            # the top discard's fit (its row is one-hot, or empty)
+            parts += [fits, (obs[:, self.top] * fits).sum(1, keepdims=True)]
         return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
 
 

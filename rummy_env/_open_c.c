@@ -47,7 +47,7 @@ typedef struct {
     int pos_value[14];  /* a natural at a run's position (13: the high ace) */
     int joker_value;    /* 0: a wild card is worth the card it stands for */
     int joker_best, forb, allow_empty, plain_rank;
-    int32_t *rank_values; /* per 13-bit rank mask, the value of those ranks (the bound) */
+    int *rank_values; /* per 13-bit rank mask, the value of those ranks (the bound) */
     /* the memo (open addressing) */
     Slot *memo;
     size_t n_memo;
@@ -347,41 +347,31 @@ Opening_init(Opening *self, PyObject *args, PyObject *kwds)
     if (read_ints(set_values, 13, self->set_value) < 0 ||
         read_ints(pos_values, 14, self->pos_value) < 0)
         return -1;
-    PyObject *rv = PySequence_Fast(rank_values, "rank values: a sequence of 8192 ints");
-    if (rv == NULL)
-        return -1;
-    if (PySequence_Fast_GET_SIZE(rv) != 1 << 13) {
-        Py_DECREF(rv);
-        PyErr_SetString(PyExc_ValueError, "rank values: 8192 expected");
-        return -1;
-    }
-    PyMem_Free(self->rank_values);
-    PyMem_Free(self->memo);
-    PyMem_Free(self->arena);
-    self->rank_values = PyMem_Malloc((1 << 13) * sizeof(int32_t));
-    self->memo = PyMem_Calloc(MEMO_SLOTS, sizeof(Slot));
-    self->level_max = 13 * (size_t)self->nshapes + 4 * 14 * 13;
-    self->cap = self->level_max * 8;
-    self->arena = PyMem_Malloc(self->cap * sizeof(Move));
-    self->n_memo = self->top = 0;
-    if (self->rank_values == NULL || self->memo == NULL || self->arena == NULL) {
-        Py_DECREF(rv);
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (int i = 0; i < 1 << 13; i++) {
-        long v;
-        if (int_at(rv, i, &v) < 0) {
-            Py_DECREF(rv);
-            return -1;
-        }
-        self->rank_values[i] = (int32_t)v;
-    }
-    Py_DECREF(rv);
     if (self->max_pos < 0 || self->max_pos > 13 || self->min_run < 1 || self->wild_cap < 0) {
         PyErr_SetString(PyExc_ValueError, "max_pos 0..13, min_run >= 1, wild_cap >= 0");
         return -1;
     }
+    /* (the memo last: possible() serves once it is there) */
+    PyMem_Free(self->memo);
+    self->memo = NULL;
+    PyMem_Free(self->rank_values);
+    PyMem_Free(self->arena);
+    self->rank_values = PyMem_Malloc((1 << 13) * sizeof(int));
+    self->level_max = 13 * (size_t)self->nshapes + 4 * 14 * 13;
+    self->cap = self->level_max * 8;
+    self->arena = PyMem_Malloc(self->cap * sizeof(Move));
+    if (self->rank_values == NULL || self->arena == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (read_ints(rank_values, 1 << 13, self->rank_values) < 0)
+        return -1;
+    self->memo = PyMem_Calloc(MEMO_SLOTS, sizeof(Slot));
+    if (self->memo == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->n_memo = self->top = 0;
     return 0;
 }
 
@@ -449,9 +439,16 @@ Opening_possible(Opening *self, PyObject *const *args, Py_ssize_t nargs)
             PyObject *shown = PySequence_List(counts);
             Py_DECREF(counts);
             if (shown != NULL) {
-                PyErr_Format(PyExc_ValueError,
-                             "counts %R less %ld of face %d: at most two of a face (two decks)",
-                             shown, f < JOKER ? 0L : less_wilds, f);
+                if (f < JOKER)
+                    PyErr_Format(PyExc_ValueError,
+                                 "face %d: %ld held once the meld's cards are taken from "
+                                 "counts %R (allowed: 0-2, at most two of a face: two decks)",
+                                 f, c[f], shown);
+                else
+                    PyErr_Format(PyExc_ValueError,
+                                 "wild cards: %ld held once the meld's %ld are taken from "
+                                 "counts %R (allowed: 0-255)",
+                                 c[f], less_wilds, shown);
                 Py_DECREF(shown);
             }
             return NULL;

@@ -8,9 +8,13 @@ works under ``python -m pytest`` and ``pytest`` alike, for the whole suite or on
 from __future__ import annotations
 
 import copy
+import importlib
+import os
 import random
+import shutil
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -443,3 +447,14 @@ def api_test_warnings(env, num_cycles: int) -> list[str]:
         for w in caught
         if "pettingzoo" in w.filename and not str(w.message).startswith(_EXPECTED_API_WARNINGS)
     ]
+
+
+def compiled_module(name: str, what: str) -> ModuleType:
+    """The compiled module ``rummy_env.<name>`` (pyproject.toml's ext-modules, built by
+    ``pip install -e .``); the test is skipped where ``RUMMY_PURE_PYTHON`` asks for the
+    Python ``what`` or no C compiler could build it."""
+    if os.environ.get("RUMMY_PURE_PYTHON"):
+        pytest.skip(f"RUMMY_PURE_PYTHON asks for the Python {what}")
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip(f"no C compiler: the install falls back to the Python {what}")
+    return importlib.import_module(f"rummy_env.{name}")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import subprocess
 import sys
 import time
@@ -28,6 +27,7 @@ from hypothesis import strategies as st
 from experiments.cover_speed import random_meld, random_position
 from rummy_env import _cover_search, cover
 from rummy_env.cards import JOKER, parse_cards
+from tests.helpers import compiled_module
 
 N = 53
 
@@ -58,13 +58,8 @@ def bfs_playable(mand, opt) -> set[int]:
 
 
 def test_the_compiled_search_is_built_where_there_is_a_compiler():
-    if os.environ.get("RUMMY_PURE_PYTHON"):
-        pytest.skip("RUMMY_PURE_PYTHON asks for cover.py's own search")
-    if not (shutil.which("cc") or shutil.which("gcc")):
-        pytest.skip("no C compiler: the install falls back to cover.py's own search")
-    from rummy_env import _cover_c  # (pip install -e . builds it: pyproject.toml)
-
-    assert _cover_c.API == cover._C_API, "a stale build: pip install -e . rebuilds it"
+    built = compiled_module("_cover_c", "cover search")
+    assert built.API == cover._C_API, "a stale build: pip install -e . rebuilds it"
 
 
 def _cover_in_a_fresh_process(code: str, **env: str) -> str:

@@ -37,8 +37,6 @@ rule book found by these tests (melds.py unchanged; see each reason).
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections import Counter
 from functools import cache
 from itertools import combinations, combinations_with_replacement
@@ -69,6 +67,7 @@ from rummy_env.melds import (
     set_value,
     three_suit_ranks,
 )
+from tests.helpers import compiled_module
 
 #: the compiled opening search, where it was built (the fixture below may hide it)
 OPEN_C = _melds_opening._compiled
@@ -1165,6 +1164,8 @@ def test_the_compiled_opening_search_refuses_a_count_outside_two_decks():
     c[0] = 0
     with pytest.raises(ValueError, match="at most two of a face"):  # less a face not held
         compiled.possible(c, 51, True, (0,), 0)
+    with pytest.raises(ValueError, match=r"wild cards: -1 held .*allowed: 0-255"):  # none held
+        compiled.possible(c, 51, True, (), 1)
     with pytest.raises(ValueError, match="not a natural face"):
         compiled.possible(c, 51, True, (JOKER,), 0)
     with pytest.raises(ValueError, match="53 ints"):
@@ -1173,10 +1174,5 @@ def test_the_compiled_opening_search_refuses_a_count_outside_two_decks():
 
 
 def test_the_compiled_opening_search_is_built_where_there_is_a_compiler():
-    if os.environ.get("RUMMY_PURE_PYTHON"):
-        pytest.skip("RUMMY_PURE_PYTHON asks for the Python opening search")
-    if not (shutil.which("cc") or shutil.which("gcc")):
-        pytest.skip("no C compiler: the install falls back to the Python opening search")
-    from rummy_env import _open_c  # (pip install -e . builds it: pyproject.toml)
-
-    assert _open_c.API == _melds_opening._C_API, "a stale build: pip install -e . rebuilds it"
+    built = compiled_module("_open_c", "opening search")
+    assert built.API == _melds_opening._C_API, "a stale build: pip install -e . rebuilds it"

@@ -6,9 +6,7 @@ one seat only (left behind for several moves)."""
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
 
 import numpy as np
 import pytest
@@ -16,6 +14,7 @@ import pytest
 import rummy_env
 from rummy_env import engine, observation
 from rummy_env.observation import LiveObservation, ObsLayout, encode
+from tests.helpers import compiled_module
 
 #: the Python update, and the compiled one where it was built (rummy_env/_obs_c.c)
 UPDATES = [False] + ([True] if observation._compiled is not None else [])
@@ -170,13 +169,8 @@ def test_compiled_update_refuses_a_corrupt_table_meld_and_recovers():
 def test_the_compiled_update_is_built_and_serves_the_shared_layout():
     """Where a C compiler is, ``pip install`` builds rummy_env/_obs_c and every vector of the
     shared layout uses it; a game with its own observation (Canasta) keeps the Python one."""
-    if os.environ.get("RUMMY_PURE_PYTHON"):
-        pytest.skip("RUMMY_PURE_PYTHON asks for the Python update")
-    if not (shutil.which("cc") or shutil.which("gcc")):
-        pytest.skip("no C compiler: the install falls back to the Python update")
-    from rummy_env import _obs_c  # (pip install -e . builds it: pyproject.toml)
-
-    assert _obs_c.API == observation._C_API, "a stale build: pip install -e . rebuilds it"
+    built = compiled_module("_obs_c", "update")
+    assert built.API == observation._C_API, "a stale build: pip install -e . rebuilds it"
     for preset, n in [("gin", 2), ("basic", 4), ("indian", 3), ("rummikub", 2)]:
         assert LiveObservation(ObsLayout(rummy_env.make_rules(preset, n))).compiled, preset
     canasta = ObsLayout(rummy_env.make_rules("canasta", 4))
