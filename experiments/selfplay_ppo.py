@@ -58,7 +58,15 @@ from torch import nn
 import agents
 import rummy_env
 from agents.base import KNOCK
-from agents.neural import CONTEXT, CONTEXT_BLOCKS, Compress, action_kinds, face_actions
+from agents.model_io import read_npz
+from agents.neural import (
+    CONTEXT,
+    CONTEXT_BLOCKS,
+    Compress,
+    action_kinds,
+    face_actions,
+    model_path,
+)
 from rummy_env.observation import ObsLayout
 from rummy_env.rules import parse_overrides
 from rummy_env.variants.canasta import sides_of
@@ -118,6 +126,13 @@ class Config:
     """torch threads"""
     checkpoint_every: int = 20
     """updates between checkpoints"""
+    init: str = ""
+    """a new run starts from this network (a ``neural:`` model's name or file, ``export``'s
+    output) of
+    the same game and shape, instead of random weights; its value head starts fresh"""
+    value_warmup: int = 0
+    """updates at a run's start that train the value head alone (the policy and the layers
+    it shares stay as they are): a run started from ``init`` learns its values first"""
 
 
 #: the help of each Config field on the command line
@@ -158,6 +173,9 @@ FIELD_HELP = {
     "seed": "seeds the deals and the network",
     "threads": "torch threads",
     "checkpoint_every": "updates between checkpoints",
+    "init": "start a new run from this network (a neural: .npz of the same game and shape; "
+    "its value head starts fresh)",
+    "value_warmup": "updates at a run's start that train the value head alone (for --init)",
 }
 
 
@@ -484,6 +502,8 @@ def train(
     torch.manual_seed(cfg.seed + counters["updates"])
     venv, comp, net = _build(cfg)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5, foreach=True)
+    if ck is None and cfg.init:
+        _init_from(net, cfg, model_path(cfg.init))
     if ck is not None:
         net.load_state_dict(ck["model"])
         opt.load_state_dict(ck["optimizer"])  # (this brings back the saved learning rate)
@@ -574,6 +594,7 @@ def train(
             cfg,
             net,
             opt,
+            counters["updates"] >= cfg.value_warmup,
             *(b.reshape(T * N, -1)[own] for b in (b_x, b_m)),
             *(b.reshape(-1)[own] for b in (b_a, b_lp, adv, ret)),
         )
@@ -627,7 +648,9 @@ def train(
     }
 
 
-def _update(cfg, net, opt, b_x, b_m, b_a, b_lp, adv, ret) -> dict[str, float]:
+def _update(cfg, net, opt, policy, b_x, b_m, b_a, b_lp, adv, ret) -> dict[str, float]:
+    """PPO's update on one rollout; with ``policy`` False (``value_warmup``) only the value
+    head learns, from the shared layers' features as they are."""
     n = b_a.size
     x = torch.from_numpy(b_x.reshape(n, -1))
     m = torch.from_numpy(b_m.reshape(n, -1))
@@ -642,6 +665,16 @@ def _update(cfg, net, opt, b_x, b_m, b_a, b_lp, adv, ret) -> dict[str, float]:
         for s in range(0, n, cfg.minibatch_size):
             idx = perm[s : s + cfg.minibatch_size]
             if len(idx) < 2:  # (the opponents' decisions left out: a remainder of one)
+                continue
+            if not policy:
+                with torch.no_grad():
+                    h = net.body(x[idx])
+                vl = 0.5 * ((net.v(h).squeeze(-1) - R[idx]) ** 2).mean()
+                opt.zero_grad()
+                vl.backward()
+                opt.step()
+                stats["v"] += vl.item()
+                k += 1
                 continue
             logits, v = net(x[idx], m[idx])
             logp = torch.log_softmax(logits, -1)
@@ -824,6 +857,61 @@ def _plot(csv_path: Path, png: Path) -> None:
     plt.close(fig)
 
 
+def _npz_names(kind_head: bool, face_head: bool) -> dict[str, str]:
+    """The arrays of a ``neural:`` model file and the parameters of :class:`Net` they hold."""
+    names = {
+        "w0": "body.0.weight",
+        "b0": "body.0.bias",
+        "w1": "body.2.weight",
+        "b1": "body.2.bias",
+        "w_pi": "pi.weight",
+        "b_pi": "pi.bias",
+    }
+    if kind_head:
+        names.update({"w_kh": "kh.weight", "b_kh": "kh.bias"})
+    if face_head:
+        names.update({"w_fz": "fz.weight", "b_fz": "fz.bias", "w_f1": "f1.weight"})
+        names.update({"b_f1": "f1.bias", "w_f2": "f2.weight", "b_f2": "f2.bias"})
+    return names
+
+
+def _init_from(net: Net, cfg: Config, path: Path) -> None:
+    """Load a ``neural:`` model file's policy into ``net`` (``--init``): the file must be of
+    this run's game and network (preset, players, rules, input and heads, layer sizes)."""
+    z = read_npz(path)
+    try:
+        meta = json.loads(str(z["meta"]))
+    except (KeyError, ValueError) as e:
+        raise ValueError(f"--init {path}: not a rummy-selfplay network ({e})") from None
+    want = {
+        "kind": "rummy-selfplay",
+        "preset": cfg.preset,
+        "num_players": cfg.num_players,
+        "overrides": list(cfg.overrides),
+        "pile_rows": cfg.pile_rows,
+        "features": cfg.features,
+        "face_head": cfg.face_head,
+        "face_context": cfg.face_context,
+        "kind_head": cfg.kind_head,
+    }
+    diff = [f"{k}={meta.get(k)!r} (this run: {v!r})" for k, v in want.items() if meta.get(k) != v]
+    if diff:
+        raise ValueError(f"--init {path} is another game or network: {', '.join(diff)}")
+    params = dict(net.named_parameters())
+    names = _npz_names(cfg.kind_head, cfg.face_head)
+    with torch.no_grad():
+        for key, name in names.items():
+            if key not in z:
+                raise ValueError(f"--init {path}: the array {key!r} is missing")
+            w = torch.from_numpy(np.asarray(z[key], np.float32))
+            if w.shape != params[name].shape:
+                raise ValueError(
+                    f"--init {path}: {key} has shape {tuple(w.shape)}, this run's network "
+                    f"{tuple(params[name].shape)} (--hidden {cfg.hidden}?)"
+                )
+            params[name].copy_(w)
+
+
 def export(checkpoint: Path, out: Path, average: int = 1) -> Path:
     """Write a checkpoint's policy as a numpy model file for ``neural:<path>``
     (:mod:`agents.neural`): the MLP's and the policy head's arrays and a ``meta`` JSON.
@@ -848,19 +936,7 @@ def export(checkpoint: Path, out: Path, average: int = 1) -> Path:
             raise ValueError(f"--average: {group[0].parent} holds checkpoints of other networks")
         sd = {n: sum(d[n].double() for d in sds) / len(sds) for n in sd}
         averaged = [c.name for c in group]
-    names = {
-        "w0": "body.0.weight",
-        "b0": "body.0.bias",
-        "w1": "body.2.weight",
-        "b1": "body.2.bias",
-        "w_pi": "pi.weight",
-        "b_pi": "pi.bias",
-    }
-    if cfg.get("kind_head"):
-        names.update({"w_kh": "kh.weight", "b_kh": "kh.bias"})
-    if cfg.get("face_head"):
-        names.update({"w_fz": "fz.weight", "b_fz": "fz.bias", "w_f1": "f1.weight"})
-        names.update({"b_f1": "f1.bias", "w_f2": "f2.weight", "b_f2": "f2.bias"})
+    names = _npz_names(bool(cfg.get("kind_head")), bool(cfg.get("face_head")))
     arrays = {k: sd[v].numpy().astype(np.float32) for k, v in names.items()}
     meta = {
         "kind": "rummy-selfplay",

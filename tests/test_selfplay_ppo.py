@@ -332,7 +332,7 @@ def test_an_update_with_a_minibatch_of_one_decision_keeps_the_network_finite():
     m = np.repeat(mask.astype(bool)[:1], n, 0)
     a = np.full(n, np.flatnonzero(m[0])[0])
     adv = np.linspace(-1, 1, n)
-    sp._update(cfg, net, opt, x, m, a, np.zeros(n, np.float32), adv, adv)
+    sp._update(cfg, net, opt, True, x, m, a, np.zeros(n, np.float32), adv, adv)
     assert all(torch.isfinite(p).all() for p in net.parameters())
 
 
@@ -382,6 +382,36 @@ def test_export_averages_the_last_checkpoints_weights(tmp_path):
         sp.export(cks[0], tmp_path / "x.npz", average=2)
     with pytest.raises(ValueError, match="numbered checkpoint"):
         sp.export(out / "model.pt", tmp_path / "x.npz", average=2)
+
+
+def test_a_run_starts_from_an_exported_network_and_warms_its_value_head_first(tmp_path):
+    # --init: a new run's policy is the file's; --value-warmup: its first updates change the
+    # value head alone; after them the policy learns
+    heads = dict(features="melds", face_head=True, face_context=True, kind_head=True)
+    first = tmp_path / "first"
+    sp.train(_cfg(**heads), first)
+    net_file = sp.export(first / "model.pt", tmp_path / "net.npz")
+    start = dict(np.load(net_file))
+    run = tmp_path / "run"
+    sp.train(_cfg(**heads, init=str(net_file), value_warmup=2, total_steps=64), run)
+    warm = dict(np.load(sp.export(run / "model.pt", tmp_path / "warm.npz")))
+    for k in start:
+        if k != "meta":
+            np.testing.assert_array_equal(warm[k], start[k], err_msg=k)
+    v0 = torch.load(first / "model.pt", weights_only=True)["model"]["v.weight"]
+    v1 = torch.load(run / "model.pt", weights_only=True)["model"]["v.weight"]
+    assert not torch.equal(v0, v1)  # a fresh value head that learned
+    sp.train(_cfg(**heads, init=str(net_file), value_warmup=2, total_steps=128), run)
+    after = dict(np.load(sp.export(run / "model.pt", tmp_path / "after.npz")))
+    assert any(not np.array_equal(after[k], start[k]) for k in start if k != "meta")
+    # a file of another network is refused, naming what differs
+    with pytest.raises(ValueError, match="kind_head=True \\(this run: False\\)"):
+        sp.train(
+            _cfg(features="melds", face_head=True, face_context=True, init=str(net_file)),
+            tmp_path / "other",
+        )
+    with pytest.raises(ValueError, match="shape"):
+        sp.train(_cfg(**heads, hidden=32, init=str(net_file)), tmp_path / "wide")
 
 
 def test_league_opponents_memos_are_emptied_between_games(tmp_path, monkeypatch):
