@@ -1235,6 +1235,10 @@ def main(argv: list[str] | None = None) -> None:
                     raise ValueError(
                         f"--{k.replace('_', '-')}={getattr(cfg, k)} is not allowed (allowed: >= 1)"
                     )
+            if cfg.value_warmup < 0:
+                raise ValueError(
+                    f"--value-warmup={cfg.value_warmup} is not allowed (allowed: >= 0)"
+                )
             res = train(cfg, Path(args.out), max_seconds=args.max_seconds, progress=args.progress)
             print(json.dumps(res))
         elif args.cmd == "recipe":

@@ -118,6 +118,12 @@ def test_bad_command_lines_exit_2(capsys):
     with pytest.raises(SystemExit) as e:
         sp.main(["train", "--out", "/tmp/x", "--preset", "nosuch"])
     assert e.value.code == 2 and "nosuch" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        sp.main(["train", "--out", "/tmp/x", "--value-warmup", "-1"])
+    assert e.value.code == 2 and "--value-warmup=-1 is not allowed" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        sp.main(["train", "--out", "/tmp/x", "--init", "/nonexistent/net.npz"])
+    assert e.value.code == 2 and "/nonexistent/net.npz" in capsys.readouterr().err
 
 
 def test_a_run_stops_after_max_seconds_with_a_checkpoint(tmp_path):
