@@ -128,11 +128,26 @@ class Config:
     """updates between checkpoints"""
     init: str = ""
     """a new run starts from this network (a ``neural:`` model's name or file, ``export``'s
-    output) of
-    the same game and shape, instead of random weights; its value head starts fresh"""
+    output) of the same game and shape, instead of random weights; its value head starts
+    fresh"""
     value_warmup: int = 0
     """updates at a run's start that train the value head alone (the policy and the layers
     it shares stay as they are): a run started from ``init`` learns its values first"""
+
+
+#: the fields that make a network's game and input: a network file records them (its
+#: ``meta``), and a run resumed or started from a file must have the same
+NETWORK_FIELDS = (
+    "preset",
+    "num_players",
+    "overrides",
+    "pile_rows",
+    "features",
+    "face_head",
+    "face_context",
+    "kind_head",
+)
+_DEFAULT = Config()
 
 
 #: the help of each Config field on the command line
@@ -485,18 +500,7 @@ def train(
         saved = Config(
             **{k: tuple(v) if k == "overrides" else v for k, v in json.loads(ck["config"]).items()}
         )
-        same = (
-            "preset",
-            "num_players",
-            "overrides",
-            "hidden",
-            "pile_rows",
-            "features",
-            "face_head",
-            "face_context",
-            "kind_head",
-        )
-        if any(getattr(saved, k) != getattr(cfg, k) for k in same):
+        if any(getattr(saved, k) != getattr(cfg, k) for k in (*NETWORK_FIELDS, "hidden")):
             raise ValueError(f"{resume} was trained with another game or network: {saved}")
         counters = json.loads(ck["counters"])
     torch.manual_seed(cfg.seed + counters["updates"])
@@ -875,6 +879,14 @@ def _npz_names(kind_head: bool, face_head: bool) -> dict[str, str]:
     return names
 
 
+def _network_meta(cfg: dict[str, Any]) -> dict[str, Any]:
+    """A network file's record of its game and input (:data:`NETWORK_FIELDS`) from a run's
+    config as a dict (a field an older checkpoint lacks takes its default)."""
+    meta = {k: cfg.get(k, getattr(_DEFAULT, k)) for k in NETWORK_FIELDS}
+    meta["overrides"] = list(meta["overrides"])
+    return meta
+
+
 def _init_from(net: Net, cfg: Config, path: Path) -> None:
     """Load a ``neural:`` model file's policy into ``net`` (``--init``): the file must be of
     this run's game and network (preset, players, rules, input and heads, layer sizes)."""
@@ -883,17 +895,7 @@ def _init_from(net: Net, cfg: Config, path: Path) -> None:
         meta = json.loads(str(z["meta"]))
     except (KeyError, ValueError) as e:
         raise ValueError(f"--init {path}: not a rummy-selfplay network ({e})") from None
-    want = {
-        "kind": "rummy-selfplay",
-        "preset": cfg.preset,
-        "num_players": cfg.num_players,
-        "overrides": list(cfg.overrides),
-        "pile_rows": cfg.pile_rows,
-        "features": cfg.features,
-        "face_head": cfg.face_head,
-        "face_context": cfg.face_context,
-        "kind_head": cfg.kind_head,
-    }
+    want = {"kind": "rummy-selfplay", **_network_meta(dataclasses.asdict(cfg))}
     diff = [f"{k}={meta.get(k)!r} (this run: {v!r})" for k, v in want.items() if meta.get(k) != v]
     if diff:
         raise ValueError(f"--init {path} is another game or network: {', '.join(diff)}")
@@ -936,21 +938,14 @@ def export(checkpoint: Path, out: Path, average: int = 1) -> Path:
             raise ValueError(f"--average: {group[0].parent} holds checkpoints of other networks")
         sd = {n: sum(d[n].double() for d in sds) / len(sds) for n in sd}
         averaged = [c.name for c in group]
-    names = _npz_names(bool(cfg.get("kind_head")), bool(cfg.get("face_head")))
-    arrays = {k: sd[v].numpy().astype(np.float32) for k, v in names.items()}
     meta = {
         "kind": "rummy-selfplay",
-        "preset": cfg["preset"],
-        "num_players": cfg["num_players"],
-        "overrides": list(cfg["overrides"]),
-        "pile_rows": cfg["pile_rows"],
-        "features": cfg.get("features", ""),
-        "face_head": bool(cfg.get("face_head", False)),
-        "face_context": bool(cfg.get("face_context", False)),
-        "kind_head": bool(cfg.get("kind_head", False)),
+        **_network_meta(cfg),
         "steps": json.loads(ck["counters"])["steps"],
         **({"averaged": averaged} if averaged else {}),
     }
+    names = _npz_names(meta["kind_head"], meta["face_head"])
+    arrays = {k: sd[v].numpy().astype(np.float32) for k, v in names.items()}
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, meta=np.array(json.dumps(meta)), **arrays)
     return out

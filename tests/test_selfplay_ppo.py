@@ -111,19 +111,19 @@ def test_checkpoints_play_as_agents(tmp_path):
     )
 
 
-def test_bad_command_lines_exit_2(capsys):
+@pytest.mark.parametrize(
+    "args, error",
+    [
+        (["--num-envs", "0"], "--num-envs=0 is not allowed"),
+        (["--preset", "nosuch"], "nosuch"),
+        (["--value-warmup", "-1"], "--value-warmup=-1 is not allowed"),
+        (["--init", "/nonexistent/net.npz"], "/nonexistent/net.npz"),
+    ],
+)
+def test_bad_command_lines_exit_2(args, error, tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
-        sp.main(["train", "--out", "/tmp/x", "--num-envs", "0"])
-    assert e.value.code == 2 and "--num-envs=0 is not allowed" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as e:
-        sp.main(["train", "--out", "/tmp/x", "--preset", "nosuch"])
-    assert e.value.code == 2 and "nosuch" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as e:
-        sp.main(["train", "--out", "/tmp/x", "--value-warmup", "-1"])
-    assert e.value.code == 2 and "--value-warmup=-1 is not allowed" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as e:
-        sp.main(["train", "--out", "/tmp/x", "--init", "/nonexistent/net.npz"])
-    assert e.value.code == 2 and "/nonexistent/net.npz" in capsys.readouterr().err
+        sp.main(["train", "--out", str(tmp_path / "run"), *args])
+    assert e.value.code == 2 and error in capsys.readouterr().err
 
 
 def test_a_run_stops_after_max_seconds_with_a_checkpoint(tmp_path):
@@ -404,9 +404,13 @@ def test_a_run_starts_from_an_exported_network_and_warms_its_value_head_first(tm
     for k in start:
         if k != "meta":
             np.testing.assert_array_equal(warm[k], start[k], err_msg=k)
-    v0 = torch.load(first / "model.pt", weights_only=True)["model"]["v.weight"]
+    cfg = _cfg(**heads)
+    torch.manual_seed(cfg.seed)  # the fresh value head the run started with
+    fresh = sp._build(cfg)[2].v.weight.detach()
+    trained_first = torch.load(first / "model.pt", weights_only=True)["model"]["v.weight"]
     v1 = torch.load(run / "model.pt", weights_only=True)["model"]["v.weight"]
-    assert not torch.equal(v0, v1)  # a fresh value head that learned
+    assert not torch.equal(v1, fresh)  # the warm-up trained it
+    assert not torch.equal(v1, trained_first)  # not the first run's value head
     sp.train(_cfg(**heads, init=str(net_file), value_warmup=2, total_steps=128), run)
     after = dict(np.load(sp.export(run / "model.pt", tmp_path / "after.npz")))
     assert any(not np.array_equal(after[k], start[k]) for k in start if k != "meta")
