@@ -133,6 +133,13 @@ class Config:
     value_warmup: int = 0
     """updates at a run's start that train the value head alone (the policy and the layers
     it shares stay as they are): a run started from ``init`` learns its values first"""
+    teacher: str = ""
+    """an agent of the registry whose moves the network imitates in the run's first
+    ``teacher_updates`` updates (DAgger: the network plays, the teacher names its move at
+    each of the network's decisions); a warm start, after which the run is PPO"""
+    teacher_updates: int = 0
+    """updates at a run's start that learn the teacher's moves (cross-entropy) instead of
+    PPO's objective; the value head learns the returns as in PPO"""
 
 
 #: the fields that make a network's game and input: a network file records them (its
@@ -191,6 +198,10 @@ FIELD_HELP = {
     "init": "start a new run from this network (a neural: .npz of the same game and shape; "
     "its value head starts fresh)",
     "value_warmup": "updates at a run's start that train the value head alone (for --init)",
+    "teacher": "an agent name whose moves the network imitates in the first --teacher-updates "
+    "updates (DAgger: the network plays, the teacher labels its decisions)",
+    "teacher_updates": "updates at a run's start that learn the teacher's moves instead of PPO's "
+    "objective (a warm start; a checkpoint is written at its end)",
 }
 
 
@@ -307,6 +318,54 @@ def _sample(logits: torch.Tensor) -> torch.Tensor:
 BOT_MEMO = 2_000
 
 
+class Bots:
+    """Agents of the registry for a batch of games: one instance a game, seat and name,
+    reset at each game's start; an expert's memos (deadwood of hands, ...) grow to hundreds
+    of MB over many games, so a memo beyond :data:`BOT_MEMO` entries is emptied then."""
+
+    def __init__(self, rules: Any, names: list[str], rng: np.random.Generator):
+        for n in names:
+            if n != "past":  # (the League's own: a checkpoint, not an agent)
+                agents.make(n, rules, 0)  # an unknown name fails here, not mid-run
+        self.rules, self.names, self.rng = rules, names, rng
+        self.bots: dict[tuple[int, int, int], Any] = {}  # (game, seat, name) -> agent
+
+    def reset(self, i: int, p: int, k: int) -> None:
+        bot = self.bots.get((i, p, k))
+        if bot is None:
+            bot = self.bots[(i, p, k)] = agents.make(self.names[k], self.rules, p)
+        bot.reset(seed=int(self.rng.integers(2**31)))
+        for name, memo in vars(bot).items():
+            if name.endswith("cache") and isinstance(memo, dict) and len(memo) > BOT_MEMO:
+                memo.clear()
+
+    def act(self, i: int, p: int, k: int, obs: np.ndarray, mask: np.ndarray) -> int:
+        return self.bots[(i, p, k)].act(obs, mask)
+
+
+class Teacher:
+    """The teacher of ``cfg.teacher_updates`` (DAgger): at each of the network's decisions,
+    the move the agent ``cfg.teacher`` would play there. One instance a game and seat, reset
+    at each game's start, sees every decision of its seat the network plays."""
+
+    def __init__(self, cfg: Config, venv: VectorEnv, seed: int):
+        self.bots = Bots(venv.rules, [cfg.teacher], np.random.default_rng(seed))
+        self.P = venv.num_players
+        self.new_games(np.ones(venv.num_envs, bool))
+
+    def new_games(self, started: np.ndarray) -> None:
+        for i in np.flatnonzero(started).tolist():
+            for p in range(self.P):
+                self.bots.reset(i, p, 0)
+
+    def moves(self, rows: np.ndarray, obs: np.ndarray, mask: np.ndarray, actor: np.ndarray):
+        """The teacher's move in each game of ``rows`` (the others: -1)."""
+        out = np.full(len(obs), -1, np.int64)
+        for i in np.flatnonzero(rows).tolist():
+            out[i] = self.bots.act(i, int(actor[i]), 0, obs[i], mask[i])
+        return out
+
+
 class League:
     """The players besides the learning network. In a share ``cfg.opponent_share`` of the
     games (drawn anew at each game's start) the seats of one random side (one seat; with
@@ -324,9 +383,6 @@ class League:
             raise ValueError(
                 f"opponent_share={cfg.opponent_share} is not allowed (allowed: 0 < share <= 1)"
             )
-        for n in self.names:
-            if n != "past":
-                agents.make(n, venv.rules, 0)  # an unknown name fails here, not mid-run
         self.is_past = np.array([n == "past" for n in self.names])
         self.cfg, self.rules, self.comp, self.out = cfg, venv.rules, comp, out
         self.rng = np.random.default_rng(seed)
@@ -335,7 +391,7 @@ class League:
         self.held = int(np.sum(self.side_of == 0))  # seats a side holds
         self.seat = np.full(n, -1)  # a seat of the opponent's side (-1: no opponent)
         self.who = np.zeros(n, np.int64)
-        self.bots: dict[tuple[int, int, int], Any] = {}  # (game, seat, opponent) -> agent
+        self.bots = Bots(venv.rules, self.names, self.rng)
         self.past: Net | None = None
         self.past_name = ""
         self.points = np.zeros((len(self.names), 2))  # per opponent: learner's margin, games
@@ -368,15 +424,7 @@ class League:
             if self.names[k] == "past":
                 continue
             for p in np.flatnonzero(self.side_of == self.side_of[q]).tolist():
-                bot = self.bots.get((i, p, k))
-                if bot is None:
-                    bot = self.bots[(i, p, k)] = agents.make(self.names[k], self.rules, p)
-                bot.reset(seed=int(self.rng.integers(2**31)))
-                for name, memo in vars(bot).items():
-                    # an expert's memos (deadwood of hands, ...) grow to hundreds of MB
-                    # over many games; with a bot a game and seat they are emptied here
-                    if name.endswith("cache") and isinstance(memo, dict) and len(memo) > BOT_MEMO:
-                        memo.clear()
+                self.bots.reset(i, p, k)
 
     def act(
         self, a: np.ndarray, obs: np.ndarray, x: np.ndarray, mask: np.ndarray, actor: np.ndarray
@@ -392,7 +440,7 @@ class League:
                 lg, _ = self.past(torch.from_numpy(x[r]), torch.from_numpy(mask[r]))
             a[r] = _sample(lg).numpy()
         for i in rows[~past]:
-            a[i] = self.bots[(i, int(actor[i]), int(self.who[i]))].act(obs[i], mask[i])
+            a[i] = self.bots.act(i, int(actor[i]), int(self.who[i]), obs[i], mask[i])
         return ~theirs
 
     def record(self, rewards: np.ndarray, ended: np.ndarray) -> None:
@@ -528,7 +576,11 @@ def train(
     if cfg.opponent_share > 0:
         league = League(cfg, venv, comp, out, cfg.seed * 1_000_003 + counters["updates"])
         league.refresh(net)
+    teacher = None
+    if counters["updates"] < cfg.teacher_updates:
+        teacher = Teacher(cfg, venv, cfg.seed * 1_000_003 + counters["updates"] + 1)
     b_own = np.ones((T, N), bool)
+    b_ta = np.full((T, N), -1, np.int64)  # the teacher's moves (while it teaches)
     b_x = np.zeros((T, N, comp.size), np.float32)
     b_m = np.zeros((T, N, na), bool)
     b_a = np.zeros((T, N), np.int64)
@@ -569,6 +621,8 @@ def train(
                 a = _sample(logp).numpy()  # a sample of the masked policy
                 if league is not None:
                     b_own[t] = league.act(a, obs, x, m, actor)
+                if teacher is not None:
+                    b_ta[t] = teacher.moves(b_own[t], obs, m, actor)
                 lp = logp.gather(1, torch.from_numpy(a)[:, None]).squeeze(1)
                 b_x[t], b_m[t], b_a[t], b_lp[t], b_v[t], b_q[t] = (
                     x,
@@ -586,6 +640,8 @@ def train(
                 if league is not None:
                     league.record(r, term)
                     league.new_games(term)
+                if teacher is not None:
+                    teacher.new_games(term)
                 counters["games"] += int(term.sum())
             # the value of what every seat sees now (the seat to act: this batch's obs)
             seen = np.stack([venv.observe(i, q) for i in range(N) for q in range(P)])
@@ -601,9 +657,13 @@ def train(
             counters["updates"] >= cfg.value_warmup,
             *(b.reshape(T * N, -1)[own] for b in (b_x, b_m)),
             *(b.reshape(-1)[own] for b in (b_a, b_lp, adv, ret)),
+            teacher=b_ta.reshape(-1)[own] if teacher is not None else None,
         )
         counters["steps"] += T * N
         counters["updates"] += 1
+        taught = teacher is not None and counters["updates"] == cfg.teacher_updates
+        if taught:
+            teacher = None  # PPO from here on
         el = time.perf_counter() - t_start
         sps = (counters["steps"] - steps0) / el
         if counters["updates"] % log_every == 0:
@@ -633,6 +693,7 @@ def train(
         out_of_time = max_seconds is not None and el >= max_seconds
         if (
             counters["updates"] % cfg.checkpoint_every == 0
+            or taught  # the warm start's network: where PPO's phase starts
             or counters["steps"] >= cfg.total_steps
             or out_of_time
         ):
@@ -652,9 +713,11 @@ def train(
     }
 
 
-def _update(cfg, net, opt, policy, b_x, b_m, b_a, b_lp, adv, ret) -> dict[str, float]:
+def _update(cfg, net, opt, policy, b_x, b_m, b_a, b_lp, adv, ret, teacher=None) -> dict[str, float]:
     """PPO's update on one rollout; with ``policy`` False (``value_warmup``) only the value
-    head learns, from the shared layers' features as they are."""
+    head learns, from the shared layers' features as they are. With ``teacher`` (the
+    teacher's move at each decision) the policy learns those moves by cross-entropy instead
+    of PPO's objective (reported as ``pg``)."""
     n = b_a.size
     x = torch.from_numpy(b_x.reshape(n, -1))
     m = torch.from_numpy(b_m.reshape(n, -1))
@@ -662,6 +725,7 @@ def _update(cfg, net, opt, policy, b_x, b_m, b_a, b_lp, adv, ret) -> dict[str, f
     old_lp = torch.from_numpy(b_lp.reshape(n))
     A = torch.from_numpy(adv.reshape(n).astype(np.float32))
     R = torch.from_numpy(ret.reshape(n).astype(np.float32))
+    TA = torch.from_numpy(teacher) if teacher is not None else None
     stats = {"pg": 0.0, "v": 0.0, "ent": 0.0, "kl": 0.0}
     k = 0
     for _ in range(cfg.update_epochs):
@@ -684,15 +748,19 @@ def _update(cfg, net, opt, policy, b_x, b_m, b_a, b_lp, adv, ret) -> dict[str, f
             logp = torch.log_softmax(logits, -1)
             lp = logp.gather(1, a[idx, None]).squeeze(1)
             ratio = (lp - old_lp[idx]).exp()
-            adv_mb = A[idx]
-            adv_mb = (adv_mb - adv_mb.mean()) / (adv_mb.std() + 1e-8)
-            pg = torch.max(
-                -adv_mb * ratio, -adv_mb * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)
-            ).mean()
             vl = 0.5 * ((v - R[idx]) ** 2).mean()
             p = logp.exp()
             ent = -(p * logp.clamp(min=-1e8)).sum(-1).mean()
-            loss = pg + cfg.vf_coef * vl - cfg.ent_coef * ent
+            if teacher is not None:  # imitation: the teacher's move's log-likelihood
+                pg = -logp.gather(1, TA[idx, None]).mean()
+                loss = pg + cfg.vf_coef * vl
+            else:
+                adv_mb = A[idx]
+                adv_mb = (adv_mb - adv_mb.mean()) / (adv_mb.std() + 1e-8)
+                pg = torch.max(
+                    -adv_mb * ratio, -adv_mb * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)
+                ).mean()
+                loss = pg + cfg.vf_coef * vl - cfg.ent_coef * ent
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -1230,10 +1298,13 @@ def main(argv: list[str] | None = None) -> None:
                     raise ValueError(
                         f"--{k.replace('_', '-')}={getattr(cfg, k)} is not allowed (allowed: >= 1)"
                     )
-            if cfg.value_warmup < 0:
-                raise ValueError(
-                    f"--value-warmup={cfg.value_warmup} is not allowed (allowed: >= 0)"
-                )
+            for k in ("value_warmup", "teacher_updates"):
+                if getattr(cfg, k) < 0:
+                    raise ValueError(
+                        f"--{k.replace('_', '-')}={getattr(cfg, k)} is not allowed (allowed: >= 0)"
+                    )
+            if cfg.teacher_updates and not cfg.teacher:
+                raise ValueError("--teacher-updates needs --teacher (an agent name)")
             res = train(cfg, Path(args.out), max_seconds=args.max_seconds, progress=args.progress)
             print(json.dumps(res))
         elif args.cmd == "recipe":

@@ -118,6 +118,9 @@ def test_checkpoints_play_as_agents(tmp_path):
         (["--preset", "nosuch"], "nosuch"),
         (["--value-warmup", "-1"], "--value-warmup=-1 is not allowed"),
         (["--init", "/nonexistent/net.npz"], "/nonexistent/net.npz"),
+        (["--teacher-updates", "-1"], "--teacher-updates=-1 is not allowed"),
+        (["--teacher-updates", "3"], "--teacher-updates needs --teacher"),
+        (["--teacher", "nosuch", "--teacher-updates", "3"], "nosuch"),
     ],
 )
 def test_bad_command_lines_exit_2(args, error, tmp_path, capsys):
@@ -443,10 +446,10 @@ def test_league_opponents_memos_are_emptied_between_games(tmp_path, monkeypatch)
         obs, mask, r, term, info = venv.step(a)
         league.new_games(term)
     sizes = lambda bot: [len(v) for k, v in vars(bot).items() if k.endswith("cache")]  # noqa: E731
-    assert max(max(sizes(b)) for b in league.bots.values()) > 50  # (they do grow in a game)
+    assert max(max(sizes(b)) for b in league.bots.bots.values()) > 50  # (they do grow in a game)
     league.new_games(np.ones(4, bool))
     for i in range(4):
-        bot = league.bots[(i, int(league.seat[i]), int(league.who[i]))]
+        bot = league.bots.bots[(i, int(league.seat[i]), int(league.who[i]))]
         assert max(sizes(bot)) <= 50
 
 
@@ -567,3 +570,55 @@ def test_with_partnerships_a_league_opponent_holds_a_whole_side(tmp_path):
         league.new_games(term)
     assert games > 0
     assert league.margins() == f"vs random {margin / games:+.1f} ({int(games)} games)"
+
+
+def _agreement(path, teacher, deals=6):
+    """How often a checkpoint's most probable move is ``teacher``'s, over the network's own
+    decisions in ``deals`` games it plays against itself."""
+    import agents
+    import rummy_env
+
+    bot, cfg = sp.load_agent(path)
+    hits = n = 0
+    for d in range(deals):
+        env = rummy_env.raw_env(cfg.preset, num_players=cfg.num_players)
+        env.reset(seed=d)
+        ref = [agents.make(teacher, env.rules, q) for q in range(cfg.num_players)]
+        for q, r in enumerate(ref):
+            r.reset(seed=q)
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            q = env.agents.index(name)
+            a = bot.act(obs["observation"], obs["action_mask"])
+            if int(obs["action_mask"].sum()) > 1:
+                hits += a == ref[q].act(obs["observation"], obs["action_mask"])
+                n += 1
+            env.step(a)
+    return hits / n
+
+
+def test_a_teacher_warm_start_learns_its_moves_then_ppo_goes_on(tmp_path, monkeypatch):
+    # --teacher/--teacher-updates: the first updates learn the teacher's moves on the states
+    # the network reaches (its argmax agrees with the teacher far more than PPO's after as
+    # many updates), a checkpoint marks the warm start's end, and the run goes on with PPO
+    # (resumed past it, no teacher is consulted)
+    kw = dict(preset="basic", num_envs=16, num_steps=16, minibatch_size=128, hidden=32, lr=3e-3)
+    kw.update(checkpoint_every=100, update_epochs=4, seed=1)
+    taught, plain = tmp_path / "taught", tmp_path / "plain"
+    sp.train(_cfg(**kw, teacher="greedy", teacher_updates=12, total_steps=12 * 256), taught)
+    sp.train(_cfg(**kw, total_steps=12 * 256), plain)
+    end = taught / "checkpoints" / f"step_{12 * 256:010d}.pt"
+    assert end.exists()
+    learned, ppo = _agreement(end, "greedy"), _agreement(plain / "model.pt", "greedy")
+    assert learned > 0.8 and learned > ppo + 0.2, (learned, ppo)
+
+    def refuse(*args):
+        raise AssertionError("the teacher was consulted after its updates")
+
+    monkeypatch.setattr(sp.Teacher, "moves", refuse)
+    sp.train(_cfg(**kw, teacher="greedy", teacher_updates=12, total_steps=14 * 256), taught)
+    counters = json.loads(torch.load(taught / "model.pt", weights_only=True)["counters"])
+    assert counters["updates"] == 14
