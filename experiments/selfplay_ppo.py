@@ -1011,6 +1011,12 @@ def export(checkpoint: Path, out: Path, average: int = 1) -> Path:
         **_network_meta(cfg),
         "steps": json.loads(ck["counters"])["steps"],
         **({"averaged": averaged} if averaged else {}),
+        # a network that imitated a teacher did not learn from the game's points alone
+        **(
+            {k: cfg[k] for k in ("teacher", "teacher_updates")}
+            if cfg.get("teacher_updates")
+            else {}
+        ),
     }
     names = _npz_names(meta["kind_head"], meta["face_head"])
     arrays = {k: sd[v].numpy().astype(np.float32) for k, v in names.items()}

@@ -289,7 +289,7 @@ def test_league_opponents_play_their_seat_and_are_not_learned_from(tmp_path, mon
     seen, theirs = [], []
     update, act = sp._update, sp.League.act
     monkeypatch.setattr(
-        sp, "_update", lambda c, n, o, *b: seen.append(len(b[2])) or update(c, n, o, *b)
+        sp, "_update", lambda c, n, o, *b, **k: seen.append(len(b[2])) or update(c, n, o, *b, **k)
     )
     monkeypatch.setattr(
         sp.League, "act", lambda self, *a: theirs.append((~(own := act(self, *a))).sum()) or own
@@ -614,6 +614,11 @@ def test_a_teacher_warm_start_learns_its_moves_then_ppo_goes_on(tmp_path, monkey
     assert end.exists()
     learned, ppo = _agreement(end, "greedy"), _agreement(plain / "model.pt", "greedy")
     assert learned > 0.8 and learned > ppo + 0.2, (learned, ppo)
+    meta = json.loads(str(np.load(sp.export(end, tmp_path / "taught.npz"))["meta"]))
+    assert meta["teacher"] == "greedy" and meta["teacher_updates"] == 12  # the file says so
+    assert "teacher" not in json.loads(
+        str(np.load(sp.export(plain / "model.pt", tmp_path / "p.npz"))["meta"])
+    )
 
     def refuse(*args):
         raise AssertionError("the teacher was consulted after its updates")
