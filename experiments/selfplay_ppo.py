@@ -318,15 +318,19 @@ def _sample(logits: torch.Tensor) -> torch.Tensor:
 BOT_MEMO = 2_000
 
 
+def check_agents(names: list[str], rules: Any) -> None:
+    """Make each agent once, so that an unknown name fails before a run, not mid-run."""
+    for n in names:
+        agents.make(n, rules, 0)
+
+
 class Bots:
     """Agents of the registry for a batch of games: one instance a game, seat and name,
-    reset at each game's start; an expert's memos (deadwood of hands, ...) grow to hundreds
-    of MB over many games, so a memo beyond :data:`BOT_MEMO` entries is emptied then."""
+    made at its first game and reset at each game's start; an expert's memos (deadwood of
+    hands, ...) grow to hundreds of MB over many games, so a memo beyond :data:`BOT_MEMO`
+    entries is emptied then."""
 
     def __init__(self, rules: Any, names: list[str], rng: np.random.Generator):
-        for n in names:
-            if n != "past":  # (the League's own: a checkpoint, not an agent)
-                agents.make(n, rules, 0)  # an unknown name fails here, not mid-run
         self.rules, self.names, self.rng = rules, names, rng
         self.bots: dict[tuple[int, int, int], Any] = {}  # (game, seat, name) -> agent
 
@@ -349,6 +353,7 @@ class Teacher:
     at each game's start, sees every decision of its seat the network plays."""
 
     def __init__(self, cfg: Config, venv: VectorEnv, seed: int):
+        check_agents([cfg.teacher], venv.rules)
         self.bots = Bots(venv.rules, [cfg.teacher], np.random.default_rng(seed))
         self.P = venv.num_players
         self.new_games(np.ones(venv.num_envs, bool))
@@ -383,6 +388,7 @@ class League:
             raise ValueError(
                 f"opponent_share={cfg.opponent_share} is not allowed (allowed: 0 < share <= 1)"
             )
+        check_agents([n for n in self.names if n != "past"], venv.rules)
         self.is_past = np.array([n == "past" for n in self.names])
         self.cfg, self.rules, self.comp, self.out = cfg, venv.rules, comp, out
         self.rng = np.random.default_rng(seed)

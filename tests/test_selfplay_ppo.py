@@ -574,44 +574,49 @@ def test_with_partnerships_a_league_opponent_holds_a_whole_side(tmp_path):
 
 def _agreement(path, teacher, deals=6):
     """How often a checkpoint's most probable move is ``teacher``'s, over the network's own
-    decisions in ``deals`` games it plays against itself."""
+    decisions with a choice in ``deals`` games it plays against itself."""
     import agents
     import rummy_env
+    from experiments.tournament import play_out
 
     bot, cfg = sp.load_agent(path)
-    hits = n = 0
+    env = rummy_env.raw_env(cfg.preset, num_players=cfg.num_players)
+    ref = [agents.make(teacher, env.rules, q) for q in range(cfg.num_players)]
+    hits = []
+
+    def choose(seat, obs, mask):
+        a = bot.act(obs, mask)
+        if int(mask.sum()) > 1:
+            hits.append(a == ref[seat].act(obs, mask))
+        return a
+
     for d in range(deals):
-        env = rummy_env.raw_env(cfg.preset, num_players=cfg.num_players)
-        env.reset(seed=d)
-        ref = [agents.make(teacher, env.rules, q) for q in range(cfg.num_players)]
         for q, r in enumerate(ref):
             r.reset(seed=q)
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            q = env.agents.index(name)
-            a = bot.act(obs["observation"], obs["action_mask"])
-            if int(obs["action_mask"].sum()) > 1:
-                hits += a == ref[q].act(obs["observation"], obs["action_mask"])
-                n += 1
-            env.step(a)
-    return hits / n
+        play_out(env, d, choose)
+    return float(np.mean(hits))
 
 
 def test_a_teacher_warm_start_learns_its_moves_then_ppo_goes_on(tmp_path, monkeypatch):
     # --teacher/--teacher-updates: the first updates learn the teacher's moves on the states
     # the network reaches (its argmax agrees with the teacher far more than PPO's after as
-    # many updates), a checkpoint marks the warm start's end, and the run goes on with PPO
-    # (resumed past it, no teacher is consulted)
+    # many updates), a checkpoint marks the warm start's end, and the run goes on with PPO:
+    # the teacher is consulted at every decision of its updates and at none after, in the
+    # run and resumed past it
     kw = dict(preset="basic", num_envs=16, num_steps=16, minibatch_size=128, hidden=32, lr=3e-3)
     kw.update(checkpoint_every=100, update_epochs=4, seed=1)
     taught, plain = tmp_path / "taught", tmp_path / "plain"
-    sp.train(_cfg(**kw, teacher="greedy", teacher_updates=12, total_steps=12 * 256), taught)
-    sp.train(_cfg(**kw, total_steps=12 * 256), plain)
+    calls, moves = [], sp.Teacher.moves
+    monkeypatch.setattr(sp.Teacher, "moves", lambda self, *a: calls.append(1) or moves(self, *a))
+    sp.train(_cfg(**kw, teacher="greedy", teacher_updates=12, total_steps=14 * 256), taught)
+    assert len(calls) == 12 * 16  # every step of the 12 updates, none of the 2 after
+    # checkpoints: the warm start's end (not a multiple of checkpoint_every) and the run's end
+    assert sorted(c.name for c in (taught / "checkpoints").glob("*.pt")) == [
+        f"step_{12 * 256:010d}.pt",
+        f"step_{14 * 256:010d}.pt",
+    ]
     end = taught / "checkpoints" / f"step_{12 * 256:010d}.pt"
-    assert end.exists()
+    sp.train(_cfg(**kw, total_steps=12 * 256), plain)
     learned, ppo = _agreement(end, "greedy"), _agreement(plain / "model.pt", "greedy")
     assert learned > 0.8 and learned > ppo + 0.2, (learned, ppo)
     meta = json.loads(str(np.load(sp.export(end, tmp_path / "taught.npz"))["meta"]))
@@ -619,11 +624,7 @@ def test_a_teacher_warm_start_learns_its_moves_then_ppo_goes_on(tmp_path, monkey
     assert "teacher" not in json.loads(
         str(np.load(sp.export(plain / "model.pt", tmp_path / "p.npz"))["meta"])
     )
-
-    def refuse(*args):
-        raise AssertionError("the teacher was consulted after its updates")
-
-    monkeypatch.setattr(sp.Teacher, "moves", refuse)
-    sp.train(_cfg(**kw, teacher="greedy", teacher_updates=12, total_steps=14 * 256), taught)
+    sp.train(_cfg(**kw, teacher="greedy", teacher_updates=12, total_steps=16 * 256), taught)
+    assert len(calls) == 12 * 16  # resumed past the warm start: no teacher
     counters = json.loads(torch.load(taught / "model.pt", weights_only=True)["counters"])
-    assert counters["updates"] == 14
+    assert counters["updates"] == 16
