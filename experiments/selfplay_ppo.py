@@ -334,11 +334,13 @@ class Bots:
         self.rules, self.names, self.rng = rules, names, rng
         self.bots: dict[tuple[int, int, int], Any] = {}  # (game, seat, name) -> agent
 
-    def reset(self, i: int, p: int, k: int) -> None:
+    def reset(self, i: int, p: int, k: int, seed: int | None = None) -> None:
+        """Start game ``i``'s seat ``p`` as agent ``k``, seeded by ``seed`` (None: drawn from
+        the pool's generator)."""
         bot = self.bots.get((i, p, k))
         if bot is None:
             bot = self.bots[(i, p, k)] = agents.make(self.names[k], self.rules, p)
-        bot.reset(seed=int(self.rng.integers(2**31)))
+        bot.reset(seed=int(self.rng.integers(2**31)) if seed is None else seed)
         for name, memo in vars(bot).items():
             if name.endswith("cache") and isinstance(memo, dict) and len(memo) > BOT_MEMO:
                 memo.clear()
@@ -1023,6 +1025,8 @@ def export(checkpoint: Path, out: Path, average: int = 1) -> Path:
             if cfg.get("teacher_updates")
             else {}
         ),
+        # a run started from another network names it
+        **({"init": cfg["init"]} if cfg.get("init") else {}),
     }
     names = _npz_names(meta["kind_head"], meta["face_head"])
     arrays = {k: sd[v].numpy().astype(np.float32) for k, v in names.items()}

@@ -103,15 +103,22 @@ class VectorEnv:
         self.actor = _read_only(self._actor)
 
     # ------------------------------------------------------------------ API
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-        """Deal every game anew (``seed`` reseeds the vector's generator)."""
+    def reset(
+        self, seed: int | None = None, deals: Any = None
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """Deal every game anew (``seed`` reseeds the vector's generator). ``deals``: one
+        engine seed per game (``N`` non-negative integers); game ``i`` is then
+        ``engine.new_game(rules, deals[i])``, so equal seeds deal equal games (duplicate
+        play). A deal over before any move is replaced by the next seed's."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+        if deals is not None:
+            deals = self._deal_seeds(deals)
         self._states = [None] * self.num_envs  # type: ignore[list-item]
         self._mask.fill(0)
         self._legal = [[] for _ in range(self.num_envs)]
         for i in range(self.num_envs):
-            self._deal(i)
+            self._deal(i, None if deals is None else deals[i])
             self._observe(i, self._states[i])
         return self.obs, self.mask, {"actor": self._actor.copy()}
 
@@ -160,11 +167,15 @@ class VectorEnv:
         )
 
     # ------------------------------------------------------------- internals
-    def _deal(self, i: int) -> engine.GameState:
+    def _deal(self, i: int, seed: int | None = None) -> engine.GameState:
         """A new game in slot ``i`` from the vector's generator (as ``raw_env.reset`` deals:
-        one seed drawn per game)."""
-        for _ in range(_MAX_REDEALS):
-            s = engine.new_game(self.rules, int(self._rng.integers(0, 2**31 - 1)))
+        one seed drawn per game), or from ``seed`` (then ``seed + 1``, ... while a deal is
+        over before any move)."""
+        for k in range(_MAX_REDEALS):
+            if seed is None:
+                s = engine.new_game(self.rules, int(self._rng.integers(0, 2**31 - 1)))
+            else:
+                s = engine.new_game(self.rules, seed + k)
             if s.phase != _GAME_OVER:
                 self._states[i] = s
                 return s
@@ -189,6 +200,15 @@ class VectorEnv:
         for a in legal:
             m[a] = 1
         self._legal[i] = legal
+
+    def _deal_seeds(self, deals: Any) -> list[int]:
+        a = np.asarray(deals)
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu" or (a < 0).any():
+            raise ValueError(
+                f"deals {deals!r} is not allowed (allowed: {self.num_envs} non-negative "
+                "integer seeds, one per game)"
+            )
+        return [int(v) for v in a]
 
     def _game(self, i: Any, what: str) -> int:
         if not self._states:

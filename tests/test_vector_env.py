@@ -95,6 +95,31 @@ def test_same_seed_same_games():
     np.testing.assert_array_equal(runs[0][1], runs[1][1])
 
 
+def test_deals_seed_each_game_and_equal_seeds_deal_equal_games():
+    """``reset(deals=...)``: game i is ``engine.new_game(rules, deals[i])``; games dealt
+    alike and played alike stay alike (duplicate play), other seeds deal other games."""
+    from rummy_env import engine
+
+    venv = rummy_env.vector_env("basic", num_envs=4, seed=0)
+    obs, mask, _ = venv.reset(deals=[7, 7, 8, 7])
+    for i, seed in enumerate([7, 7, 8, 7]):
+        assert venv.state_dict(i) == engine.new_game(venv.rules, seed).to_dict()
+    assert venv.state_dict(0)["hands"] != venv.state_dict(2)["hands"]
+    rng = np.random.default_rng(0)
+    for _ in range(30):  # games 0 and 1 play the same moves, game 3 others
+        a = random_actions(mask, rng)
+        a[1] = a[0]
+        obs, mask, _, term, _ = venv.step(a)
+        assert not term.any()
+        assert venv.state_dict(0) == venv.state_dict(1)
+    np.testing.assert_array_equal(obs[0], obs[1])
+    assert venv.state_dict(0) != venv.state_dict(3)
+    for bad in ([1, 2, 3], [1, 2, 3, -4], np.zeros(4), "abcd"):
+        with pytest.raises(ValueError, match="4 non-negative integer seeds"):
+            venv.reset(deals=bad)
+    assert venv.state_dict(0) == venv.state_dict(1)  # a refused reset changed nothing
+
+
 def _snapshot(venv, obs, mask):
     return [venv.state_dict(i) for i in range(venv.num_envs)], obs.copy(), mask.copy()
 
