@@ -33,6 +33,10 @@ naming the game and the move, and changes no game.
 per id): the other rows keep their observation and mask and get no reward. Opponents that
 act on part of the batch use it (:mod:`rummy_env.sb3_vec_env`).
 
+``reset(deals=seeds)`` deals game ``i`` by ``engine.new_game(rules, seeds[i])``: games
+dealt from equal seeds and played alike stay alike (duplicate play: a deal from every
+seat, or a deal's copies as one another's baseline in training).
+
 ``observe(i, seat)`` is what any seat of game ``i`` sees now (built anew). ``state_dict(i)``
 is game ``i`` as ``GameState.to_dict()``: ``raw_env.reset(options={"state":
 d})`` restores it, and gives the acting seat the same observation and mask.
