@@ -100,7 +100,7 @@ VARIANT = "variant"
 #: preset -> the agent spec of the shipped model that ``trained:<preset>`` plays: the strongest
 #: shipped model of that preset for two players (the model cards: agents/trained/README.md)
 TRAINED_MODELS: dict[str, str] = {
-    "basic": "es:basic-2p",
+    "basic": "neural:basic-2p",
     "gin": "neural:gin-2p",
     "rummy500": "neural:rummy500-2p",
     "rummy51": "es:rummy51-2p",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -521,8 +522,24 @@ def test_neural_preset_plays_the_shipped_network_or_says_none_is():
             "rummy500", 2, ["neural:rummy500", "greedy"], seed, lambda e, q, o, s=seen: s.append(q)
         )
         assert moves == len(seen) and seen.count(0) > 5 and seen.count(1) > 5
-    with pytest.raises(ValueError, match=r"no shipped neural model for 'basic'.*rummy500-2p"):
-        agents.make("neural:basic", rummy_env.make_rules("basic", num_players=2))
+    with pytest.raises(ValueError, match=r"no shipped neural model for 'rummy51'.*rummy500-2p"):
+        agents.make("neural:rummy51", rummy_env.make_rules("rummy51", num_players=2))
+
+
+def test_neural_basic_is_the_shipped_network_and_trained_basic_plays_it():
+    """Basic's shipped network (a warm start improved by duplicate PPO; the model card)
+    names the network it started from, and ``trained:basic`` plays it."""
+    from agents.neural import NEURAL_DIR
+
+    rules = rummy_env.make_rules("basic", num_players=2)
+    bot = agents.make("neural:basic", rules, 1)
+    assert bot.path == NEURAL_DIR / "basic-2p.npz"
+    assert bot.meta["init"] == "experiments/selfplay/basic-2p-teacher/net.npz"
+    assert (Path(agents.__file__).parent.parent / bot.meta["init"]).exists()
+    assert agents.make("trained:basic", rules, 0).path == bot.path
+    seen: list[int] = []
+    moves = play("basic", 2, ["variant", "neural:basic"], 0, lambda e, q, o, s=seen: s.append(q))
+    assert moves == len(seen) and seen.count(1) > 5
 
 
 def test_neural_canasta_plays_a_side_of_four_player_canasta():
