@@ -1080,10 +1080,13 @@ def test_a_replay_jumps_to_each_round():
 def canasta_hidden(game: W.PlayGame) -> set[str]:
     """The faces held only in hands the person cannot see (his partner's among them): not
     known to be held, and no copy in his hand, on the table, among the red 3s, in the pile
-    (all of it was face up), among the pending cards or named in a public move."""
+    (all of it was face up), among the pending cards, known to be in any hand (two decks: a
+    copy known in one hand while the other is hidden in another) or named in a public
+    move."""
     s = game.state
     d = s.to_dict()
-    public = set(" ".join(t for _, t in game.log).split())
+    public = {c for known in d["known"] for c in known}
+    public |= set(" ".join(t for _, t in game.log).split())
     public |= {card_str(f) for f in s.hand_cards(game.seat)}
     public |= {c for m in d["table"] for c in m["cards"]} | set(d["discard"])
     public |= {c for reds in d["red_threes"] for c in reds} | set(d["pending"])
@@ -1150,7 +1153,9 @@ def test_play_a_round_of_canasta_with_a_partner(client):
         assert '"wild": ["JK"]' in html  # (the same in every game: not counted)
         page = visible_text(html, game).replace('"wild": ["JK"]', "")
         for card in hidden:
-            assert not re.search(rf"\b{card}\b", page), f"{card} of a hidden hand is in the page"
+            hit = re.search(rf"\b{card}\b", page)
+            near = page[hit.start() - 80 : hit.end() + 40] if hit else ""
+            assert not hit, f"{card} of a hidden hand is in the page: {near!r}"
         legal = page_json(html, "legal")
         assert {m["id"] for m in legal} == {a for a, _ in game.legal()}
         for m in legal:
