@@ -237,13 +237,15 @@ def train(
         diff = [f"{k}={before[k]!r}" for k in RUN_FIELDS if before.get(k) != getattr(cfg, k)]
         if diff:
             raise ValueError(f"{out} holds a run with other settings: {', '.join(diff)}")
-    saved_cfg.write_text(json.dumps(dataclasses.asdict(cfg), indent=1))
     ncfg = network_config(cfg)
     P = ncfg.num_players
     G = cfg.deals * P * cfg.repeats
     venv = rummy_env.vector_env(ncfg.preset, G, P, **parse_overrides(ncfg.overrides))
     comp = Compress(venv.rules, ncfg.pile_rows, ncfg.features)
     net = sp._net(ncfg, venv.rules, comp, venv.num_actions)
+    opp = Opponents(cfg.opponent, venv.rules, G)
+    # the run's settings, once the network and the opponent are known to load
+    saved_cfg.write_text(json.dumps(dataclasses.asdict(cfg), indent=1))
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5, foreach=True)
     counters = {"steps": 0, "updates": 0, "games": 0, "deals": 0}
     resume = out / "model.pt"
@@ -258,7 +260,6 @@ def train(
         sp._init_from(net, ncfg, Path(ncfg.init))
         (out / "checkpoints").mkdir(exist_ok=True)
         sp._save(out / "checkpoints" / "step_0000000000.pt", net, opt, ncfg, counters)
-    opp = Opponents(cfg.opponent, venv.rules, G)
     # game index = (deal * P + seat) * repeats + copy
     net_seat = np.repeat(np.tile(np.arange(P), cfg.deals), cfg.repeats)
     log = out / "progress.csv"

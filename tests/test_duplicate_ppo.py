@@ -183,3 +183,6 @@ def test_bad_command_lines_exit_2(net_file, tmp_path, capsys, args, error):
         dp.main(base + args)
     assert e.value.code == 2
     assert error in capsys.readouterr().err
+    # a refused start leaves nothing that would refuse the corrected command
+    dp.main(["--init", str(net_file), "--out", str(tmp_path / "r"), "--total-deals", "2"])
+    assert (tmp_path / "r" / "model.pt").exists()
