@@ -990,11 +990,19 @@ def _init_from(net: Net, cfg: Config, path: Path) -> None:
             params[name].copy_(w)
 
 
-def export(checkpoint: Path, out: Path, average: int = 1) -> Path:
+#: the weights' types a model file may hold (``neural:`` computes in float32 either way)
+EXPORT_DTYPES = ("float32", "float16")
+
+
+def export(checkpoint: Path, out: Path, average: int = 1, dtype: str = "float32") -> Path:
     """Write a checkpoint's policy as a numpy model file for ``neural:<path>``
     (:mod:`agents.neural`): the MLP's and the policy head's arrays and a ``meta`` JSON.
     ``average`` > 1: the mean of the weights of this checkpoint and the ``average - 1``
-    before it in its folder (the same network, further along the same run)."""
+    before it in its folder (the same network, further along the same run). ``dtype``
+    ``float16`` halves the file (a network with thousands of actions); the agent reads the
+    rounded weights as float32, so the file is the network it plays."""
+    if dtype not in EXPORT_DTYPES:
+        raise ValueError(f"dtype={dtype!r} is not allowed (allowed: {', '.join(EXPORT_DTYPES)})")
     ck = _load(checkpoint)
     cfg = json.loads(ck["config"])
     sd = ck["model"]
@@ -1029,7 +1037,11 @@ def export(checkpoint: Path, out: Path, average: int = 1) -> Path:
         **({"init": cfg["init"]} if cfg.get("init") else {}),
     }
     names = _npz_names(meta["kind_head"], meta["face_head"])
-    arrays = {k: sd[v].numpy().astype(np.float32) for k, v in names.items()}
+    with np.errstate(over="ignore"):
+        arrays = {k: sd[v].numpy().astype(dtype) for k, v in names.items()}
+    lost = sorted(k for k, a in arrays.items() if not np.isfinite(a).all())
+    if lost:
+        raise ValueError(f"{checkpoint}: {', '.join(lost)} hold weights beyond {dtype}'s range")
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, meta=np.array(json.dumps(meta)), **arrays)
     return out
@@ -1277,6 +1289,12 @@ def main(argv: list[str] | None = None) -> None:
         default=1,
         help="the mean weights of this checkpoint and the k-1 before it in its folder",
     )
+    ex.add_argument(
+        "--dtype",
+        choices=EXPORT_DTYPES,
+        default="float32",
+        help="the weights' type in the file (float16: half the size)",
+    )
     rc = sub.add_parser(
         "recipe",
         help="train a run through the model card's recipe, phase after phase (resumes)",
@@ -1335,7 +1353,7 @@ def main(argv: list[str] | None = None) -> None:
         elif args.cmd == "export":
             if args.average < 1:
                 raise ValueError(f"--average={args.average} is not allowed (allowed: >= 1)")
-            print(export(Path(args.checkpoint), Path(args.out), args.average))
+            print(export(Path(args.checkpoint), Path(args.out), args.average, args.dtype))
         elif args.cmd == "bench":
             if args.seconds <= 0 or args.threads < 1:
                 raise ValueError("--seconds must be > 0 and --threads >= 1")

@@ -628,3 +628,33 @@ def test_a_teacher_warm_start_learns_its_moves_then_ppo_goes_on(tmp_path, monkey
     assert len(calls) == 12 * 16  # resumed past the warm start: no teacher
     counters = json.loads(torch.load(taught / "model.pt", weights_only=True)["counters"])
     assert counters["updates"] == 16
+
+
+def test_export_in_float16_halves_the_file_and_plays_its_rounded_weights(tmp_path):
+    """``--dtype float16`` writes half the bytes; ``neural:`` reads the rounded weights and
+    its logits stay within float16's rounding of the float32 file's."""
+    agents = pytest.importorskip("agents")
+    import rummy_env
+
+    out = tmp_path / "run"
+    sp.train(_cfg(), out)
+    ck = sorted((out / "checkpoints").glob("*.pt"))[-1]
+    full = sp.export(ck, tmp_path / "full.npz")
+    half = sp.export(ck, tmp_path / "half.npz", dtype="float16")
+    assert half.stat().st_size < 0.6 * full.stat().st_size
+    z = np.load(half)
+    assert z["w0"].dtype == np.float16 and z["w_pi"].dtype == np.float16
+    rules = rummy_env.make_rules("gin", 2)
+    a, b = (agents.make(f"neural:{p}", rules) for p in (full, half))
+    np.testing.assert_array_equal(b.w[2], z["w1"].astype(np.float32))
+    env = rummy_env.raw_env("gin", 2)
+    env.reset(seed=5)
+    obs = env.last()[0]["observation"]
+    np.testing.assert_allclose(b.logits(obs), a.logits(obs), atol=0.05)
+    with pytest.raises(ValueError, match="dtype='int8' is not allowed"):
+        sp.export(ck, tmp_path / "x.npz", dtype="int8")
+    ckd = sp._load(ck)
+    ckd["model"]["pi.weight"][0, 0] = 1e6  # beyond float16's 65504
+    torch.save(ckd, tmp_path / "big.pt")
+    with pytest.raises(ValueError, match="beyond float16's range"):
+        sp.export(tmp_path / "big.pt", tmp_path / "x.npz", dtype="float16")
