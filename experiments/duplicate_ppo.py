@@ -155,7 +155,7 @@ def play(venv, comp, net, opp: Opponents, seeds: np.ndarray, net_seat: np.ndarra
             a[mine] = chosen.numpy()
             xs.append(x)
             ms.append(m)
-            acts.append(a[mine].copy())
+            acts.append(a[mine])  # (a fancy index: a copy)
             lps.append(lp.numpy())
             game.append(mine)
         for i in np.flatnonzero(active & (actor != net_seat)).tolist():
@@ -197,13 +197,8 @@ def update(cfg: Config, net, opt, x, m, a, old_lp, adv) -> dict[str, float]:
         for s in range(0, n, cfg.minibatch_size):
             idx = perm[s : s + cfg.minibatch_size]
             logits, _ = net(x[idx], m[idx])
-            logp = torch.log_softmax(logits, -1)
-            lp = logp.gather(1, a[idx, None]).squeeze(1)
-            ratio = (lp - old_lp[idx]).exp()
-            pg = torch.max(
-                -A[idx] * ratio, -A[idx] * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)
-            ).mean()
-            ent = -(logp.exp() * logp.clamp(min=-1e8)).sum(-1).mean()
+            _, lp, ratio, ent = sp.policy_terms(logits, a[idx], old_lp[idx])
+            pg = sp.clipped_surrogate(A[idx], ratio, cfg.clip)
             loss = pg - cfg.ent_coef * ent
             opt.zero_grad()
             loss.backward()
@@ -212,7 +207,7 @@ def update(cfg: Config, net, opt, x, m, a, old_lp, adv) -> dict[str, float]:
             with torch.no_grad():
                 stats["pg"] += pg.item()
                 stats["ent"] += ent.item()
-                stats["kl"] += ((ratio - 1) - (lp - old_lp[idx])).mean().item()
+                stats["kl"] += sp.approx_kl(ratio, lp, old_lp[idx])
                 stats["clipped"] += ((ratio - 1).abs() > cfg.clip).float().mean().item()
             k += 1
     return {key: v / max(k, 1) for key, v in stats.items()}

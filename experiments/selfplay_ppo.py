@@ -721,6 +721,26 @@ def train(
     }
 
 
+def policy_terms(logits, a, old_lp):
+    """The log-probabilities of every move, the log-probability and probability ratio of the
+    moves played, and the policy's mean entropy (illegal moves' logits are -inf)."""
+    logp = torch.log_softmax(logits, -1)
+    lp = logp.gather(1, a[:, None]).squeeze(1)
+    ratio = (lp - old_lp).exp()
+    ent = -(logp.exp() * logp.clamp(min=-1e8)).sum(-1).mean()
+    return logp, lp, ratio, ent
+
+
+def clipped_surrogate(adv, ratio, clip: float):
+    """PPO's clipped objective, as a loss to minimise."""
+    return torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip)).mean()
+
+
+def approx_kl(ratio, lp, old_lp) -> float:
+    """The estimate ``(r - 1) - log r`` of the KL divergence of the new policy from the old."""
+    return ((ratio - 1) - (lp - old_lp)).mean().item()
+
+
 def _update(cfg, net, opt, policy, b_x, b_m, b_a, b_lp, adv, ret, teacher=None) -> dict[str, float]:
     """PPO's update on one rollout; with ``policy`` False (``value_warmup``) only the value
     head learns, from the shared layers' features as they are. With ``teacher`` (the
@@ -753,21 +773,15 @@ def _update(cfg, net, opt, policy, b_x, b_m, b_a, b_lp, adv, ret, teacher=None) 
                 k += 1
                 continue
             logits, v = net(x[idx], m[idx])
-            logp = torch.log_softmax(logits, -1)
-            lp = logp.gather(1, a[idx, None]).squeeze(1)
-            ratio = (lp - old_lp[idx]).exp()
+            logp, lp, ratio, ent = policy_terms(logits, a[idx], old_lp[idx])
             vl = 0.5 * ((v - R[idx]) ** 2).mean()
-            p = logp.exp()
-            ent = -(p * logp.clamp(min=-1e8)).sum(-1).mean()
             if teacher is not None:  # imitation: the teacher's move's log-likelihood
                 pg = -logp.gather(1, TA[idx, None]).mean()
                 loss = pg + cfg.vf_coef * vl
             else:
                 adv_mb = A[idx]
                 adv_mb = (adv_mb - adv_mb.mean()) / (adv_mb.std() + 1e-8)
-                pg = torch.max(
-                    -adv_mb * ratio, -adv_mb * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)
-                ).mean()
+                pg = clipped_surrogate(adv_mb, ratio, cfg.clip)
                 loss = pg + cfg.vf_coef * vl - cfg.ent_coef * ent
             opt.zero_grad()
             loss.backward()
@@ -777,7 +791,7 @@ def _update(cfg, net, opt, policy, b_x, b_m, b_a, b_lp, adv, ret, teacher=None) 
                 stats["pg"] += pg.item()
                 stats["v"] += vl.item()
                 stats["ent"] += ent.item()
-                stats["kl"] += ((ratio - 1) - (lp - old_lp[idx])).mean().item()
+                stats["kl"] += approx_kl(ratio, lp, old_lp[idx])
             k += 1
     return {key: val / max(k, 1) for key, val in stats.items()}
 
