@@ -163,13 +163,20 @@ def _taken_use(
     else:  # suits repeat: every other card of the rank
         others = sum([hand[f] + above_f[f] for f in range(r, NUM_NATURAL, NUM_RANKS)])
     pm = sm[su] | 1 << r
-    places = (r,)
+    min_run = cat.min_run
+    # c's places in a run (an ace at either end), and where a run of min_run through one
+    # of them may start
     if cat.ace_high and pm & 1:
         pm |= 1 << ACE_HIGH_POS
-        if r == 0:
-            places = (0, ACE_HIGH_POS)
-    min_run = cat.min_run
-    nat_run = any(_block(pm, q) >= min_run for q in places)
+        places = (0, ACE_HIGH_POS) if r == 0 else (r,)
+    else:
+        places = (r,)
+    span = (1 << min_run) - 1
+    reach = span << r >> (min_run - 1)
+    if len(places) > 1:
+        reach |= span << ACE_HIGH_POS >> (min_run - 1)
+    three = pm & pm >> 1 & pm >> 2 & reach  # (runs are 3 cards or longer)
+    nat_run = three and (min_run == 3 or _run_starts(pm, min_run) & reach)
     if not wilds and others < 2 and not nat_run:
         return _MAYBE if laid >> c & 1 else _NO
     if free and (not wilds or not wf):
@@ -199,14 +206,12 @@ def _taken_use(
     return _MAYBE if laid >> c & 1 else _NO
 
 
-def _block(pm: int, q: int) -> int:
-    """The length of the row of set bits of ``pm`` through bit ``q`` (set)."""
-    lo = hi = q
-    while lo and pm >> (lo - 1) & 1:
-        lo -= 1
-    while pm >> (hi + 1) & 1:
-        hi += 1
-    return hi - lo + 1
+def _run_starts(pm: int, k: int) -> int:
+    """Bit ``i`` set where places ``i`` to ``i + k - 1`` of ``pm`` are all set."""
+    x = pm
+    for j in range(1, k):
+        x &= pm >> j
+    return x
 
 
 def _reach(q: int, k: int) -> int:
@@ -436,7 +441,10 @@ def _legal_play_moves(s: GameState, first_meld: bool = False) -> list[int]:
     # discards: not while a taken card awaits its meld, nor in the middle of an opening
     if must < 0 and (opened or s.turn_value == 0) and not (last7 and n == 1):
         b = L.DISCARD
-        acts += [b + f for f in compress(_FACES, hand) if f != forb]
+        if forb < 0:
+            acts += [b + f for f in compress(_FACES, hand)]
+        else:
+            acts += [b + f for f in compress(_FACES, hand) if f != forb]
     return acts
 
 
