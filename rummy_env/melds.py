@@ -148,6 +148,20 @@ class Catalogue:
         self.size = self.n_sets + self.n_runs
         self._set_cache: dict[int, list[tuple[int, int]]] = {}
         self._run_cache: dict[int, list[tuple[int, int]]] = {}
+        #: for a suit's ranks held (a bit each, the ace at bit 0): the ranks that lie in a
+        #: natural run of ``min_run`` or more of them (an ace at either end)
+        self.run_cover = [self._cover(pm) for pm in range(1 << NUM_RANKS)]
+
+    def _cover(self, pm: int) -> int:
+        if self.ace_high and pm & 1:
+            pm |= 1 << ACE_HIGH_POS
+        starts = pm
+        for j in range(1, self.min_run):  # places i..i+min_run-1 all held
+            starts &= pm >> j
+        cover = 0
+        for j in range(self.min_run):
+            cover |= starts << j
+        return (cover | cover >> ACE_HIGH_POS) & (1 << NUM_RANKS) - 1
 
     # ------------------------------------------------------------- ids <-> defs
     def set_id(self, rank: int, code: int, w: int) -> int:

@@ -48,6 +48,7 @@ from hypothesis import strategies as st
 from rummy_env import _melds_opening, engine, make_rules
 from rummy_env.cards import JOKER, deck_faces, parse_cards
 from rummy_env.melds import (
+    Catalogue,
     arrangements,
     best_arrangement,
     catalogue,
@@ -1176,3 +1177,21 @@ def test_the_compiled_opening_search_refuses_a_count_outside_two_decks():
 def test_the_compiled_opening_search_is_built_where_there_is_a_compiler():
     built = compiled_module("_open_c", "opening search")
     assert built.API == _melds_opening._C_API, "a stale build: pip install -e . rebuilds it"
+
+
+@pytest.mark.parametrize("min_run", [3, 4, 5, 13])
+@pytest.mark.parametrize("ace_high", [False, True])
+def test_run_cover_marks_the_ranks_a_natural_run_of_the_suit_passes_through(min_run, ace_high):
+    """``Catalogue.run_cover[ranks held]`` has bit r set exactly when some run of
+    ``min_run`` or more of the held ranks (A..K, or A..K..A with aces high: Q-K-A, never
+    K-A-2) contains rank r."""
+    cat = Catalogue(ace_high, True, True, 0, min_run)
+    places = list(range(13)) + ([0] if ace_high else [])  # a run's places; the ace twice
+    for held in range(1 << 13):
+        want = 0
+        for lo in range(len(places)):
+            for hi in range(lo + min_run - 1, min(lo + 12, len(places) - 1) + 1):
+                if all(held >> places[q] & 1 for q in range(lo, hi + 1)):
+                    for q in range(lo, hi + 1):
+                        want |= 1 << places[q]
+        assert cat.run_cover[held] == want, (held, min_run, ace_high)

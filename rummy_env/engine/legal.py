@@ -163,22 +163,15 @@ def _taken_use(
     else:  # suits repeat: every other card of the rank
         others = sum([hand[f] + above_f[f] for f in range(r, NUM_NATURAL, NUM_RANKS)])
     pm = sm[su] | 1 << r
-    min_run = cat.min_run
-    # c's places in a run (an ace at either end), and where a run of min_run through one
-    # of them may start
-    if cat.ace_high and pm & 1:
-        pm |= 1 << ACE_HIGH_POS
-        places = (0, ACE_HIGH_POS) if r == 0 else (r,)
-    else:
-        places = (r,)
-    span = (1 << min_run) - 1
-    reach = span << r >> (min_run - 1)
-    if len(places) > 1:
-        reach |= span << ACE_HIGH_POS >> (min_run - 1)
-    three = pm & pm >> 1 & pm >> 2 & reach  # (runs are 3 cards or longer)
-    nat_run = three and (min_run == 3 or _run_starts(pm, min_run) & reach)
+    nat_run = cat.run_cover[pm] >> r & 1
     if not wilds and others < 2 and not nat_run:
         return _MAYBE if laid >> c & 1 else _NO
+    places = (r,)  # c's places in a run
+    if cat.ace_high and pm & 1:
+        pm |= 1 << ACE_HIGH_POS
+        if r == 0:
+            places = (0, ACE_HIGH_POS)
+    min_run = cat.min_run
     if free and (not wilds or not wf):
         # a meld sure to be legal, and its size: three natural cards of the rank (suits
         # distinct), two and a wild card, a natural run, two of the suit within two
@@ -204,14 +197,6 @@ def _taken_use(
     if suit + wilds >= min_run - 1 and (not need or any(pm & _reach(q, wilds + 1) for q in places)):
         return _MAYBE
     return _MAYBE if laid >> c & 1 else _NO
-
-
-def _run_starts(pm: int, k: int) -> int:
-    """Bit ``i`` set where places ``i`` to ``i + k - 1`` of ``pm`` are all set."""
-    x = pm
-    for j in range(1, k):
-        x &= pm >> j
-    return x
 
 
 def _reach(q: int, k: int) -> int:
