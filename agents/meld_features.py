@@ -39,6 +39,7 @@ and the faces it leaves free; the deadwood without ``f`` is the hand's value les
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -54,6 +55,8 @@ SIZE = 2 * F + len(SCALARS)
 SCALE = 50.0
 #: one-deck hands a MeldFeatures remembers (:meth:`MeldFeatures._after_bits`)
 MEMO = 1 << 15
+#: the natural faces, a bit each
+NATURALS = (1 << 52) - 1
 #: the names a model records (``features`` in its metadata)
 KINDS = ("", "melds", "melds+table")
 
@@ -71,35 +74,37 @@ class MeldFeatures:
         self.values = list(card_values(rules))
         self.ace_high = rules.ace_high
         self.one_deck = rules.decks == 1
-        self._suit: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
-        #: one-deck hands (bits and value) seen lately -> their _after_bits: a hand comes back at the
-        #: next decisions of a turn and at the next turn's draw (emptied at MEMO entries)
-        self._memo: dict[int, tuple[int, dict[int, int], int]] = {}
+        #: a meld's faces -> its faces as bits and its value
+        self._bits: dict[tuple[int, ...], tuple[int, int]] = {}
+        #: hands seen lately -> their :meth:`after` (one deck: bits and value, else the
+        #: counts): a hand comes back at the next decisions of a turn and at the next
+        #: turn's draw (emptied at MEMO entries)
+        self._memo: dict[Any, tuple[int, dict[int, int], int]] = {}
 
     # -------------------------------------------------- hands of one deck, as bits
-    def _melds_bits(self, hand: int) -> list[tuple[int, int]]:
-        """Every natural meld within ``hand`` (faces as bits) as ``(bits, value)``."""
+    def _melds_faces(self, hand: int) -> list[tuple[int, ...]]:
+        """Every natural meld within the faces ``hand`` holds (a bit each), in the order of
+        :func:`rummy_env.melds.natural_melds`: sets by rank, then runs by suit."""
         p = [hand >> 13 * s & 0x1FFF for s in range(4)]
-        out: list[tuple[int, int]] = []
+        out: list[tuple[int, ...]] = []
         three = p[0] & p[1] & (p[2] | p[3]) | (p[0] | p[1]) & p[2] & p[3]
         while three:
             r = (three & -three).bit_length() - 1
             three &= three - 1
-            suits = tuple(s for s in range(4) if p[s] >> r & 1)
-            out += [
-                (sum(1 << f for f in m), sum(self.values[f] for f in m))
-                for m in _rank_sets(r, suits)
-            ]
+            out += _rank_sets(r, tuple(s for s in range(4) if p[s] >> r & 1))
         for s in range(4):
             if p[s]:
-                key = (s, p[s])
-                runs = self._suit.get(key)
-                if runs is None:
-                    runs = self._suit[key] = tuple(
-                        (sum(1 << f for f in m), sum(self.values[f] for f in m))
-                        for m in _suit_runs(s, p[s], self.ace_high)
-                    )
-                out += runs
+                out += _suit_runs(s, p[s], self.ace_high)
+        return out
+
+    def _melds_bits(self, hand: int) -> list[tuple[int, int]]:
+        """Every natural meld within ``hand`` (faces as bits) as ``(bits, value)``."""
+        out = []
+        for m in self._melds_faces(hand):
+            got = self._bits.get(m)
+            if got is None:
+                got = self._bits[m] = (sum(1 << f for f in m), sum(self.values[f] for f in m))
+            out.append(got)
         return out
 
     def _after_bits(self, hand: int, total: int) -> tuple[int, dict[int, int], int]:
@@ -110,6 +115,16 @@ class MeldFeatures:
             if len(self._memo) >= MEMO:
                 self._memo.clear()
             got = self._memo[key] = self._search_bits(hand, total)
+        return got
+
+    def _after_counts(self, counts: list[int]) -> tuple[int, dict[int, int], int]:
+        """:meth:`after` of any hand (remembered)."""
+        key = tuple(counts)
+        got = self._memo.get(key)
+        if got is None:
+            if len(self._memo) >= MEMO:
+                self._memo.clear()
+            got = self._memo[key] = self.after(counts)
         return got
 
     def _search_bits(self, hand: int, total: int) -> tuple[int, dict[int, int], int]:
@@ -142,13 +157,13 @@ class MeldFeatures:
     def arrangements(self, counts: list[int]) -> tuple[int, list[tuple[int, int]]]:
         """The hand's value and, per arrangement, ``(gain, free)``: the value its melds
         take out and the faces it leaves a copy of, as bits."""
-        melds = natural_melds(counts, self.ace_high)
         vals = self.values
         total = sum(c * v for c, v in zip(counts, vals))
         held = 0
         for f, c in enumerate(counts):
             if c:
                 held |= 1 << f
+        melds = self._melds_faces(held & NATURALS)  # (natural_melds reads no more)
         if not melds:
             return total, [(0, held)]
         gains = [sum(vals[f] for f in m) for m in melds]
@@ -238,12 +253,12 @@ class MeldFeatures:
             counts = [int(c) for c in H[i]]
             if not any(counts):
                 continue
-            a = self.after(counts)
+            a = self._after_counts(counts)
             t = tops[i]
             at = None
             if has_top[i]:
                 counts[t] += 1
-                at = self.after(counts)
+                at = self._after_counts(counts)
             self._one(out[i], a, t, at, counts[t] > 1)
         return out
 
@@ -283,8 +298,20 @@ class TableFits:
         self.max_pos = 13 if rules.ace_high else 12
         self.cap = rules.max_set
         self.distinct = rules.set_suits_distinct
+        #: the last table one player read (its slots' bytes) and its fits: the table
+        #: changes only when a meld is laid or added to
+        self._last: tuple[bytes, np.ndarray] | None = None
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
+        B, M = len(obs), self.M
+        if B != 1 or not M:
+            return self._fits(obs)
+        key = obs[0, self.t0 : self.t0 + M * self.slot].tobytes()
+        if self._last is None or self._last[0] != key:
+            self._last = (key, self._fits(obs))
+        return self._last[1].copy()
+
+    def _fits(self, obs: np.ndarray) -> np.ndarray:
         B, M, P = len(obs), self.M, self.P
         out = np.zeros((B, F), np.float32)
         if not M:

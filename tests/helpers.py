@@ -98,6 +98,21 @@ def legal_strs(env: rummy_env.raw_env) -> list[str]:
     return [str(m) for m in env.unwrapped.legal_moves()]
 
 
+def random_decisions(env: rummy_env.raw_env, seeds: Iterable[int], rng: random.Random):
+    """Play the games ``seeds`` with random legal moves, yielding each decision's
+    observation dict before its move."""
+    for seed in seeds:
+        env.reset(seed=seed)
+        for _name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            yield obs
+            legal = rummy_env.legal_moves(obs["action_mask"])
+            env.step(int(legal[rng.randrange(len(legal))]))
+
+
 def play(env: rummy_env.raw_env, *moves) -> None:
     """Step each move, first checking that the legal moves list it."""
     for move in moves:

@@ -14,6 +14,7 @@ from rummy_env.engine import card_values
 from rummy_env.melds import best_arrangement
 from rummy_env.observation import ObsLayout
 from rummy_env.vector_env import random_actions
+from tests.helpers import random_decisions
 
 
 def _direct(o: np.ndarray, mf: MeldFeatures, values: list[int], ace_high: bool) -> np.ndarray:
@@ -184,3 +185,24 @@ def test_remembered_hands_are_told_apart_by_their_jokers():
         mf = MeldFeatures(rules)
         for i in order:
             np.testing.assert_array_equal(mf(obs[i : i + 1])[0], want[i])
+
+
+@pytest.mark.parametrize("preset", ["rummy51", "basic"])
+def test_features_read_one_decision_at_a_time_equal_a_fresh_reading(preset):
+    """An agent reads one observation at a time and the features remember recent hands
+    and the last table: through a game whose hands and table change, each reading equals
+    that of features that remember nothing, and what a caller does to it stays its own."""
+    import random
+
+    rules = rummy_env.make_rules(preset, 2)
+    melds, fits = MeldFeatures(rules), TableFits(rules)
+    tables = set()
+    for o in random_decisions(rummy_env.raw_env(preset, 2), range(3), random.Random(2)):
+        x = o["observation"][None]
+        got_m, got_f = melds(x), fits(x)
+        np.testing.assert_array_equal(got_m, MeldFeatures(rules)(x))
+        np.testing.assert_array_equal(got_f, TableFits(rules)(x))
+        got_f[:] = 9.0
+        np.testing.assert_array_equal(fits(x), TableFits(rules)(x))
+        tables.add(fits(x).tobytes())
+    assert len(tables) > 3  # the table changed within the games
