@@ -31,7 +31,6 @@ python -m experiments.duplicate_ppo --init experiments/selfplay/basic-2p-teacher
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import json
 import sys
@@ -257,14 +256,11 @@ def train(
         sp._save(out / "checkpoints" / "step_0000000000.pt", net, opt, ncfg, counters)
     # game index = (deal * P + seat) * repeats + copy
     net_seat = np.repeat(np.tile(np.arange(P), cfg.deals), cfg.repeats)
-    log = out / "progress.csv"
-    new_log = not log.exists()
-    fh = log.open("a", newline="")
-    w = csv.writer(fh)
-    if new_log:
-        w.writerow(
-            ["deals", "steps", "updates", "sps", "margin", "parted", "pg", "ent", "kl", "clipped"]
-        )
+    fh, w = sp.progress_log(
+        out / "progress.csv",
+        ["deals", "steps", "updates", "sps", "margin", "parted", "pg", "ent", "kl", "clipped"],
+        counters["updates"],
+    )
     t0, shown = time.perf_counter(), 0.0
     steps0, deals0 = counters["steps"], counters["deals"]
     while counters["deals"] < cfg.total_deals:

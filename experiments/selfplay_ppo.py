@@ -525,6 +525,23 @@ def _save(path: Path, net: Net, opt: torch.optim.Optimizer, cfg: Config, counter
     tmp.replace(path)
 
 
+def progress_log(path: Path, header: list[str], updates: int):
+    """``(file, csv writer)`` appending to a run's progress log, one row an update. A run
+    resumed from its checkpoint at ``updates`` drops the rows logged after it (a run
+    stopped between checkpoints plays those updates again), so each update has one row."""
+    rows = []
+    if path.exists():
+        with path.open(newline="") as fh:
+            rows = list(csv.reader(fh))
+    if not rows or rows[0] == header:  # (another header: the log is left as it is)
+        col = header.index("updates")
+        rows = [header] + [r for r in rows[1:] if len(r) > col and int(r[col]) <= updates]
+        with path.open("w", newline="") as fh:
+            csv.writer(fh).writerows(rows)
+    fh = path.open("a", newline="")
+    return fh, csv.writer(fh)
+
+
 def _load(path: Path) -> dict[str, Any]:
     try:
         ck = torch.load(path, weights_only=True, map_location="cpu")
@@ -597,25 +614,12 @@ def train(
     b_q = np.zeros((T, N), np.int64)
     b_r = np.zeros((T, N, P), np.float32)
     b_t = np.zeros((T, N), bool)
-    log = out / "progress.csv"
-    new_log = not log.exists()
-    fh = log.open("a", newline="")
-    w = csv.writer(fh)
-    if new_log:
-        w.writerow(
-            [
-                "steps",
-                "updates",
-                "games",
-                "sps",
-                "env_sps",
-                "pg_loss",
-                "v_loss",
-                "entropy",
-                "kl",
-                "score_std",
-            ]
-        )
+    fh, w = progress_log(
+        out / "progress.csv",
+        ["steps", "updates", "games", "sps", "env_sps"]
+        + ["pg_loss", "v_loss", "entropy", "kl", "score_std"],
+        counters["updates"],
+    )
     t_start, steps0 = time.perf_counter(), counters["steps"]
     shown = 0.0
     while counters["steps"] < cfg.total_steps:

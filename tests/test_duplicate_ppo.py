@@ -151,9 +151,13 @@ def test_a_run_checkpoints_resumes_and_exports_a_playing_network(net_file, tmp_p
     assert len(cks) == 3 and cks[0].name == "step_0000000000.pt"  # the start, then each update
     start = sp.export(cks[0], tmp_path / "start.npz")
     np.testing.assert_array_equal(np.load(start)["w_pi"], np.load(net_file)["w_pi"])
+    log = out / "progress.csv"
+    with log.open("a") as fh:  # a row a run stopped between checkpoints had logged
+        fh.write("6,999,3,1,0.0,0.0,0.0,0.0,0.0,0.0\n")
     res = dp.train(_cfg(net_file, total_deals=6), out)  # resumes from model.pt
     assert res["updates"] == 3 and res["deals"] == 6
-    assert len((out / "progress.csv").read_text().splitlines()) == 4
+    rows = [r.split(",") for r in log.read_text().splitlines()[1:]]
+    assert [r[2] for r in rows] == ["1", "2", "3"] and rows[2][1] != "999"  # each update once
     ck = torch.load(out / "model.pt", weights_only=True)
     assert json.loads(ck["counters"])["updates"] == 3
     last = sp.export(out / "model.pt", tmp_path / "last.npz")

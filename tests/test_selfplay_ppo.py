@@ -74,6 +74,10 @@ def test_a_run_trains_checkpoints_and_resumes(tmp_path):
     assert res["steps"] == 64 and (out / "model.pt").exists()
     assert len(list((out / "checkpoints").glob("step_*.pt"))) == 2
     first = torch.load(out / "model.pt", weights_only=True)
+    with (out / "progress.csv").open(
+        "a"
+    ) as fh:  # a row a run stopped between checkpoints had logged
+        fh.write("96,3,999,1,1,0,0,0,0,0\n")
     res = sp.train(_cfg(total_steps=128), out)  # continues from model.pt
     assert (
         res["steps"] == 128
@@ -83,6 +87,7 @@ def test_a_run_trains_checkpoints_and_resumes(tmp_path):
     assert any(not torch.equal(first["model"][k], after["model"][k]) for k in first["model"])
     lines = (out / "progress.csv").read_text().splitlines()
     assert lines[0].startswith("steps,") and len(lines) == 5
+    assert [r.split(",")[1] for r in lines[1:]] == ["1", "2", "3", "4"] and "999" not in lines[3]
     with pytest.raises(ValueError, match="another game or network"):
         sp.train(_cfg(preset="basic", total_steps=256), out)
 
