@@ -103,7 +103,7 @@ TRAINED_MODELS: dict[str, str] = {
     "basic": "neural:basic-2p",
     "gin": "neural:gin-2p",
     "rummy500": "neural:rummy500-2p",
-    "rummy51": "es:rummy51-2p",
+    "rummy51": "neural:rummy51-2p",
     "indian": "es:indian-2p",
 }
 

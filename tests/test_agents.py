@@ -522,8 +522,8 @@ def test_neural_preset_plays_the_shipped_network_or_says_none_is():
             "rummy500", 2, ["neural:rummy500", "greedy"], seed, lambda e, q, o, s=seen: s.append(q)
         )
         assert moves == len(seen) and seen.count(0) > 5 and seen.count(1) > 5
-    with pytest.raises(ValueError, match=r"no shipped neural model for 'rummy51'.*rummy500-2p"):
-        agents.make("neural:rummy51", rummy_env.make_rules("rummy51", num_players=2))
+    with pytest.raises(ValueError, match=r"no shipped neural model for 'persian'.*rummy500-2p"):
+        agents.make("neural:persian", rummy_env.make_rules("persian", num_players=2))
 
 
 def test_neural_basic_is_the_shipped_network_and_trained_basic_plays_it():
@@ -540,6 +540,27 @@ def test_neural_basic_is_the_shipped_network_and_trained_basic_plays_it():
     seen: list[int] = []
     moves = play("basic", 2, ["variant", "neural:basic"], 0, lambda e, q, o, s=seen: s.append(q))
     assert moves == len(seen) and seen.count(1) > 5
+
+
+def test_neural_rummy51_is_shipped_in_float16_and_trained_rummy51_plays_it():
+    """Rummy 51's network (4,374 actions) ships with float16 weights, half the file; it
+    names the network its run started from, and ``trained:rummy51`` plays it."""
+    import numpy as np
+
+    from agents.neural import NEURAL_DIR
+
+    rules = rummy_env.make_rules("rummy51", num_players=2)
+    bot = agents.make("neural:rummy51", rules, 0)
+    assert bot.path == NEURAL_DIR / "rummy51-2p.npz"
+    assert np.load(bot.path)["w_pi"].dtype == np.float16 and bot.w[4].dtype == np.float32
+    assert bot.path.stat().st_size < 4_000_000
+    assert bot.meta["init"].endswith("rummy51-teacher-net.npz")
+    assert agents.make("trained:rummy51", rules, 0).path == bot.path
+    seen: list[int] = []
+    moves = play(
+        "rummy51", 2, ["neural:rummy51", "variant"], 1, lambda e, q, o, s=seen: s.append(q)
+    )
+    assert moves == len(seen) and seen.count(0) > 5
 
 
 def test_neural_canasta_plays_a_side_of_four_player_canasta():
