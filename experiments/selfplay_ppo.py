@@ -535,7 +535,12 @@ def progress_log(path: Path, header: list[str], updates: int):
             rows = list(csv.reader(fh))
     if not rows or rows[0] == header:  # (another header: the log is left as it is)
         col = header.index("updates")
-        rows = [header] + [r for r in rows[1:] if len(r) > col and int(r[col]) <= updates]
+        # (a row cut short by a kill is dropped too)
+        rows = [header] + [
+            r
+            for r in rows[1:]
+            if len(r) == len(header) and r[col].isdigit() and int(r[col]) <= updates
+        ]
         with path.open("w", newline="") as fh:
             csv.writer(fh).writerows(rows)
     fh = path.open("a", newline="")

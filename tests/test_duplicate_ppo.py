@@ -153,7 +153,7 @@ def test_a_run_checkpoints_resumes_and_exports_a_playing_network(net_file, tmp_p
     np.testing.assert_array_equal(np.load(start)["w_pi"], np.load(net_file)["w_pi"])
     log = out / "progress.csv"
     with log.open("a") as fh:  # a row a run stopped between checkpoints had logged
-        fh.write("6,999,3,1,0.0,0.0,0.0,0.0,0.0,0.0\n")
+        fh.write("6,999,3,1,0.0,0.0,0.0,0.0,0.0,0.0\n8,1234,")  # the last cut short
     res = dp.train(_cfg(net_file, total_deals=6), out)  # resumes from model.pt
     assert res["updates"] == 3 and res["deals"] == 6
     rows = [r.split(",") for r in log.read_text().splitlines()[1:]]
