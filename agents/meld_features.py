@@ -111,20 +111,19 @@ class MeldFeatures:
         """:meth:`after` of a one-deck hand given as bits and its value (remembered)."""
         key = hand | total << 64  # (two jokers show as one bit: the value tells them apart)
         got = self._memo.get(key)
-        if got is None:
-            if len(self._memo) >= MEMO:
-                self._memo.clear()
-            got = self._memo[key] = self._search_bits(hand, total)
-        return got
+        return got if got is not None else self._remember(key, self._search_bits(hand, total))
 
     def _after_counts(self, counts: list[int]) -> tuple[int, dict[int, int], int]:
         """:meth:`after` of any hand (remembered)."""
         key = tuple(counts)
         got = self._memo.get(key)
-        if got is None:
-            if len(self._memo) >= MEMO:
-                self._memo.clear()
-            got = self._memo[key] = self.after(counts)
+        return got if got is not None else self._remember(key, self.after(counts))
+
+    def _remember(self, key: Any, got: tuple[int, dict[int, int], int]):
+        """Keep ``got`` as the hand ``key``'s :meth:`after` (emptied at MEMO entries)."""
+        if len(self._memo) >= MEMO:
+            self._memo.clear()
+        self._memo[key] = got
         return got
 
     def _search_bits(self, hand: int, total: int) -> tuple[int, dict[int, int], int]:
